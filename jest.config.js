@@ -1,0 +1,14 @@
+/** @type {import("jest").Config} */
+export default {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  testMatch: ["**/*.test.ts"],
+  extensionsToTreatAsEsm: [".ts"],
+  moduleNameMapper: {
+    "^protoc-gen-a2a/runtime$": "<rootDir>/runtime/index.ts",
+    "^(\\.{1,2}/.*)\\.js$": "$1",
+  },
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { useESM: true, isolatedModules: true }],
+  },
+};

@@ -1,0 +1,46 @@
+import type { GeneratedFile } from "@bufbuild/protoplugin";
+import { getComments } from "@bufbuild/protoplugin";
+import type { ServiceModel } from "../model/service-model.js";
+import { names } from "../names.js";
+import type { Renderer } from "./render.js";
+
+/**
+ * The handler interface: one optional method per RPC, typed with
+ * protoc-gen-es's message types. What an implementation leaves out is
+ * answered with the matching spec error by the bindings.
+ */
+export function emitHandler(f: GeneratedFile, r: Renderer, services: readonly ServiceModel[], runtimeImport: string): void {
+  const callContext = f.import("CallContext", runtimeImport, true);
+  const initShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
+  r.print("handler", {
+    services: services.map((s) => ({
+      jsDoc: r.ref(f.jsDoc(serviceDoc(s), "")),
+      declaration: r.ref(f.export("interface", names.handler(s.desc))),
+      methods: s.methods.map((m) => ({
+        jsDoc: r.ref(f.jsDoc(m.desc, "  ")),
+        localName: m.desc.localName,
+        request: r.ref(f.importShape(m.input)),
+        context: r.ref(callContext),
+        returns: r.ref(
+          m.kind === "unary"
+            ? ["Promise<", initShape, "<typeof ", f.importSchema(m.output, true), ">>"]
+            : ["AsyncIterable<", f.importShape(m.output), ">"],
+        ),
+      })),
+    })),
+  });
+}
+
+function serviceDoc(s: ServiceModel): string {
+  const leading = getComments(s.desc).leading?.trim();
+  const lines = [
+    ...(leading === undefined ? [] : [leading, ""]),
+    `Implement this interface once to serve ${s.desc.name} on every binding. Each method is`,
+    "optional: a method left out is answered with the spec's error for it. Unary methods may",
+    "return a message or its init shape; streaming methods yield the stream's messages.",
+    "",
+    `@generated from service ${s.desc.typeName}`,
+  ];
+  if (s.desc.deprecated) lines.push("@deprecated");
+  return lines.join("\n");
+}

@@ -1,0 +1,192 @@
+import { getOption, hasOption, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { http } from "../../runtime/gen/google/api/annotations_pb.js";
+import type { HttpRule } from "../../runtime/gen/google/api/http_pb.js";
+import { PathTemplateError, parsePathTemplate, type PathTemplate, type TemplateVariable } from "../../runtime/path-template.js";
+import type { Diagnostics } from "./diagnostics.js";
+
+/** A path variable resolved to the request field it sets. */
+export interface PathParamModel {
+  readonly variable: TemplateVariable;
+  /** Fields from the request message down to the bound one. */
+  readonly fields: readonly DescField[];
+}
+
+/** One validated `google.api.http` rule of a method. */
+export interface HttpBindingModel {
+  readonly method: DescMethod;
+  /** `GET`, `POST`, ... or the kind of a `custom` pattern as written. */
+  readonly httpMethod: string;
+  readonly template: PathTemplate;
+  readonly pathParams: readonly PathParamModel[];
+  /** `*`, a top-level request field, or undefined when there is no body. */
+  readonly body: "*" | DescField | undefined;
+  /** The response field sent as the body; undefined for the whole message. */
+  readonly responseBody: DescField | undefined;
+  /** True for an entry of `additional_bindings`. */
+  readonly additional: boolean;
+  /** Position among the method's rules: 0 is the default binding. */
+  readonly index: number;
+  /** How the rule is quoted in messages, e.g. `get "/tasks/{id}"`. */
+  readonly display: string;
+}
+
+/**
+ * Reads and validates every `google.api.http` rule of a method, the
+ * `additional_bindings` included. Invalid rules are reported to `diag` and
+ * left out of the result.
+ */
+export function createHttpBindings(method: DescMethod, diag: Diagnostics): HttpBindingModel[] {
+  if (!hasOption(method, http)) return [];
+  const top = getOption(method, http);
+  const rules: { rule: HttpRule; additional: boolean }[] = [{ rule: top, additional: false }];
+  for (const extra of top.additionalBindings) {
+    rules.push({ rule: extra, additional: true });
+    if (extra.additionalBindings.length > 0) {
+      diag.method(method, "additional_bindings cannot be nested", describeRule(extra));
+    }
+  }
+  const bindings: HttpBindingModel[] = [];
+  rules.forEach(({ rule, additional }, index) => {
+    const binding = createHttpBinding(method, rule, additional, index, diag);
+    if (binding !== undefined) bindings.push(binding);
+  });
+  return bindings;
+}
+
+function patternOf(rule: HttpRule): { httpMethod: string; path: string } | undefined {
+  const p = rule.pattern;
+  switch (p.case) {
+    case "get":
+    case "put":
+    case "post":
+    case "delete":
+    case "patch":
+      return { httpMethod: p.case.toUpperCase(), path: p.value };
+    case "custom":
+      return { httpMethod: p.value.kind, path: p.value.path };
+    default:
+      return undefined;
+  }
+}
+
+function describeRule(rule: HttpRule): string {
+  const p = rule.pattern;
+  if (p.case === "custom") return `custom ${JSON.stringify(p.value.kind)} ${JSON.stringify(p.value.path)}`;
+  if (p.case === undefined) return "google.api.http rule";
+  return `${p.case} ${JSON.stringify(p.value)}`;
+}
+
+function createHttpBinding(
+  method: DescMethod,
+  rule: HttpRule,
+  additional: boolean,
+  index: number,
+  diag: Diagnostics,
+): HttpBindingModel | undefined {
+  const display = describeRule(rule);
+  const report = (problem: string) => diag.method(method, problem, display);
+  const pattern = patternOf(rule);
+  if (pattern === undefined) {
+    report("the rule has no pattern (set one of get, put, post, delete, patch or custom)");
+    return undefined;
+  }
+  if (pattern.httpMethod === "") {
+    report("a custom pattern needs a kind (the HTTP method)");
+    return undefined;
+  }
+  let template: PathTemplate;
+  try {
+    template = parsePathTemplate(pattern.path);
+  } catch (err) {
+    if (!(err instanceof PathTemplateError)) throw err;
+    report(`${err.reason} at offset ${err.offset}`);
+    return undefined;
+  }
+  let valid = true;
+  const pathParams: PathParamModel[] = [];
+  for (const variable of template.variables) {
+    const resolved = resolvePathField(method.input, variable.fieldPath);
+    if (typeof resolved === "string") {
+      report(resolved);
+      valid = false;
+    } else {
+      pathParams.push({ variable, fields: resolved });
+    }
+  }
+  const body = resolveBody(method, rule.body, pattern.httpMethod, report);
+  const responseBody = resolveTopLevel(method.output, rule.responseBody, "response_body", report);
+  if (body === null || responseBody === null || !valid) return undefined;
+  return {
+    method,
+    httpMethod: pattern.httpMethod,
+    template,
+    pathParams,
+    body,
+    responseBody,
+    additional,
+    index,
+    display,
+  };
+}
+
+/** Resolves a dotted field path for a path variable; returns a problem text when it cannot. */
+function resolvePathField(input: DescMessage, path: readonly string[]): DescField[] | string {
+  const fields: DescField[] = [];
+  let message: DescMessage = input;
+  for (let i = 0; i < path.length; i++) {
+    const name = path[i] as string;
+    const shown = path.slice(0, i + 1).join(".");
+    const field = message.fields.find((f) => f.name === name);
+    if (field === undefined) {
+      return `variable "${path.join(".")}" names no field of ${input.typeName}` +
+        (i > 0 ? ` ("${name}" is not a field of ${message.typeName})` : "");
+    }
+    fields.push(field);
+    const last = i === path.length - 1;
+    if (field.fieldKind === "list" || field.fieldKind === "map") {
+      return `variable "${path.join(".")}" binds ${field.fieldKind === "list" ? "repeated" : "map"} field "${shown}"; path variables bind singular fields only`;
+    }
+    if (!last) {
+      if (field.fieldKind !== "message") {
+        return `variable "${path.join(".")}": "${shown}" is not a message field, so it has no field "${path[i + 1]}"`;
+      }
+      message = field.message;
+    } else if (field.fieldKind === "message") {
+      return `variable "${path.join(".")}" binds message field "${shown}" (${field.message.typeName}); path variables bind scalar or enum fields`;
+    }
+  }
+  return fields;
+}
+
+/** Returns the body mapping, or null after reporting a problem. */
+function resolveBody(
+  method: DescMethod,
+  body: string,
+  httpMethod: string,
+  report: (problem: string) => void,
+): "*" | DescField | undefined | null {
+  if (body === "") return undefined;
+  if (httpMethod === "GET") {
+    report(`a GET rule cannot have a body (body: ${JSON.stringify(body)}); remove it or use another method`);
+    return null;
+  }
+  if (body === "*") return "*";
+  return resolveTopLevel(method.input, body, "body", report);
+}
+
+/** Resolves a top-level field name; undefined for "", null after reporting a problem. */
+function resolveTopLevel(
+  message: DescMessage,
+  name: string,
+  what: "body" | "response_body",
+  report: (problem: string) => void,
+): DescField | undefined | null {
+  if (name === "") return undefined;
+  const field = message.fields.find((f) => f.name === name);
+  if (field === undefined) {
+    const names = message.fields.map((f) => f.name).join(", ");
+    report(`${what} ${JSON.stringify(name)} names no field of ${message.typeName} (fields: ${names})`);
+    return null;
+  }
+  return field;
+}

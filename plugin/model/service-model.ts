@@ -1,0 +1,112 @@
+import type { DescFile, DescMessage, DescMethod, DescService } from "@bufbuild/protobuf";
+import type { MethodKind } from "../../runtime/method-spec.js";
+import { compareTemplatePrecedence, templateKey } from "../../runtime/path-template.js";
+import { createDiagnostics, type Diagnostics } from "./diagnostics.js";
+import { createHttpBindings, type HttpBindingModel } from "./http-binding.js";
+import { collectRequiredFields, type RequiredFieldsModel } from "./required-fields.js";
+
+/** One RPC, as every binding emitter needs it. */
+export interface MethodModel {
+  readonly desc: DescMethod;
+  readonly kind: MethodKind;
+  readonly input: DescMessage;
+  readonly output: DescMessage;
+  /** `/package.Service/Method`. */
+  readonly grpcPath: string;
+  /** The method's `google.api.http` rules, default binding first. */
+  readonly http: readonly HttpBindingModel[];
+}
+
+export interface ServiceModel {
+  readonly desc: DescService;
+  readonly methods: readonly MethodModel[];
+  /** Every HTTP rule of the service, ordered by route precedence (decision D6). */
+  readonly routes: readonly HttpBindingModel[];
+  /** REQUIRED fields of every message the service reads or writes. */
+  readonly requiredFields: readonly RequiredFieldsModel[];
+}
+
+export interface FileModel {
+  readonly desc: DescFile;
+  readonly services: readonly ServiceModel[];
+}
+
+/**
+ * Builds the binding model of the given files. All validation happens here,
+ * so emitters never fail; problems are thrown together as one ModelError.
+ */
+export function createFileModels(files: readonly DescFile[]): FileModel[] {
+  const diag = createDiagnostics();
+  const models = files.map((desc) => ({
+    desc,
+    services: desc.services.map((s) => createServiceModel(s, diag)),
+  }));
+  diag.throwIfAny();
+  return models;
+}
+
+function createServiceModel(desc: DescService, diag: Diagnostics): ServiceModel {
+  const methods = desc.methods.flatMap((m) => {
+    const model = createMethodModel(m, diag);
+    return model === undefined ? [] : [model];
+  });
+  const routes = methods.flatMap((m) => m.http).sort(compareRoutes);
+  reportDuplicateRoutes(routes, diag);
+  const requiredFields = collectRequiredFields(methods.flatMap((m) => [m.input, m.output]));
+  return { desc, methods, routes, requiredFields };
+}
+
+function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | undefined {
+  if (desc.methodKind !== "unary" && desc.methodKind !== "server_streaming") {
+    diag.method(
+      desc,
+      `${desc.methodKind.replace("_", " ")} RPCs cannot be served over JSON-RPC or HTTP+JSON; ` +
+        "A2A bindings serve unary and server-streaming RPCs only",
+    );
+    return undefined;
+  }
+  return {
+    desc,
+    kind: desc.methodKind,
+    input: desc.input,
+    output: desc.output,
+    grpcPath: `/${desc.parent.typeName}/${desc.name}`,
+    http: createHttpBindings(desc, diag),
+  };
+}
+
+/**
+ * D6: structural precedence first; at equal shape the default binding beats
+ * additional bindings; the rest only makes the order deterministic.
+ */
+function compareRoutes(a: HttpBindingModel, b: HttpBindingModel): number {
+  return (
+    compareTemplatePrecedence(a.template, b.template) ||
+    Number(a.additional) - Number(b.additional) ||
+    compareStrings(a.httpMethod, b.httpMethod) ||
+    a.method.parent.methods.indexOf(a.method) - b.method.parent.methods.indexOf(b.method) ||
+    a.index - b.index
+  );
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function reportDuplicateRoutes(routes: readonly HttpBindingModel[], diag: Diagnostics): void {
+  const seen = new Map<string, HttpBindingModel>();
+  for (const route of routes) {
+    const key = `${route.httpMethod} ${templateKey(route.template)}`;
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, route);
+      continue;
+    }
+    diag.method(
+      route.method,
+      `same HTTP method and path pattern as ${first.display} of rpc ${first.method.name}; ` +
+        "no request could tell them apart, change one of the paths",
+      route.display,
+    );
+  }
+}

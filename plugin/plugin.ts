@@ -1,0 +1,34 @@
+import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
+import { emitErrors } from "./emit/errors.js";
+import { emitHandler } from "./emit/handler.js";
+import { emitMethods } from "./emit/methods.js";
+import { createRenderer } from "./emit/render.js";
+import { createFileModels } from "./model/service-model.js";
+import { names } from "./names.js";
+import { parseOptions, type Options } from "./options.js";
+import { packageVersion } from "./package-root.js";
+
+
+/** protoc-gen-a2a: reads descriptors, builds the binding model, emits files beside protoc-gen-es's. */
+export const protocGenA2a = createEcmaScriptPlugin<Options>({
+  name: "protoc-gen-a2a",
+  version: `v${packageVersion}`,
+  parseOptions,
+  generateTs,
+});
+
+function generateTs(schema: Schema<Options>): void {
+  const runtime = schema.options.runtimeImport;
+  for (const model of createFileModels(schema.files)) {
+    // Every file is created so that keep_empty_files behaves as in protoc-gen-es;
+    // protoplugin drops those that got nothing but a preamble.
+    const handler = schema.generateFile(names.handlerFile(model.desc));
+    const methods = schema.generateFile(names.methodsFile(model.desc));
+    const errors = schema.generateFile(names.errorsFile(model.desc));
+    for (const f of [handler, methods, errors]) f.preamble(model.desc);
+    if (model.services.length === 0) continue;
+    emitHandler(handler, createRenderer(handler), model.services, runtime);
+    emitMethods(methods, createRenderer(methods), model.services, runtime);
+    emitErrors(errors, createRenderer(errors), runtime);
+  }
+}
