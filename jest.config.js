@@ -9,6 +9,6 @@ export default {
     "^(\\.{1,2}/.*)\\.js$": "$1",
   },
   transform: {
-    "^.+\\.ts$": ["ts-jest", { useESM: true, isolatedModules: true }],
+    "^.+\\.ts$": ["ts-jest", { useESM: true }],
   },
 };

@@ -8,8 +8,10 @@
 // Where a2a.proto comes from, first match wins:
 //   1. $A2A_SPEC_DIR, a folder laid out as <version>/a2a.proto
 //   2. ../shared/a2a-spec beside the project root, same layout
-//   3. a shallow git fetch of the pinned commit from the upstream repository
-//      ($A2A_SPEC_GIT_URL overrides the pin's repository)
+//      ($A2A_SHARED_SPEC_DIR overrides where that is)
+//   3. a shallow git fetch of the pinned ref (tag, or commit for main) from the
+//      upstream repository ($A2A_SPEC_GIT_URL overrides the pin's repository);
+//      the sha256 check is what vouches for the bytes, whatever the source
 // The version named by $A2A_VERSION (else the pin's default) is also written to
 // vendor/a2a/current/, the module buf.yaml builds.
 // $A2A_VENDOR_DIR moves the output folder (tests use it).
@@ -37,7 +39,8 @@ function fail(message) {
 
 /** Returns the bytes of a2a.proto at `version` and a description of where they came from. */
 function fetchProto(version, entry) {
-  const folders = [process.env.A2A_SPEC_DIR, join(root, "../shared/a2a-spec")].filter(Boolean);
+  const shared = process.env.A2A_SHARED_SPEC_DIR ?? join(root, "../shared/a2a-spec");
+  const folders = [process.env.A2A_SPEC_DIR, shared].filter(Boolean);
   for (const folder of folders) {
     const file = resolve(folder, version, "a2a.proto");
     if (existsSync(file)) return { bytes: readFileSync(file), from: file };
@@ -47,7 +50,7 @@ function fetchProto(version, entry) {
   try {
     const git = (...args) => execFileSync("git", args, { cwd: work, stdio: ["ignore", "ignore", "pipe"] });
     git("init", "-q");
-    git("fetch", "-q", "--depth", "1", url, entry.commit);
+    git("fetch", "-q", "--depth", "1", url, entry.ref);
     const bytes = execFileSync("git", ["show", `FETCH_HEAD:${entry.path}`], { cwd: work, maxBuffer: 64 << 20 });
     return { bytes, from: `${url} ${entry.ref} (${entry.commit}) ${entry.path}` };
   } catch (err) {
