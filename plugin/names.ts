@@ -10,6 +10,9 @@ export const names = {
   handlerFile: (file: DescFile) => `${file.name}_handler.ts`,
   methodsFile: (file: DescFile) => `${file.name}_methods.ts`,
   errorsFile: (file: DescFile) => `${file.name}_errors.ts`,
+  jsonRpcFile: (file: DescFile) => `${file.name}_jsonrpc.ts`,
+  /** How one generated file imports another: relative to the output root, as protoplugin wants. */
+  importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,
   /** `A2AServiceHandler`: the interface an agent implements. */
   handler: (service: DescService) => `${service.name}Handler`,
   /** `A2AServiceMethods`: one entry per RPC, keyed by the handler's method name. */
@@ -18,6 +21,12 @@ export const names = {
   httpRules: (service: DescService) => `${service.name}HttpRules`,
   /** `A2AServiceRequiredFields`: REQUIRED fields of the service's messages. */
   requiredFields: (service: DescService) => `${service.name}RequiredFields`,
+  /** `A2AServiceJsonRpcMethods`: the JSON-RPC dispatch table, keyed by method name. */
+  jsonRpcTable: (service: DescService) => `${service.name}JsonRpcMethods`,
+  /** `createA2AServiceJsonRpcEndpoint`: the typed factory of the JSON-RPC core. */
+  jsonRpcEndpoint: (service: DescService) => `create${service.name}JsonRpcEndpoint`,
+  /** `createA2AServiceJsonRpcListener`: the same as a node:http request listener. */
+  jsonRpcListener: (service: DescService) => `create${service.name}JsonRpcListener`,
   errorTable: () => "A2AErrorTable",
   /** `TaskNotFoundError`. */
   errorClass: (error: ErrorModel) => `${error.name}Error`,

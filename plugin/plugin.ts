@@ -1,6 +1,7 @@
 import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
 import { emitErrors } from "./emit/errors.js";
 import { emitHandler } from "./emit/handler.js";
+import { emitJsonRpc } from "./emit/jsonrpc.js";
 import { emitMethods } from "./emit/methods.js";
 import { createRenderer } from "./emit/render.js";
 import { createFileModels } from "./model/service-model.js";
@@ -25,10 +26,12 @@ function generateTs(schema: Schema<Options>): void {
     const handler = schema.generateFile(names.handlerFile(model.desc));
     const methods = schema.generateFile(names.methodsFile(model.desc));
     const errors = schema.generateFile(names.errorsFile(model.desc));
-    for (const f of [handler, methods, errors]) f.preamble(model.desc);
+    const jsonRpc = schema.generateFile(names.jsonRpcFile(model.desc));
+    for (const f of [handler, methods, errors, jsonRpc]) f.preamble(model.desc);
     if (model.services.length === 0) continue;
     emitHandler(handler, createRenderer(handler), model.services, runtime);
     emitMethods(methods, createRenderer(methods), model.services, runtime);
     emitErrors(errors, createRenderer(errors), runtime);
+    emitJsonRpc(jsonRpc, createRenderer(jsonRpc), model.desc, model.services, runtime);
   }
 }

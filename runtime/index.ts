@@ -2,6 +2,15 @@
 export type { Binding, CallContext } from "./call-context.js";
 export { A2AError, isA2AError } from "./errors.js";
 export type { A2AErrorOptions, ErrorDetail, ErrorTableEntry, RpcCodeName } from "./errors.js";
+export {
+  badRequest,
+  errorDetailsJson,
+  grpcStatusOf,
+  httpErrorBody,
+  jsonRpcErrorObject,
+  rpcCode,
+  toA2AError,
+} from "./error-encoding.js";
 export type {
   HttpMethod,
   HttpRuleSpec,
@@ -17,3 +26,13 @@ export {
   templateKey,
 } from "./path-template.js";
 export type { PathTemplate, TemplateSegment, TemplateVariable } from "./path-template.js";
+export { findMissingRequired, requiredFieldDescription, toJsonWithRequired } from "./required-fields.js";
+export type { FieldViolation } from "./required-fields.js";
+export { BodyTooLargeError } from "./binding-core.js";
+export type { CoreRequest, CoreResponse, EventSource } from "./binding-core.js";
+export { createJsonRpcEndpoint, isJsonMediaType } from "./jsonrpc.js";
+export type { JsonRpcEndpoint, JsonRpcEndpointConfig, JsonRpcErrorTable, JsonRpcOptions } from "./jsonrpc.js";
+export { createNodeListener } from "./node-http.js";
+export type { BindingCore, NodeListener } from "./node-http.js";
+export { majorMinor, negotiateVersion, parseExtensions } from "./service-params.js";
+export type { VersionPolicy, VersionResult } from "./service-params.js";

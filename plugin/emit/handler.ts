@@ -31,10 +31,18 @@ export function emitHandler(f: GeneratedFile, r: Renderer, services: readonly Se
   });
 }
 
+/** Proto comment text as protoplugin lays it out: one leading space dropped per line. */
+function commentText(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  const lines = text.replace(/\n$/, "").split("\n").map((l) => (l.startsWith(" ") ? l.slice(1) : l));
+  return [...lines, ""];
+}
+
 function serviceDoc(s: ServiceModel): string {
-  const leading = getComments(s.desc).leading?.trim();
+  const comments = getComments(s.desc);
   const lines = [
-    ...(leading === undefined ? [] : [leading, ""]),
+    ...commentText(comments.leading),
+    ...commentText(comments.trailing),
     `Implement this interface once to serve ${s.desc.name} on every binding. Each method is`,
     "optional: a method left out is answered with the spec's error for it. Unary methods may",
     "return a message or its init shape; streaming methods yield the stream's messages.",

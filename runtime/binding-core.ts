@@ -1,0 +1,66 @@
+/**
+ * What a binding's core hands to a transport adapter (node:http, fetch), so
+ * the JSON-RPC and HTTP+JSON cores never touch a socket and every adapter
+ * writes responses, streams, heartbeats and backpressure the same way.
+ */
+
+/** A request as the cores see it. The body is read lazily, with the size limit applied while reading. */
+export interface CoreRequest {
+  readonly method: string;
+  /** Path and query, e.g. `/a2a?A2A-Version=1.0`. */
+  readonly url: string;
+  readonly headers: Headers;
+  /** Aborted when the client goes away or the server shuts down. */
+  readonly signal: AbortSignal;
+  /** Reads the whole body; rejects with BodyTooLargeError past the limit, without reading further. */
+  readonly body: (limit: number) => Promise<Uint8Array>;
+}
+
+export type CoreResponse =
+  | {
+      readonly kind: "body";
+      readonly status: number;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly body: string;
+    }
+  | { readonly kind: "empty"; readonly status: number; readonly headers: Readonly<Record<string, string>> }
+  | {
+      readonly kind: "stream";
+      readonly headers: Readonly<Record<string, string>>;
+      readonly events: EventSource;
+    };
+
+/**
+ * Server-sent events, pulled one at a time so a slow client slows the
+ * producer (the adapter waits for `drain` before the next pull).
+ */
+export interface EventSource {
+  /** The `data:` payload of the next event, or undefined when the stream is over. */
+  next(): Promise<string | undefined>;
+  /** The client went away: stop the producer now (abort and iterator `return()`). */
+  cancel(): void;
+  /** Milliseconds between comment heartbeats; 0 disables them. */
+  readonly heartbeatMs: number;
+}
+
+/** The request body is larger than the binding accepts (D16). */
+export class BodyTooLargeError extends Error {
+  override readonly name = "BodyTooLargeError";
+  constructor(readonly limit: number) {
+    super(`request body exceeds the limit of ${limit} bytes`);
+  }
+}
+
+/** Headers every SSE response carries (D14). */
+export const sseHeaders: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
+
+/** Frames one event; payloads are single-line JSON, so one `data:` line each. */
+export function sseFrame(data: string): string {
+  return `data: ${data}\n\n`;
+}
+
+export const sseHeartbeat = ": keep-alive\n\n";

@@ -1,0 +1,275 @@
+/**
+ * The JSON-RPC 2.0 binding's core: framing, dispatch on a generated method
+ * table, ProtoJSON in and out, errors from the generated error table, and
+ * SSE for streaming methods. Transport adapters (node:http, fetch) run it.
+ */
+import { create, fromJson, isMessage, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { BodyTooLargeError, sseHeaders, type CoreRequest, type CoreResponse } from "./binding-core.js";
+import type { CallContext } from "./call-context.js";
+import { A2AError, type ErrorTableEntry } from "./errors.js";
+import { badRequest, jsonRpcErrorObject, toA2AError } from "./error-encoding.js";
+import { createEventSource } from "./event-stream.js";
+import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
+import { findMissingRequired, toJsonWithRequired } from "./required-fields.js";
+import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
+
+/** The rows of the generated error table the JSON-RPC binding raises itself. */
+export type JsonRpcErrorTable = Readonly<
+  Record<
+    | "ParseError"
+    | "InvalidRequest"
+    | "MethodNotFound"
+    | "InvalidParams"
+    | "Internal"
+    | "UnsupportedOperation"
+    | "VersionNotSupported"
+    | "ContentTypeNotSupported",
+    ErrorTableEntry
+  >
+>;
+
+export interface JsonRpcOptions {
+  /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
+  readonly bodyLimit?: number;
+  /** Milliseconds between SSE heartbeat comments; 0 disables them. Default 15 s (D14). */
+  readonly heartbeatMs?: number;
+  /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
+  readonly versions?: VersionPolicy;
+}
+
+export interface JsonRpcEndpointConfig<H extends object> extends JsonRpcOptions {
+  /** The generated dispatch table: JSON-RPC method name (the RPC name) to method. */
+  readonly methods: Readonly<Record<string, MethodSpec>>;
+  readonly errors: JsonRpcErrorTable;
+  readonly required: RequiredFieldTable;
+  readonly handler: H;
+}
+
+export interface JsonRpcEndpoint {
+  handle(request: CoreRequest): Promise<CoreResponse>;
+}
+
+type JsonRpcId = string | number | null;
+
+/** A call that passed framing: `id` is undefined for a notification. */
+interface Call {
+  readonly id: JsonRpcId | undefined;
+  readonly spec: MethodSpec;
+  readonly params: JsonObject;
+}
+
+type HandlerFn = (request: Message, context: CallContext) => unknown;
+
+const jsonHeaders = { "content-type": "application/json" } as const;
+const defaultBodyLimit = 4 << 20;
+const defaultVersions: VersionPolicy = { supported: ["1.0"] };
+
+/** Creates the JSON-RPC endpoint for one service's method table and handler. */
+export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointConfig<H>): JsonRpcEndpoint {
+  const { errors, required } = config;
+  const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
+  const heartbeatMs = config.heartbeatMs ?? 15_000;
+  const versions = config.versions ?? defaultVersions;
+  const byName = new Map(Object.entries(config.methods));
+  const handler = config.handler as Record<string, HandlerFn | undefined>;
+
+  const fail = (entry: ErrorTableEntry, message?: string) => new A2AError(entry, message);
+  const errorEnvelope = (id: JsonRpcId, err: unknown) => ({
+    jsonrpc: "2.0",
+    id,
+    error: jsonRpcErrorObject(toA2AError(err, errors.Internal)),
+  });
+  const body = (status: number, value: unknown, headers: Record<string, string> = {}): CoreResponse => ({
+    kind: "body",
+    status,
+    headers: { ...jsonHeaders, ...headers },
+    body: JSON.stringify(value),
+  });
+
+  /** Framing rules of JSON-RPC 2.0 for one request object (D13). */
+  function frame(value: JsonValue): Call | { id: JsonRpcId; error: A2AError } {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return { id: null, error: fail(errors.InvalidRequest, "a request must be a JSON object") };
+    }
+    const hasId = Object.prototype.hasOwnProperty.call(value, "id");
+    const rawId = value.id;
+    const idValid = !hasId || rawId === null || typeof rawId === "string" || typeof rawId === "number";
+    const id: JsonRpcId = idValid && hasId ? (rawId as JsonRpcId) : null;
+    if (!idValid) return { id: null, error: fail(errors.InvalidRequest, "id must be a string, a number or null") };
+    if (value.jsonrpc !== "2.0") return { id, error: fail(errors.InvalidRequest, 'jsonrpc must be "2.0"') };
+    if (typeof value.method !== "string") return { id, error: fail(errors.InvalidRequest, "method must be a string") };
+    const params = value.params ?? {};
+    if (typeof params !== "object" || params === null || Array.isArray(params)) {
+      return { id, error: fail(errors.InvalidRequest, "params must be an object") };
+    }
+    const spec = byName.get(value.method);
+    if (spec === undefined) {
+      return { id, error: fail(errors.MethodNotFound, `method ${JSON.stringify(value.method)} does not exist`) };
+    }
+    return { id: hasId ? id : undefined, spec, params };
+  }
+
+  function decode(spec: MethodSpec, params: JsonObject): Message {
+    let request: Message;
+    try {
+      request = fromJson(spec.input, params, { ignoreUnknownFields: true });
+    } catch (err) {
+      throw new A2AError(errors.InvalidParams, `invalid params: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const missing = findMissingRequired(spec.input, request, required);
+    if (missing.length > 0) {
+      throw new A2AError(errors.InvalidParams, `missing required field${missing.length > 1 ? "s" : ""}: ${missing.map((v) => v.field).join(", ")}`, {
+        details: [badRequest(missing)],
+      });
+    }
+    return request;
+  }
+
+  function method(spec: MethodSpec): HandlerFn {
+    const fn = handler[spec.localName];
+    // An RPC named e.g. HasOwnProperty must not find Object.prototype's method.
+    const inherited = (Object.prototype as unknown as Record<string, unknown>)[spec.localName];
+    if (typeof fn !== "function" || fn === inherited) throw fail(errors.UnsupportedOperation, `${spec.name} is not supported by this agent`);
+    return fn.bind(handler) as HandlerFn;
+  }
+
+  function encodeResult(desc: DescMessage, value: unknown): JsonValue {
+    const message = isMessage(value, desc) ? value : create(desc, value as never);
+    return toJsonWithRequired(desc, message, required);
+  }
+
+  async function unary(call: Call, context: CallContext): Promise<unknown> {
+    try {
+      const request = decode(call.spec, call.params);
+      const result = await method(call.spec)(request, context);
+      return { jsonrpc: "2.0", id: call.id ?? null, result: encodeResult(call.spec.output, result) };
+    } catch (err) {
+      return errorEnvelope(call.id ?? null, err);
+    }
+  }
+
+  async function stream(
+    call: Call,
+    context: CallContext,
+    abort: () => void,
+    echo: () => Record<string, string>,
+  ): Promise<CoreResponse> {
+    const id = call.id ?? null;
+    let iterator: AsyncIterator<unknown>;
+    let first: IteratorResult<unknown>;
+    try {
+      const request = decode(call.spec, call.params);
+      const iterable = method(call.spec)(request, context) as AsyncIterable<unknown>;
+      iterator = iterable[Symbol.asyncIterator]();
+      first = await iterator.next();
+    } catch (err) {
+      return body(200, errorEnvelope(id, err), echo());
+    }
+    if (first.done === true) {
+      return body(200, errorEnvelope(id, fail(errors.Internal, "the stream ended before its first event")), echo());
+    }
+    const output = call.spec.output;
+    return {
+      kind: "stream",
+      // After the first event, so extensions the handler activated are echoed.
+      headers: { ...sseHeaders, ...echo() },
+      events: createEventSource({
+        first: first.value,
+        iterator,
+        serialize: (event) => JSON.stringify({ jsonrpc: "2.0", id, result: encodeResult(output, event) }),
+        serializeError: (err) => JSON.stringify(errorEnvelope(id, err)),
+        abort,
+        heartbeatMs,
+      }),
+    };
+  }
+
+  return {
+    async handle(req) {
+      if (req.method !== "POST") {
+        return body(405, errorEnvelope(null, fail(errors.InvalidRequest, "JSON-RPC requests are sent with POST")), {
+          allow: "POST",
+        });
+      }
+      if (!isJsonMediaType(req.headers.get("content-type"))) {
+        return body(415, errorEnvelope(null, fail(errors.ContentTypeNotSupported, "the request body must be application/json")));
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = await req.body(bodyLimit);
+      } catch (err) {
+        if (!(err instanceof BodyTooLargeError)) throw err;
+        return body(413, errorEnvelope(null, fail(errors.InvalidRequest, err.message)));
+      }
+      let parsed: JsonValue;
+      try {
+        parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as JsonValue;
+      } catch {
+        return body(200, errorEnvelope(null, fail(errors.ParseError, "the request body is not valid JSON")));
+      }
+
+      const url = new URL(req.url, "http://localhost");
+      const version = negotiateVersion(req.headers.get("a2a-version"), url.searchParams.get("A2A-Version"), versions);
+      const abortController = new AbortController();
+      const abort = () => abortController.abort();
+      req.signal.addEventListener("abort", abort, { once: true });
+      const context: CallContext & { activatedExtensions: Set<string> } = {
+        binding: "JSONRPC",
+        protocolVersion: version.ok ? version.version : version.requested,
+        requestedExtensions: parseExtensions(req.headers.get("a2a-extensions")),
+        activatedExtensions: new Set(),
+        tenant: undefined,
+        headers: req.headers,
+        signal: abortController.signal,
+        principal: undefined,
+      };
+      const withTenant = (call: Call): CallContext => {
+        const tenant = call.params.tenant;
+        return typeof tenant === "string" && tenant !== "" ? { ...context, tenant } : context;
+      };
+      const echo = (): Record<string, string> =>
+        context.activatedExtensions.size > 0 ? { "a2a-extensions": [...context.activatedExtensions].join(", ") } : {};
+      const versionError = version.ok ? undefined : fail(errors.VersionNotSupported, version.message);
+
+      if (Array.isArray(parsed)) {
+        if (parsed.length === 0) return body(200, errorEnvelope(null, fail(errors.InvalidRequest, "an empty batch is not a request")));
+        const replies = await Promise.all(
+          parsed.map(async (item) => {
+            const call = frame(item);
+            if (!("spec" in call)) return errorEnvelope(call.id, call.error);
+            if (versionError !== undefined) return call.id === undefined ? undefined : errorEnvelope(call.id, versionError);
+            if (call.spec.kind !== "unary") {
+              return errorEnvelope(call.id ?? null, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
+            }
+            const reply = await unary(call, withTenant(call));
+            return call.id === undefined ? undefined : reply;
+          }),
+        );
+        req.signal.removeEventListener("abort", abort);
+        const answered = replies.filter((r) => r !== undefined);
+        return answered.length === 0 ? { kind: "empty", status: 204, headers: echo() } : body(200, answered, echo());
+      }
+
+      const call = frame(parsed);
+      if (!("spec" in call)) return body(200, errorEnvelope(call.id, call.error));
+      if (versionError !== undefined) {
+        return call.id === undefined ? { kind: "empty", status: 204, headers: {} } : body(200, errorEnvelope(call.id, versionError));
+      }
+      if (call.spec.kind !== "unary") {
+        // A notification expects no response, and a stream is nothing but one.
+        if (call.id === undefined) return { kind: "empty", status: 204, headers: {} };
+        return stream(call, withTenant(call), abort, echo);
+      }
+      const reply = await unary(call, withTenant(call));
+      req.signal.removeEventListener("abort", abort);
+      return call.id === undefined ? { kind: "empty", status: 204, headers: echo() } : body(200, reply, echo());
+    },
+  };
+}
+
+/** D9: application/json, application/a2a+json and any +json type (parameters ignored). */
+export function isJsonMediaType(value: string | null): boolean {
+  if (value === null) return false;
+  const type = (value.split(";")[0] ?? "").trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}

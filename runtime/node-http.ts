@@ -1,0 +1,133 @@
+/**
+ * Runs a binding core as a node:http request listener: reads the body under
+ * its limit, writes plain and SSE responses, waits for `drain` between
+ * events, sends heartbeats, and turns a client disconnect into an abort.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { BodyTooLargeError, sseFrame, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
+
+export interface BindingCore {
+  handle(request: CoreRequest): Promise<CoreResponse>;
+}
+
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export function createNodeListener(core: BindingCore): NodeListener {
+  return (req, res) => {
+    serve(core, req, res).catch(() => {
+      // The cores answer every failure themselves; this is a last resort
+      // that never leaks what went wrong.
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end();
+    });
+  };
+}
+
+async function serve(core: BindingCore, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const response = await core.handle({
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+    headers: toHeaders(req),
+    signal: controller.signal,
+    body: (limit) => readBody(req, limit),
+  });
+  switch (response.kind) {
+    case "body":
+      if (response.status === 413) {
+        // The rest of the body is never read: close rather than drain it.
+        res.shouldKeepAlive = false;
+        res.on("finish", () => req.destroy());
+      }
+      res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) });
+      res.end(response.body);
+      return;
+    case "empty":
+      res.writeHead(response.status, response.headers);
+      res.end();
+      return;
+    case "stream":
+      await writeStream(res, response.headers, response.events, controller.signal);
+      return;
+  }
+}
+
+async function writeStream(
+  res: ServerResponse,
+  headers: Readonly<Record<string, string>>,
+  events: EventSource,
+  closed: AbortSignal,
+): Promise<void> {
+  const onClose = () => events.cancel();
+  closed.addEventListener("abort", onClose, { once: true });
+  res.writeHead(200, headers);
+  res.flushHeaders();
+  const heartbeat =
+    events.heartbeatMs > 0 ? setInterval(() => res.write(sseHeartbeat), events.heartbeatMs) : undefined;
+  try {
+    for (let data = await events.next(); data !== undefined && !closed.aborted; data = await events.next()) {
+      if (!res.write(sseFrame(data))) await drained(res, closed);
+    }
+  } finally {
+    if (heartbeat !== undefined) clearInterval(heartbeat);
+    closed.removeEventListener("abort", onClose);
+    if (!closed.aborted) res.end();
+  }
+}
+
+function drained(res: ServerResponse, closed: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      closed.removeEventListener("abort", done);
+      resolve();
+    };
+    res.on("drain", done);
+    closed.addEventListener("abort", done, { once: true });
+  });
+}
+
+function toHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return headers;
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        reject(new BodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * A2A service parameters (spec 3.2.6): `A2A-Version` and `A2A-Extensions`,
+ * read the same way on every binding. HTTP headers and gRPC metadata both
+ * arrive here as a WHATWG Headers (names case-insensitive).
+ */
+
+/** Major.Minor of a version string: patch numbers never count (spec 3.6). */
+export function majorMinor(version: string): string | undefined {
+  const m = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/.exec(version);
+  return m === null ? undefined : `${Number(m[1])}.${Number(m[2])}`;
+}
+
+export interface VersionPolicy {
+  /** Versions served, as Major.Minor, e.g. `["1.0"]`. */
+  readonly supported: readonly string[];
+  /**
+   * Spec 3.6.2 says a missing or empty A2A-Version means 0.3. When true, a
+   * missing version is taken as the newest supported one instead (D5 option).
+   */
+  readonly acceptMissing?: boolean;
+}
+
+export type VersionResult =
+  | { readonly ok: true; readonly version: string }
+  | { readonly ok: false; readonly requested: string; readonly message: string };
+
+/**
+ * Decision D5: the header wins over a `?A2A-Version=` query value; missing or
+ * empty means 0.3 unless the policy accepts it; compare Major.Minor only.
+ */
+export function negotiateVersion(header: string | null, query: string | null, policy: VersionPolicy): VersionResult {
+  const raw = header !== null && header.trim() !== "" ? header : query !== null && query.trim() !== "" ? query : null;
+  const newest = policy.supported[policy.supported.length - 1];
+  if (raw === null && policy.acceptMissing === true && newest !== undefined) return { ok: true, version: newest };
+  const requested = raw === null ? "0.3" : raw.trim();
+  const version = majorMinor(requested);
+  if (version !== undefined && policy.supported.includes(version)) return { ok: true, version };
+  return {
+    ok: false,
+    requested,
+    message: `Protocol version ${requested} is not supported. Supported: ${policy.supported.join(", ")}`,
+  };
+}
+
+/** `A2A-Extensions`: comma-separated URIs, possibly over several header lines (joined by Headers). */
+export function parseExtensions(value: string | null): string[] {
+  if (value === null) return [];
+  const seen = new Set<string>();
+  for (const part of value.split(",")) {
+    const uri = part.trim();
+    if (uri !== "") seen.add(uri);
+  }
+  return [...seen];
+}
