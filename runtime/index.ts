@@ -36,3 +36,5 @@ export { createNodeListener } from "./node-http.js";
 export type { BindingCore, NodeListener } from "./node-http.js";
 export { majorMinor, negotiateVersion, parseExtensions } from "./service-params.js";
 export type { VersionPolicy, VersionResult } from "./service-params.js";
+export { createFetchHandler } from "./fetch.js";
+export type { FetchHandler } from "./fetch.js";

@@ -1,0 +1,89 @@
+/**
+ * Runs a binding core as a fetch-style handler, `(Request) => Promise<Response>`,
+ * for Hono, Bun, Deno and workers. Streams are pulled by the platform, so a
+ * slow client slows the producer without any drain bookkeeping.
+ */
+import { BodyTooLargeError, sseFrame, sseHeartbeat, type CoreResponse } from "./binding-core.js";
+import type { BindingCore } from "./node-http.js";
+
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+export function createFetchHandler(core: BindingCore): FetchHandler {
+  return async (request) => {
+    const url = new URL(request.url);
+    const response = await core.handle({
+      method: request.method,
+      url: url.pathname + url.search,
+      headers: request.headers,
+      signal: request.signal,
+      body: (limit) => readBody(request, limit),
+    });
+    return toResponse(response, request.signal);
+  };
+}
+
+function toResponse(response: CoreResponse, signal: AbortSignal): Response {
+  switch (response.kind) {
+    case "body":
+      return new Response(response.body, { status: response.status, headers: response.headers });
+    case "empty":
+      return new Response(null, { status: response.status, headers: response.headers });
+    case "stream": {
+      const { events } = response;
+      const encoder = new TextEncoder();
+      let heartbeat: ReturnType<typeof setInterval> | undefined;
+      const stop = () => {
+        if (heartbeat !== undefined) clearInterval(heartbeat);
+        heartbeat = undefined;
+      };
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (events.heartbeatMs > 0) {
+            heartbeat = setInterval(() => controller.enqueue(encoder.encode(sseHeartbeat)), events.heartbeatMs);
+          }
+          signal.addEventListener("abort", () => events.cancel(), { once: true });
+        },
+        async pull(controller) {
+          const data = await events.next();
+          if (data === undefined) {
+            stop();
+            controller.close();
+            return;
+          }
+          controller.enqueue(encoder.encode(sseFrame(data)));
+        },
+        cancel() {
+          stop();
+          events.cancel();
+        },
+      });
+      return new Response(body, { status: 200, headers: response.headers });
+    }
+  }
+}
+
+async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new BodyTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
