@@ -5,13 +5,15 @@ import type { EventSource } from "./binding-core.js";
  * already pulled (the cores pull it before answering, so an error before the
  * first event is still a plain error response, D14).
  *
- * After the first event, an error from the handler becomes one last event
- * (`serializeError`) and the stream ends. `cancel()` aborts the handler's
- * signal and calls the iterator's `return()` at once, even while a `next()`
- * is pending, so a handler blocked on the client is released.
+ * After the first event, an error from the handler (or from serializing one
+ * of its events) becomes one last event (`serializeError`) and the stream
+ * ends. `cancel()` aborts the handler's signal, which is what releases a
+ * handler blocked in an await, and asks the iterator to `return()`, which a
+ * generator runs its `finally` for once it reaches its next `yield`.
  */
 export function createEventSource<T>(options: {
-  readonly first: T;
+  /** The first event, already serialized by the caller. */
+  readonly first: string;
   readonly iterator: AsyncIterator<T>;
   readonly serialize: (event: T) => string;
   readonly serializeError: (err: unknown) => string;
@@ -19,7 +21,7 @@ export function createEventSource<T>(options: {
   readonly heartbeatMs: number;
 }): EventSource {
   const { iterator, serialize, serializeError, abort } = options;
-  let pendingFirst: T | undefined = options.first;
+  let pendingFirst: string | undefined = options.first;
   let done = false;
   return {
     heartbeatMs: options.heartbeatMs,
@@ -28,7 +30,7 @@ export function createEventSource<T>(options: {
       if (pendingFirst !== undefined) {
         const first = pendingFirst;
         pendingFirst = undefined;
-        return serialize(first);
+        return first;
       }
       try {
         const r = await iterator.next();

@@ -87,7 +87,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
   });
 
   /** Framing rules of JSON-RPC 2.0 for one request object (D13). */
-  function frame(value: JsonValue): Call | { id: JsonRpcId; error: A2AError } {
+  function frame(value: JsonValue): Call | { id: JsonRpcId | undefined; error: A2AError } {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return { id: null, error: fail(errors.InvalidRequest, "a request must be a JSON object") };
     }
@@ -104,7 +104,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     }
     const spec = byName.get(value.method);
     if (spec === undefined) {
-      return { id, error: fail(errors.MethodNotFound, `method ${JSON.stringify(value.method)} does not exist`) };
+      // A well-formed notification is never answered, not even with an error.
+      const error = fail(errors.MethodNotFound, `method ${JSON.stringify(value.method)} does not exist`);
+      return { id: hasId ? id : undefined, error };
     }
     return { id: hasId ? id : undefined, spec, params };
   }
@@ -155,28 +157,31 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     echo: () => Record<string, string>,
   ): Promise<CoreResponse> {
     const id = call.id ?? null;
-    let iterator: AsyncIterator<unknown>;
-    let first: IteratorResult<unknown>;
+    const output = call.spec.output;
+    const serialize = (event: unknown) => JSON.stringify({ jsonrpc: "2.0", id, result: encodeResult(output, event) });
+    let iterator: AsyncIterator<unknown> | undefined;
+    let first: string;
     try {
       const request = decode(call.spec, call.params);
       const iterable = method(call.spec)(request, context) as AsyncIterable<unknown>;
       iterator = iterable[Symbol.asyncIterator]();
-      first = await iterator.next();
+      const r = await iterator.next();
+      if (r.done === true) throw fail(errors.Internal, "the stream ended before its first event");
+      // Serialized before answering, so an unencodable first event is still a plain error response.
+      first = serialize(r.value);
     } catch (err) {
+      abort();
+      void Promise.resolve(iterator?.return?.()).catch(() => undefined);
       return body(200, errorEnvelope(id, err), echo());
     }
-    if (first.done === true) {
-      return body(200, errorEnvelope(id, fail(errors.Internal, "the stream ended before its first event")), echo());
-    }
-    const output = call.spec.output;
     return {
       kind: "stream",
       // After the first event, so extensions the handler activated are echoed.
       headers: { ...sseHeaders, ...echo() },
       events: createEventSource({
-        first: first.value,
+        first,
         iterator,
-        serialize: (event) => JSON.stringify({ jsonrpc: "2.0", id, result: encodeResult(output, event) }),
+        serialize,
         serializeError: (err) => JSON.stringify(errorEnvelope(id, err)),
         abort,
         heartbeatMs,
@@ -236,7 +241,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         const replies = await Promise.all(
           parsed.map(async (item) => {
             const call = frame(item);
-            if (!("spec" in call)) return errorEnvelope(call.id, call.error);
+            if (!("spec" in call)) return call.id === undefined ? undefined : errorEnvelope(call.id, call.error);
             if (versionError !== undefined) return call.id === undefined ? undefined : errorEnvelope(call.id, versionError);
             if (call.spec.kind !== "unary") {
               return errorEnvelope(call.id ?? null, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
@@ -251,7 +256,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       }
 
       const call = frame(parsed);
-      if (!("spec" in call)) return body(200, errorEnvelope(call.id, call.error));
+      if (!("spec" in call)) {
+        return call.id === undefined ? { kind: "empty", status: 204, headers: {} } : body(200, errorEnvelope(call.id, call.error));
+      }
       if (versionError !== undefined) {
         return call.id === undefined ? { kind: "empty", status: 204, headers: {} } : body(200, errorEnvelope(call.id, versionError));
       }

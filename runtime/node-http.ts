@@ -61,12 +61,17 @@ async function writeStream(
   events: EventSource,
   closed: AbortSignal,
 ): Promise<void> {
-  const onClose = () => events.cancel();
+  const heartbeat =
+    events.heartbeatMs > 0 ? setInterval(() => res.write(sseHeartbeat), events.heartbeatMs) : undefined;
+  // Not only in finally: that waits for the handler's pending next(), and a
+  // handler that ignores its signal would keep the timer writing forever.
+  const onClose = () => {
+    if (heartbeat !== undefined) clearInterval(heartbeat);
+    events.cancel();
+  };
   closed.addEventListener("abort", onClose, { once: true });
   res.writeHead(200, headers);
   res.flushHeaders();
-  const heartbeat =
-    events.heartbeatMs > 0 ? setInterval(() => res.write(sseHeartbeat), events.heartbeatMs) : undefined;
   try {
     for (let data = await events.next(); data !== undefined && !closed.aborted; data = await events.next()) {
       if (!res.write(sseFrame(data))) await drained(res, closed);

@@ -303,12 +303,6 @@ describe("streaming kinds the bindings cannot serve", () => {
       `${file}: rpc demo.v1.Svc.Chat: bidi streaming RPCs cannot be served over JSON-RPC or HTTP+JSON; ` +
         "A2A bindings serve unary and server-streaming RPCs only",
     ],
-    [
-      "client streaming with an http rule: only the kind is reported",
-      `  rpc Up(stream Req) returns (Res) { option (google.api.http) = { get: "/x/{nope}" }; }`,
-      `${file}: rpc demo.v1.Svc.Up: client streaming RPCs cannot be served over JSON-RPC or HTTP+JSON; ` +
-        "A2A bindings serve unary and server-streaming RPCs only",
-    ],
   ])("%s", (_name, rpcs, message) => {
     expect(failure(rpcs).message).toBe(message);
   });
