@@ -16,6 +16,7 @@ const standardOptions = [
   "ts_nocheck",
   "elide_plugin_version",
   "rewrite_imports",
+  "map_imports",
 ];
 
 const ownOptions: Record<string, { readonly help: string; readonly parse: (value: string, into: { -readonly [K in keyof Options]: Options[K] }) => void }> = {

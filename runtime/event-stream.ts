@@ -23,6 +23,14 @@ export function createEventSource<T>(options: {
   const { iterator, serialize, serializeError, abort } = options;
   let pendingFirst: string | undefined = options.first;
   let done = false;
+  const stop = () => {
+    abort();
+    // return() may reject or never settle for a generator stuck in an
+    // await; either way nothing waits on it.
+    void Promise.resolve()
+      .then(() => iterator.return?.())
+      .catch(() => undefined);
+  };
   return {
     heartbeatMs: options.heartbeatMs,
     async next() {
@@ -43,18 +51,16 @@ export function createEventSource<T>(options: {
       } catch (err) {
         if (done) return undefined;
         done = true;
+        // The handler may still be suspended (an event it yielded failed to
+        // encode): release it as a disconnect would.
+        stop();
         return serializeError(err);
       }
     },
     cancel() {
       if (done) return;
       done = true;
-      abort();
-      // return() may reject or never settle for a generator stuck in an
-      // await; either way the client is gone and nothing waits on it.
-      void Promise.resolve()
-        .then(() => iterator.return?.())
-        .catch(() => undefined);
+      stop();
     },
   };
 }

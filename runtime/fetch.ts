@@ -41,7 +41,14 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
           if (events.heartbeatMs > 0) {
             heartbeat = setInterval(() => controller.enqueue(encoder.encode(sseHeartbeat)), events.heartbeatMs);
           }
-          signal.addEventListener("abort", () => events.cancel(), { once: true });
+          signal.addEventListener(
+            "abort",
+            () => {
+              stop();
+              events.cancel();
+            },
+            { once: true },
+          );
         },
         async pull(controller) {
           const data = await events.next();

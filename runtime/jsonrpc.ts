@@ -98,7 +98,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     if (!idValid) return { id: null, error: fail(errors.InvalidRequest, "id must be a string, a number or null") };
     if (value.jsonrpc !== "2.0") return { id, error: fail(errors.InvalidRequest, 'jsonrpc must be "2.0"') };
     if (typeof value.method !== "string") return { id, error: fail(errors.InvalidRequest, "method must be a string") };
-    const params = value.params ?? {};
+    const params = "params" in value ? value.params : {};
     if (typeof params !== "object" || params === null || Array.isArray(params)) {
       return { id, error: fail(errors.InvalidRequest, "params must be an object") };
     }
@@ -171,7 +171,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       first = serialize(r.value);
     } catch (err) {
       abort();
-      void Promise.resolve(iterator?.return?.()).catch(() => undefined);
+      void Promise.resolve()
+        .then(() => iterator?.return?.())
+        .catch(() => undefined);
       return body(200, errorEnvelope(id, err), echo());
     }
     return {
@@ -244,6 +246,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
             if (!("spec" in call)) return call.id === undefined ? undefined : errorEnvelope(call.id, call.error);
             if (versionError !== undefined) return call.id === undefined ? undefined : errorEnvelope(call.id, versionError);
             if (call.spec.kind !== "unary") {
+              if (call.id === undefined) return undefined;
               return errorEnvelope(call.id ?? null, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
             }
             const reply = await unary(call, withTenant(call));

@@ -74,6 +74,12 @@ function writeIfChanged(file, bytes) {
 function pullVersion(version) {
   const entry = pin.versions[version];
   if (!entry) fail(`unknown version "${version}"; pinned versions: ${Object.keys(pin.versions).join(", ")}`);
+  // Already pulled and intact: no folder lookup, no network.
+  const pulled = join(vendor, "a2a", version, "a2a.proto");
+  if (existsSync(pulled)) {
+    const bytes = readFileSync(pulled);
+    if (sha256(bytes) === entry.sha256) return bytes;
+  }
   const { bytes, from } = fetchProto(version, entry);
   const actual = sha256(bytes);
   if (actual !== entry.sha256) {

@@ -63,7 +63,8 @@ function patternOf(rule: HttpRule): { httpMethod: string; path: string } | undef
     case "patch":
       return { httpMethod: p.case.toUpperCase(), path: p.value };
     case "custom":
-      return { httpMethod: p.value.kind, path: p.value.path };
+      // HTTP method names are tokens; "get" and "GET" mean the same rule to a router.
+      return { httpMethod: p.value.kind === "*" ? "*" : p.value.kind.toUpperCase(), path: p.value.path };
     default:
       return undefined;
   }
@@ -94,6 +95,10 @@ function createHttpBinding(
     report("a custom pattern needs a kind (the HTTP method)");
     return undefined;
   }
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Z]+$/.test(pattern.httpMethod)) {
+    report(`custom kind ${JSON.stringify(pattern.httpMethod)} is not an HTTP method name (a token such as HEAD, or "*")`);
+    return undefined;
+  }
   let template: PathTemplate;
   try {
     template = parsePathTemplate(pattern.path);
@@ -115,6 +120,13 @@ function createHttpBinding(
   }
   const body = resolveBody(method, rule.body, pattern.httpMethod, report);
   const responseBody = resolveTopLevel(method.output, rule.responseBody, "response_body", report);
+  if (body !== null && body !== undefined && body !== "*") {
+    const clash = pathParams.find((p) => p.fields[0] === body);
+    if (clash !== undefined) {
+      report(`body ${JSON.stringify(body.name)} is also set by path variable "${clash.variable.fieldPath.join(".")}"; a field comes from the path or the body, not both`);
+      valid = false;
+    }
+  }
   if (body === null || responseBody === null || !valid) return undefined;
   return {
     method,

@@ -83,6 +83,8 @@ function compareRoutes(a: HttpBindingModel, b: HttpBindingModel): number {
   return (
     compareTemplatePrecedence(a.template, b.template) ||
     Number(a.additional) - Number(b.additional) ||
+    // `custom { kind: "*" }` matches any method, so it comes after the specific ones.
+    Number(a.httpMethod === "*") - Number(b.httpMethod === "*") ||
     compareStrings(a.httpMethod, b.httpMethod) ||
     a.method.parent.methods.indexOf(a.method) - b.method.parent.methods.indexOf(b.method) ||
     a.index - b.index
@@ -94,14 +96,14 @@ function compareStrings(a: string, b: string): number {
 }
 
 function reportDuplicateRoutes(routes: readonly HttpBindingModel[], diag: Diagnostics): void {
-  const seen = new Map<string, HttpBindingModel>();
+  const seenByPath = new Map<string, HttpBindingModel[]>();
   for (const route of routes) {
-    const key = `${route.httpMethod} ${templateKey(route.template)}`;
-    const first = seen.get(key);
-    if (first === undefined) {
-      seen.set(key, route);
-      continue;
-    }
+    const path = templateKey(route.template);
+    const seen = seenByPath.get(path) ?? [];
+    // A `custom { kind: "*" }` rule answers every method, so it clashes with any rule of its path.
+    const first = seen.find((r) => r.httpMethod === route.httpMethod || r.httpMethod === "*" || route.httpMethod === "*");
+    seenByPath.set(path, [...seen, route]);
+    if (first === undefined) continue;
     diag.method(
       route.method,
       `same HTTP method and path pattern as ${first.display} of rpc ${first.method.name}; ` +

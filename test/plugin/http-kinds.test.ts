@@ -1,0 +1,84 @@
+/**
+ * Custom pattern kinds and body/path overlap: rules a router could not serve
+ * unambiguously are refused while the model is built.
+ */
+import { createFileModels } from "../../plugin/model/service-model.js";
+import { createRequest, runPlugin } from "../support/protos.js";
+import { createFileRegistry, create } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+
+function proto(rpcs: string): Record<string, string> {
+  return {
+    "k/v1/k.proto": `syntax = "proto3";
+package k.v1;
+import "google/api/annotations.proto";
+service K {
+${rpcs}
+}
+message Leaf { string v = 1; }
+message Req { string id = 1; Leaf leaf = 2; }
+message Res {}
+`,
+  };
+}
+
+function problemOf(rpcs: string): string {
+  try {
+    runPlugin(createRequest(proto(rpcs)));
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return "no problem";
+}
+
+function routesOf(rpcs: string): string[] {
+  const req = createRequest(proto(rpcs));
+  const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: req.protoFile }));
+  const file = registry.getFile("k/v1/k.proto");
+  if (file === undefined) throw new Error("no file");
+  const [model] = createFileModels([file]);
+  return (model?.services[0]?.routes ?? []).map((r) => `${r.httpMethod} ${r.template.text} ${r.method.name}`);
+}
+
+test('a custom kind "*" sorts after the specific methods of the same path', () => {
+  expect(
+    routesOf(`
+  rpc Any(Req) returns (Res) { option (google.api.http) = { custom: { kind: "*" path: "/a/{id}" } }; }
+  rpc Get(Req) returns (Res) { option (google.api.http) = { get: "/b/{id}" }; }
+  rpc Head(Req) returns (Res) { option (google.api.http) = { custom: { kind: "head" path: "/c/{id}" } }; }`),
+  ).toEqual(["* /a/{id} Any", "GET /b/{id} Get", "HEAD /c/{id} Head"]);
+});
+
+test('a custom kind "*" clashes with any method on the same path', () => {
+  expect(
+    problemOf(`
+  rpc Get(Req) returns (Res) { option (google.api.http) = { get: "/a/{id}" }; }
+  rpc Any(Req) returns (Res) { option (google.api.http) = { custom: { kind: "*" path: "/a/{id}" } }; }`),
+  ).toBe(
+    'k/v1/k.proto: rpc k.v1.K.Any: custom "*" "/a/{id}": same HTTP method and path pattern as get "/a/{id}" of rpc Get; no request could tell them apart, change one of the paths',
+  );
+});
+
+test("a lower-case custom kind is the same method as its upper-case form", () => {
+  expect(
+    problemOf(`
+  rpc Get(Req) returns (Res) { option (google.api.http) = { get: "/a/{id}" }; }
+  rpc Get2(Req) returns (Res) { option (google.api.http) = { custom: { kind: "get" path: "/a/{id}" } }; }`),
+  ).toBe(
+    'k/v1/k.proto: rpc k.v1.K.Get2: custom "get" "/a/{id}": same HTTP method and path pattern as get "/a/{id}" of rpc Get; no request could tell them apart, change one of the paths',
+  );
+});
+
+test("a custom kind that is not an HTTP token is refused", () => {
+  expect(
+    problemOf(`  rpc Get(Req) returns (Res) { option (google.api.http) = { custom: { kind: "GE T" path: "/a" } }; }`),
+  ).toBe('k/v1/k.proto: rpc k.v1.K.Get: custom "GE T" "/a": custom kind "GE T" is not an HTTP method name (a token such as HEAD, or "*")');
+});
+
+test("a body field that a path variable also sets is refused", () => {
+  expect(
+    problemOf(`  rpc Put(Req) returns (Res) { option (google.api.http) = { patch: "/leaves/{leaf.v}" body: "leaf" }; }`),
+  ).toBe(
+    'k/v1/k.proto: rpc k.v1.K.Put: patch "/leaves/{leaf.v}": body "leaf" is also set by path variable "leaf.v"; a field comes from the path or the body, not both',
+  );
+});
