@@ -121,7 +121,9 @@ function createHttpBinding(
   const body = resolveBody(method, rule.body, pattern.httpMethod, report);
   const responseBody = resolveTopLevel(method.output, rule.responseBody, "response_body", report);
   if (body !== null && body !== undefined && body !== "*") {
-    const clash = pathParams.find((p) => p.fields[0] === body);
+    // Binding a field inside the body message is the usual update pattern
+    // (`patch "/v1/{shelf.name}" body: "shelf"`); binding the body field itself is not.
+    const clash = pathParams.find((p) => p.fields.length === 1 && p.fields[0] === body);
     if (clash !== undefined) {
       report(`body ${JSON.stringify(body.name)} is also set by path variable "${clash.variable.fieldPath.join(".")}"; a field comes from the path or the body, not both`);
       valid = false;

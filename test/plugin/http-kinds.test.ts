@@ -76,9 +76,13 @@ test("a custom kind that is not an HTTP token is refused", () => {
 });
 
 test("a body field that a path variable also sets is refused", () => {
-  expect(
-    problemOf(`  rpc Put(Req) returns (Res) { option (google.api.http) = { patch: "/leaves/{leaf.v}" body: "leaf" }; }`),
-  ).toBe(
-    'k/v1/k.proto: rpc k.v1.K.Put: patch "/leaves/{leaf.v}": body "leaf" is also set by path variable "leaf.v"; a field comes from the path or the body, not both',
+  expect(problemOf(`  rpc Put(Req) returns (Res) { option (google.api.http) = { patch: "/leaves/{id}" body: "id" }; }`)).toBe(
+    'k/v1/k.proto: rpc k.v1.K.Put: patch "/leaves/{id}": body "id" is also set by path variable "id"; a field comes from the path or the body, not both',
+  );
+});
+
+test("a path variable inside the body message is the usual update pattern, and legal", () => {
+  expect(problemOf(`  rpc Put(Req) returns (Res) { option (google.api.http) = { patch: "/leaves/{leaf.v}" body: "leaf" }; }`)).toBe(
+    "no problem",
   );
 });
