@@ -2,6 +2,7 @@
  * Every name the plugin gives to a generated file or declaration, decided in
  * one place so emitters and tests never spell one themselves.
  */
+import { posix } from "node:path";
 import type { DescFile, DescService } from "@bufbuild/protobuf";
 import type { ErrorModel } from "./model/error-table.js";
 
@@ -9,7 +10,11 @@ export const names = {
   /** `a2a_handler.ts` beside protoc-gen-es's `a2a_pb.ts`. */
   handlerFile: (file: DescFile) => `${file.name}_handler.ts`,
   methodsFile: (file: DescFile) => `${file.name}_methods.ts`,
-  errorsFile: (file: DescFile) => `${file.name}_errors.ts`,
+  /**
+   * One error table per output directory, not per proto file: it is the same
+   * data for every service, so a package with several files gets one copy.
+   */
+  errorsFile: (file: DescFile) => `${posix.dirname(file.name) === "." ? "" : `${posix.dirname(file.name)}/`}a2a_errors.ts`,
   jsonRpcFile: (file: DescFile) => `${file.name}_jsonrpc.ts`,
   /** How one generated file imports another: relative to the output root, as protoplugin wants. */
   importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,

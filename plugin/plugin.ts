@@ -4,11 +4,10 @@ import { emitHandler } from "./emit/handler.js";
 import { emitJsonRpc } from "./emit/jsonrpc.js";
 import { emitMethods } from "./emit/methods.js";
 import { createRenderer } from "./emit/render.js";
-import { createFileModels } from "./model/service-model.js";
+import { createFileModels, type FileModel } from "./model/service-model.js";
 import { names } from "./names.js";
 import { parseOptions, type Options } from "./options.js";
 import { packageVersion } from "./package-root.js";
-
 
 /** protoc-gen-a2a: reads descriptors, builds the binding model, emits files beside protoc-gen-es's. */
 export const protocGenA2a = createEcmaScriptPlugin<Options>({
@@ -20,18 +19,27 @@ export const protocGenA2a = createEcmaScriptPlugin<Options>({
 
 function generateTs(schema: Schema<Options>): void {
   const runtime = schema.options.runtimeImport;
-  for (const model of createFileModels(schema.files)) {
-    // Every file is created so that keep_empty_files behaves as in protoc-gen-es;
-    // protoplugin drops those that got nothing but a preamble.
+  const models = createFileModels(schema.files);
+  // Every file is created so that keep_empty_files behaves as in protoc-gen-es;
+  // protoplugin drops those that got nothing but a preamble.
+  for (const model of models) {
     const handler = schema.generateFile(names.handlerFile(model.desc));
     const methods = schema.generateFile(names.methodsFile(model.desc));
-    const errors = schema.generateFile(names.errorsFile(model.desc));
     const jsonRpc = schema.generateFile(names.jsonRpcFile(model.desc));
-    for (const f of [handler, methods, errors, jsonRpc]) f.preamble(model.desc);
+    for (const f of [handler, methods, jsonRpc]) f.preamble(model.desc);
     if (model.services.length === 0) continue;
     emitHandler(handler, createRenderer(handler), model.services, runtime);
     emitMethods(methods, createRenderer(methods), model.services, runtime);
-    emitErrors(errors, createRenderer(errors), runtime);
     emitJsonRpc(jsonRpc, createRenderer(jsonRpc), model.desc, model.services, runtime);
+  }
+  const byErrorsFile = new Map<string, FileModel[]>();
+  for (const model of [...models].sort((a, b) => (a.desc.name < b.desc.name ? -1 : 1))) {
+    const name = names.errorsFile(model.desc);
+    byErrorsFile.set(name, [...(byErrorsFile.get(name) ?? []), model]);
+  }
+  for (const [name, group] of byErrorsFile) {
+    const errors = schema.generateFile(name);
+    errors.preamble((group[0] as FileModel).desc);
+    if (group.some((m) => m.services.length > 0)) emitErrors(errors, createRenderer(errors), runtime);
   }
 }

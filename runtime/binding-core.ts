@@ -51,6 +51,15 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/**
+ * Refuses a body whose declared Content-Length is over the limit before a
+ * byte of it is read; adapters still count while reading, for chunked bodies.
+ */
+export function checkDeclaredLength(contentLength: string | null | undefined, limit: number): void {
+  const declared = Number(contentLength);
+  if (contentLength != null && Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
+}
+
 /** Headers every SSE response carries (D14). */
 export const sseHeaders: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",

@@ -3,7 +3,7 @@
  * for Hono, Bun, Deno and workers. Streams are pulled by the platform, so a
  * slow client slows the producer without any drain bookkeeping.
  */
-import { BodyTooLargeError, sseFrame, sseHeartbeat, type CoreResponse } from "./binding-core.js";
+import { BodyTooLargeError, checkDeclaredLength, sseFrame, sseHeartbeat, type CoreResponse } from "./binding-core.js";
 import type { BindingCore } from "./node-http.js";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -70,8 +70,7 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
 }
 
 async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
+  checkDeclaredLength(request.headers.get("content-length"), limit);
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -61,6 +61,8 @@ interface Call {
 type HandlerFn = (request: Message, context: CallContext) => unknown;
 
 const jsonHeaders = { "content-type": "application/json" } as const;
+// fatal: a body that is not UTF-8 is a parse error, not text with U+FFFD in it.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 const defaultBodyLimit = 4 << 20;
 const defaultVersions: VersionPolicy = { supported: ["1.0"] };
 
@@ -210,13 +212,12 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       }
       let parsed: JsonValue;
       try {
-        parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as JsonValue;
+        parsed = JSON.parse(utf8.decode(bytes)) as JsonValue;
       } catch {
         return body(200, errorEnvelope(null, fail(errors.ParseError, "the request body is not valid JSON")));
       }
 
-      const url = new URL(req.url, "http://localhost");
-      const version = negotiateVersion(req.headers.get("a2a-version"), url.searchParams.get("A2A-Version"), versions);
+      const version = negotiateVersion(req.headers.get("a2a-version"), queryParam(req.url, "A2A-Version"), versions);
       const abortController = new AbortController();
       const abort = () => abortController.abort();
       req.signal.addEventListener("abort", abort, { once: true });
@@ -275,6 +276,12 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       return call.id === undefined ? { kind: "empty", status: 204, headers: echo() } : body(200, reply, echo());
     },
   };
+}
+
+/** A query parameter of a path-and-query string; parses only when there is a query. */
+function queryParam(url: string, name: string): string | null {
+  const q = url.indexOf("?");
+  return q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get(name);
 }
 
 /** D9: application/json, application/a2a+json and any +json type (parameters ignored). */

@@ -4,7 +4,7 @@
  * events, sends heartbeats, and turns a client disconnect into an abort.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BodyTooLargeError, sseFrame, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
+import { BodyTooLargeError, checkDeclaredLength, sseFrame, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
 
 export interface BindingCore {
   handle(request: CoreRequest): Promise<CoreResponse>;
@@ -103,9 +103,8 @@ function toHeaders(req: IncomingMessage): Headers {
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
   return new Promise((resolve, reject) => {
+    checkDeclaredLength(req.headers["content-length"], limit);
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {

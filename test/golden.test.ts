@@ -104,10 +104,15 @@ describe("golden files", () => {
   test("a proto file with messages only gets no output", () => {
     const emitted = [...generated.keys()];
     expect(emitted.filter((p) => p.startsWith("fixtures/v1/common_"))).toEqual([]);
-    // One of each file per fixture with a service, nothing else.
+    // One of each file per fixture with a service, one error table per directory, nothing else.
     expect(emitted.sort()).toEqual(
-      ["fixtures/v1/admin/maintenance", "fixtures/v1/library", "fixtures/v1/routes"]
-        .flatMap((base) => ["errors", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`)),
+      [
+        "fixtures/v1/a2a_errors.ts",
+        "fixtures/v1/admin/a2a_errors.ts",
+        ...["fixtures/v1/admin/maintenance", "fixtures/v1/library", "fixtures/v1/routes"].flatMap((base) =>
+          ["handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
+        ),
+      ].sort(),
     );
   });
 
