@@ -9,11 +9,15 @@ import type { CallContext } from "./call-context.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { badRequest, jsonRpcErrorObject, toA2AError } from "./error-encoding.js";
 import { createEventSource } from "./event-stream.js";
+import { createStreamCheck } from "./stream-rules.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import { findMissingRequired, toJsonWithRequired } from "./required-fields.js";
 import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
 
-/** The rows of the generated error table the JSON-RPC binding raises itself. */
+/**
+ * The generated error table: the rows the JSON-RPC binding raises itself,
+ * and any row a method table names for a left-out method (D18).
+ */
 export type JsonRpcErrorTable = Readonly<
   Record<
     | "ParseError"
@@ -23,10 +27,12 @@ export type JsonRpcErrorTable = Readonly<
     | "Internal"
     | "UnsupportedOperation"
     | "VersionNotSupported"
-    | "ContentTypeNotSupported",
+    | "ContentTypeNotSupported"
+    | "InvalidAgentResponse",
     ErrorTableEntry
   >
->;
+> &
+  Readonly<Record<string, ErrorTableEntry>>;
 
 export interface JsonRpcOptions {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
@@ -133,7 +139,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     const fn = handler[spec.localName];
     // An RPC named e.g. HasOwnProperty must not find Object.prototype's method.
     const inherited = (Object.prototype as unknown as Record<string, unknown>)[spec.localName];
-    if (typeof fn !== "function" || fn === inherited) throw fail(errors.UnsupportedOperation, `${spec.name} is not supported by this agent`);
+    if (typeof fn !== "function" || fn === inherited) {
+      throw fail(errors[spec.unimplemented] ?? errors.UnsupportedOperation, `${spec.name} is not supported by this agent`);
+    }
     return fn.bind(handler) as HandlerFn;
   }
 
@@ -160,7 +168,12 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
   ): Promise<CoreResponse> {
     const id = call.id ?? null;
     const output = call.spec.output;
-    const serialize = (event: unknown) => JSON.stringify({ jsonrpc: "2.0", id, result: encodeResult(output, event) });
+    const check = createStreamCheck(output);
+    const serialize = (event: unknown) => {
+      const problem = check?.(event);
+      if (problem !== undefined) throw fail(errors.InvalidAgentResponse, problem);
+      return JSON.stringify({ jsonrpc: "2.0", id, result: encodeResult(output, event) });
+    };
     let iterator: AsyncIterator<unknown> | undefined;
     let first: string;
     try {

@@ -29,6 +29,7 @@ export function emitMethods(f: GeneratedFile, r: Renderer, services: readonly Se
         grpcPath: str(m.grpcPath),
         input: r.ref(f.importSchema(m.input)),
         output: r.ref(f.importSchema(m.output)),
+        unimplemented: str(m.unimplemented.name),
       })),
       httpRules: r.ref(f.export("const", names.httpRules(s.desc))),
       httpRuleSpec: r.ref(httpRuleSpec),

@@ -180,3 +180,14 @@ export const errorTable: readonly ErrorModel[] = [
     doc: "The caller is authenticated but may not perform this operation.",
   },
 ];
+
+/**
+ * The error a binding answers with when the handler leaves an RPC out
+ * (decision D18): the push-config RPCs are gated by the pushNotifications
+ * capability, so they say PushNotificationNotSupported; every other RPC
+ * says UnsupportedOperation, as spec 3.3.4 does for a gated operation.
+ */
+export function unimplementedError(rpcName: string): ErrorModel {
+  const name = /PushNotificationConfig/.test(rpcName) ? "PushNotificationNotSupported" : "UnsupportedOperation";
+  return errorTable.find((e) => e.name === name) as ErrorModel;
+}

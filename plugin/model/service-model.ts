@@ -2,6 +2,7 @@ import type { DescFile, DescMessage, DescMethod, DescService } from "@bufbuild/p
 import type { MethodKind } from "../../runtime/method-spec.js";
 import { compareTemplatePrecedence, templateKey } from "../../runtime/path-template.js";
 import { createDiagnostics, type Diagnostics } from "./diagnostics.js";
+import { unimplementedError, type ErrorModel } from "./error-table.js";
 import { createHttpBindings, type HttpBindingModel } from "./http-binding.js";
 import { collectRequiredFields, type RequiredFieldsModel } from "./required-fields.js";
 
@@ -15,6 +16,8 @@ export interface MethodModel {
   readonly grpcPath: string;
   /** The method's `google.api.http` rules, default binding first. */
   readonly http: readonly HttpBindingModel[];
+  /** The error answered when the handler leaves this method out (D18). */
+  readonly unimplemented: ErrorModel;
 }
 
 export interface ServiceModel {
@@ -72,6 +75,7 @@ function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | u
     output: desc.output,
     grpcPath: `/${desc.parent.typeName}/${desc.name}`,
     http: createHttpBindings(desc, diag),
+    unimplemented: unimplementedError(desc.name),
   };
 }
 

@@ -11,7 +11,7 @@ import type { CallContext } from "protoc-gen-a2a/runtime";
 import { createA2AServiceJsonRpcListener } from "../../generated/a2a_jsonrpc.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { TaskNotCancelableError, TaskNotFoundError } from "../../generated/a2a_errors.js";
-import { StreamResponseSchema, TaskSchema, TaskState, type StreamResponse, type Task } from "../../generated/a2a_pb.js";
+import { Role, StreamResponseSchema, TaskSchema, TaskState, type StreamResponse, type Task } from "../../generated/a2a_pb.js";
 
 // ---------------------------------------------------------------- helpers
 
@@ -296,6 +296,20 @@ const handler: A2AServiceHandler = {
       case "status-first":
         yield events[1]!;
         yield events[3]!;
+        return;
+      case "message-then-more":
+        try {
+          yield create(StreamResponseSchema, {
+            payload: {
+              case: "message",
+              value: { messageId: "m1", role: Role.AGENT, parts: [{ content: { case: "text", value: "hi" } }] },
+            },
+          });
+          yield events[0]!;
+          yield events[3]!;
+        } finally {
+          probes.get(mode)?.finallyRan.resolve();
+        }
         return;
       default:
         break;
@@ -616,10 +630,12 @@ describe("handler errors (D3, D4, Part B 5.3)", () => {
     );
   });
 
-  test("a push-config method left out -> UnsupportedOperation -32004", async () => {
+  // D18: the push-config RPCs are gated by capabilities.pushNotifications, so a
+  // handler without them answers as an agent without that capability does.
+  test("a push-config method left out -> PushNotificationNotSupported -32003", async () => {
     const res = await post({ jsonrpc: "2.0", id: 1, method: "GetTaskPushNotificationConfig", params: { taskId: "t1", id: "p" } });
     expect(res.json).toEqual(
-      rpcError(1, -32004, "GetTaskPushNotificationConfig is not supported by this agent", [errorInfo("UNSUPPORTED_OPERATION")]),
+      rpcError(1, -32003, "GetTaskPushNotificationConfig is not supported by this agent", [errorInfo("PUSH_NOTIFICATION_NOT_SUPPORTED")]),
     );
   });
 
@@ -1196,11 +1212,9 @@ describe("client disconnect mid-stream (D14)", () => {
 });
 
 describe("stream content checks", () => {
-  // The first event is serialized only after the SSE headers are written, and
-  // event-stream.ts next() serializes `first` outside its try/catch: the
-  // rejection escapes writeStream, createNodeListener's catch ends the
-  // response, and the client gets `200 text/event-stream` with an EMPTY body,
-  // no error at all. The generator is not returned either (its finally never runs).
+  // The first event is serialized before the SSE headers are written, so an
+  // event ProtoJSON cannot write is a plain error response, and the handler's
+  // generator is released (its finally runs), not an empty 200 stream.
   test("an event that cannot be serialized yields a -32603 error, not an empty stream", async () => {
     const probe = newProbe();
     probes.set("unserializable", probe);
@@ -1212,12 +1226,28 @@ describe("stream content checks", () => {
     await within(probe.finallyRan.promise, 1000, "the generator's finally");
   });
 
-  // D15: the first event must be a task or a message, else InvalidAgentResponse. Not built yet:
-  // kept as test.failing so it starts failing (and must be flipped) the day D15 lands.
-  // jsonrpc.ts stream() forwards whatever the handler yields.
-  test.failing("a stream whose first event is a statusUpdate -> InvalidAgentResponse -32006 (D15)", async () => {
+  // D15: the first event must be a task or a message, else InvalidAgentResponse.
+  test("a stream whose first event is a statusUpdate -> InvalidAgentResponse -32006 (D15)", async () => {
     const r = await post(streamCall(12, "status-first"));
     expect(r.headers.get("content-type")).toBe("application/json");
-    expect(r.json).toEqual(rpcError(12, -32006, expect.any(String), [errorInfo("INVALID_AGENT_RESPONSE")]));
+    expect(r.json).toEqual(
+      rpcError(12, -32006, "the first event of a stream must be a task or a message, not statusUpdate", [
+        errorInfo("INVALID_AGENT_RESPONSE"),
+      ]),
+    );
+  });
+
+  // D15: a message-only stream is that one message; anything after it ends the
+  // stream with InvalidAgentResponse, and the handler is released.
+  test("an event after a message -> one final InvalidAgentResponse event, then close (D15)", async () => {
+    const probe = newProbe();
+    probes.set("message-then-more", probe);
+    const r = await post(streamCall(13, "message-then-more"));
+    expect(r.headers.get("content-type")).toBe("text/event-stream");
+    expect(parseSse(r.text).data).toEqual([
+      { jsonrpc: "2.0", id: 13, result: { message: { messageId: "m1", role: "ROLE_AGENT", parts: [{ text: "hi" }] } } },
+      rpcError(13, -32006, "the stream continued after a message (event 1 is task)", [errorInfo("INVALID_AGENT_RESPONSE")]),
+    ]);
+    await within(probe.finallyRan.promise, 1000, "the generator's finally");
   });
 });
