@@ -3,12 +3,13 @@
  * table, ProtoJSON in and out, errors from the generated error table, and
  * SSE for streaming methods. Transport adapters (node:http, fetch) run it.
  */
-import { create, fromJson, isMessage, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { create, isMessage, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import { BodyTooLargeError, sseHeaders, type CoreRequest, type CoreResponse } from "./binding-core.js";
 import type { CallContext } from "./call-context.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { badRequest, jsonRpcErrorObject, toA2AError } from "./error-encoding.js";
 import { createEventSource } from "./event-stream.js";
+import { decodeJson, JsonDecodeError } from "./proto-json.js";
 import { createStreamCheck } from "./stream-rules.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import { findMissingRequired, toJsonWithRequired } from "./required-fields.js";
@@ -122,9 +123,11 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
   function decode(spec: MethodSpec, params: JsonObject): Message {
     let request: Message;
     try {
-      request = fromJson(spec.input, params, { ignoreUnknownFields: true });
+      request = decodeJson(spec.input, params);
     } catch (err) {
-      throw new A2AError(errors.InvalidParams, `invalid params: ${err instanceof Error ? err.message : String(err)}`);
+      if (!(err instanceof JsonDecodeError)) throw err;
+      const details = err.field === undefined ? [] : [badRequest([{ field: err.field, description: err.reason }])];
+      throw new A2AError(errors.InvalidParams, `invalid params: ${err.message}`, { details });
     }
     const missing = findMissingRequired(spec.input, request, required);
     if (missing.length > 0) {

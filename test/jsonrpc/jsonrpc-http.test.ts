@@ -509,34 +509,70 @@ describe("methods and params (D13, Part B 10)", () => {
 
   test("wrong field type -> -32602 naming the field (D10)", async () => {
     const r = await post(getTask(1, { id: "t1", historyLength: "abc" }));
-    expect(r.json).toEqual(rpcError(1, -32602, expect.stringMatching(/history_?length/i)));
+    const reason = 'cannot decode field lf.a2a.v1.GetTaskRequest.history_length from JSON: expected number (int32), got "abc"';
+    expect(r.json).toEqual(
+      rpcError(1, -32602, `invalid params: invalid value for historyLength: ${reason}`, [
+        {
+          "@type": "type.googleapis.com/google.rpc.BadRequest",
+          fieldViolations: [{ field: "historyLength", description: reason }],
+        },
+      ]),
+    );
     expect(calls).toHaveLength(0);
   });
 
   test("a number for a string field -> -32602", async () => {
     const r = await post(getTask(1, { id: 5 }));
-    expect(r.json).toEqual(rpcError(1, -32602, expect.stringMatching(/GetTaskRequest\.id|\bid\b/)));
+    const reason = "cannot decode field lf.a2a.v1.GetTaskRequest.id from JSON: expected string, got 5";
+    expect(r.json).toEqual(rpcError(1, -32602, `invalid params: invalid value for id: ${reason}`, [
+        {
+          "@type": "type.googleapis.com/google.rpc.BadRequest",
+          fieldViolations: [{ field: "id", description: reason }],
+        },
+      ]));
     expect(calls).toHaveLength(0);
   });
 
-  test("an unknown enum name on a REQUIRED enum -> -32602 naming the field", async () => {
-    // ignoreUnknownFields also drops unknown enum names, so the field reads as
-    // unset and the REQUIRED check reports it.
+  test("an unknown enum name -> -32602 naming the field, not a silently unset field (D10)", async () => {
     const r = await post({
       jsonrpc: "2.0",
       id: 1,
       method: "SendMessage",
       params: { message: { messageId: "m", role: "ROLE_ROBOT", parts: [{ text: "hi" }] } },
     });
+    const reason = 'cannot decode enum lf.a2a.v1.Role from JSON: "ROLE_ROBOT"';
     expect(r.json).toEqual(
-      rpcError(1, -32602, "missing required field: message.role", [
+      rpcError(1, -32602, `invalid params: invalid value for message.role: ${reason}`, [
         {
           "@type": "type.googleapis.com/google.rpc.BadRequest",
-          fieldViolations: [{ field: "message.role", description: "field is required" }],
+          fieldViolations: [{ field: "message.role", description: reason }],
         },
       ]),
     );
     expect(calls).toHaveLength(0);
+  });
+
+  test("an unknown enum name in a filter is refused, not read as no filter (D10)", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 2, method: "ListTasks", params: { status: "TASK_STATE_BOGUS", unknownKey: 1 } });
+    const reason = 'cannot decode enum lf.a2a.v1.TaskState from JSON: "TASK_STATE_BOGUS"';
+    expect(r.json).toEqual(rpcError(2, -32602, `invalid params: invalid value for status: ${reason}`, [
+        {
+          "@type": "type.googleapis.com/google.rpc.BadRequest",
+          fieldViolations: [{ field: "status", description: reason }],
+        },
+      ]));
+    expect(calls).toHaveLength(0);
+  });
+
+  test("unknown fields nested in lists and messages are still ignored", async () => {
+    const r = await post({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "SendMessage",
+      params: { extra: true, message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi", bogus: 1 }], junk: {} } },
+    });
+    expect((r.json as { error?: unknown }).error).toBeUndefined();
+    expect(calls).toHaveLength(1);
   });
 
   test("GetTask without id -> -32602 with a google.rpc.BadRequest (D11)", async () => {

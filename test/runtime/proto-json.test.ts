@@ -1,0 +1,54 @@
+/** ProtoJSON input per D10: unknown fields ignored at every depth, wrong values named by path. */
+import { JsonDecodeError, decodeJson } from "../../runtime/proto-json.js";
+import { AgentCardSchema, SendMessageRequestSchema } from "../../generated/a2a_pb.js";
+
+function errorOf(run: () => unknown): { field: string | undefined; reason: string } {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof JsonDecodeError) return { field: err.field, reason: err.reason };
+    throw err;
+  }
+  throw new Error("no error");
+}
+
+test("a body with no unknown field decodes as is", () => {
+  const m = decodeJson(SendMessageRequestSchema, { message: { messageId: "m", parts: [{ text: "a" }] } });
+  expect(m).toMatchObject({ message: { messageId: "m" } });
+});
+
+test("unknown keys are dropped in nested messages, list elements and map values, but Struct contents are data", () => {
+  const m = decodeJson(SendMessageRequestSchema, {
+    x: 1,
+    message: { messageId: "m", y: 2, parts: [{ text: "a", z: 3 }], metadata: { keep: "me" } },
+  });
+  expect(m).toMatchObject({ message: { messageId: "m", metadata: { keep: "me" } } });
+  const card = decodeJson(AgentCardSchema, {
+    name: "a",
+    securitySchemes: { k: { apiKeySecurityScheme: { name: "n", location: "header", extra: true } } },
+  });
+  expect(card).toMatchObject({ securitySchemes: { k: { scheme: { case: "apiKeySecurityScheme" } } } });
+});
+
+test("a wrong value in a list element is named with its index", () => {
+  expect(errorOf(() => decodeJson(SendMessageRequestSchema, { message: { parts: [{ text: "a" }, { text: 5 }] } }))).toEqual({
+    field: "message.parts[1].text",
+    reason: "cannot decode field lf.a2a.v1.Part.text from JSON: expected string, got 5",
+  });
+});
+
+test("a wrong value in a map value is named with its key", () => {
+  expect(
+    errorOf(() => decodeJson(AgentCardSchema, { securitySchemes: { "api key": { apiKeySecurityScheme: { name: 7 } } } })),
+  ).toEqual({
+    field: 'securitySchemes["api key"].apiKeySecurityScheme.name',
+    reason: "cannot decode field lf.a2a.v1.APIKeySecurityScheme.name from JSON: expected string, got 7",
+  });
+});
+
+test("two members of one oneof are blamed on the message that holds them", () => {
+  expect(errorOf(() => decodeJson(SendMessageRequestSchema, { message: { parts: [{ text: "a", url: "b" }] } }))).toEqual({
+    field: "message.parts[0]",
+    reason: expect.stringContaining("oneof set multiple times"),
+  });
+});
