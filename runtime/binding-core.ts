@@ -9,8 +9,11 @@ export interface CoreRequest {
   readonly method: string;
   /** Path and query, e.g. `/a2a?A2A-Version=1.0`. */
   readonly url: string;
+  /** All request headers; adapters may build this on first use, so cores read single headers with `header`. */
   readonly headers: Headers;
-  /** Aborted when the client goes away or the server shuts down. */
+  /** One request header by lower-case name, repeated values joined with ", "; null when absent. */
+  header(name: string): string | null;
+  /** Aborted when the client goes away or the server shuts down; may be created on first use. */
   readonly signal: AbortSignal;
   /** Reads the whole body; rejects with BodyTooLargeError past the limit, without reading further. */
   readonly body: (limit: number) => Promise<Uint8Array>;

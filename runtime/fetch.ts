@@ -15,6 +15,7 @@ export function createFetchHandler(core: BindingCore): FetchHandler {
       method: request.method,
       url: url.pathname + url.search,
       headers: request.headers,
+      header: (name) => request.headers.get(name),
       signal: request.signal,
       body: (limit) => readBody(request, limit),
     });

@@ -13,7 +13,8 @@ import { decodeJson, JsonDecodeError } from "./proto-json.js";
 import { createStreamCheck } from "./stream-rules.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import { findMissingRequired, toJsonWithRequired } from "./required-fields.js";
-import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
+import { createCallScope } from "./call-scope.js";
+import { negotiateVersion, type VersionPolicy } from "./service-params.js";
 
 /**
  * The generated error table: the rows the JSON-RPC binding raises itself,
@@ -216,7 +217,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
           allow: "POST",
         });
       }
-      if (!isJsonMediaType(req.headers.get("content-type"))) {
+      if (!isJsonMediaType(req.header("content-type"))) {
         return body(415, errorEnvelope(null, fail(errors.ContentTypeNotSupported, "the request body must be application/json")));
       }
       let bytes: Uint8Array;
@@ -233,26 +234,17 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         return body(200, errorEnvelope(null, fail(errors.ParseError, "the request body is not valid JSON")));
       }
 
-      const version = negotiateVersion(req.headers.get("a2a-version"), queryParam(req.url, "A2A-Version"), versions);
-      const abortController = new AbortController();
-      const abort = () => abortController.abort();
-      req.signal.addEventListener("abort", abort, { once: true });
-      const context: CallContext & { activatedExtensions: Set<string> } = {
-        binding: "JSONRPC",
-        protocolVersion: version.ok ? version.version : version.requested,
-        requestedExtensions: parseExtensions(req.headers.get("a2a-extensions")),
-        activatedExtensions: new Set(),
-        tenant: undefined,
-        headers: req.headers,
-        signal: abortController.signal,
-        principal: undefined,
-      };
-      const withTenant = (call: Call): CallContext => {
+      const version = negotiateVersion(req.header("a2a-version"), queryParam(req.url, "A2A-Version"), versions);
+      const scope = createCallScope("JSONRPC", version.ok ? version.version : version.requested, req);
+      const abort = () => scope.abort();
+      const contextOf = (call: Call): CallContext => {
         const tenant = call.params.tenant;
-        return typeof tenant === "string" && tenant !== "" ? { ...context, tenant } : context;
+        return scope.context(typeof tenant === "string" && tenant !== "" ? tenant : undefined);
       };
-      const echo = (): Record<string, string> =>
-        context.activatedExtensions.size > 0 ? { "a2a-extensions": [...context.activatedExtensions].join(", ") } : {};
+      const echo = (): Record<string, string> => {
+        const activated = scope.activatedHeader();
+        return activated === undefined ? {} : { "a2a-extensions": activated };
+      };
       const versionError = version.ok ? undefined : fail(errors.VersionNotSupported, version.message);
 
       if (Array.isArray(parsed)) {
@@ -266,11 +258,10 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
               if (call.id === undefined) return undefined;
               return errorEnvelope(call.id ?? null, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
             }
-            const reply = await unary(call, withTenant(call));
+            const reply = await unary(call, contextOf(call));
             return call.id === undefined ? undefined : reply;
           }),
         );
-        req.signal.removeEventListener("abort", abort);
         const answered = replies.filter((r) => r !== undefined);
         return answered.length === 0 ? { kind: "empty", status: 204, headers: echo() } : body(200, answered, echo());
       }
@@ -285,10 +276,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       if (call.spec.kind !== "unary") {
         // A notification expects no response, and a stream is nothing but one.
         if (call.id === undefined) return { kind: "empty", status: 204, headers: {} };
-        return stream(call, withTenant(call), abort, echo);
+        return stream(call, contextOf(call), abort, echo);
       }
-      const reply = await unary(call, withTenant(call));
-      req.signal.removeEventListener("abort", abort);
+      const reply = await unary(call, contextOf(call));
       return call.id === undefined ? { kind: "empty", status: 204, headers: echo() } : body(200, reply, echo());
     },
   };

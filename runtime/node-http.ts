@@ -23,18 +23,53 @@ export function createNodeListener(core: BindingCore): NodeListener {
   };
 }
 
+/**
+ * The CoreRequest of a node:http request. Headers and the abort signal are
+ * made on first use: most unary calls read neither, and each costs an
+ * allocation or a listener per request.
+ */
+class NodeCoreRequest implements CoreRequest {
+  readonly method: string;
+  readonly url: string;
+  #headers: Headers | undefined;
+  #controller: AbortController | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    this.method = req.method ?? "GET";
+    this.url = req.url ?? "/";
+  }
+
+  get headers(): Headers {
+    return (this.#headers ??= toHeaders(this.req));
+  }
+
+  header(name: string): string | null {
+    const value = this.req.headers[name];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      const res = this.res;
+      if (res.closed && !res.writableFinished) controller.abort();
+      else res.once("close", () => !res.writableFinished && controller.abort());
+    }
+    return this.#controller.signal;
+  }
+
+  body(limit: number): Promise<Uint8Array> {
+    return readBody(this.req, limit);
+  }
+}
+
 async function serve(core: BindingCore, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const controller = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  const response = await core.handle({
-    method: req.method ?? "GET",
-    url: req.url ?? "/",
-    headers: toHeaders(req),
-    signal: controller.signal,
-    body: (limit) => readBody(req, limit),
-  });
+  const request = new NodeCoreRequest(req, res);
+  const response = await core.handle(request);
   switch (response.kind) {
     case "body":
       if (response.status === 413) {
@@ -50,7 +85,7 @@ async function serve(core: BindingCore, req: IncomingMessage, res: ServerRespons
       res.end();
       return;
     case "stream":
-      await writeStream(res, response.headers, response.events, controller.signal);
+      await writeStream(res, response.headers, response.events, request.signal);
       return;
   }
 }

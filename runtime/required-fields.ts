@@ -11,12 +11,12 @@
  * Both walk the message *value* guided by the generated RequiredFieldTable:
  * `required` names the fields to check, `nested` the message fields to
  * descend into. Nothing is derived from descriptor options at runtime, so the
- * table stays the single source of truth and types outside it cost nothing.
+ * table stays the single source of truth and types outside it cost nothing;
+ * the table is resolved to field descriptors once per type, and values are
+ * read directly rather than through reflect(), since this runs per request.
  */
 import { ScalarType, isFieldSet, toJson } from "@bufbuild/protobuf";
 import type { DescField, DescMessage, JsonObject, JsonValue, JsonWriteOptions, Message } from "@bufbuild/protobuf";
-import { isReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
-import type { ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import type { RequiredFieldTable } from "./method-spec.js";
@@ -31,18 +31,6 @@ export interface FieldViolation {
 /** The description of every violation `findMissingRequired` reports. */
 export const requiredFieldDescription = "field is required";
 
-/**
- * Lists the REQUIRED fields of `message`, and of the messages it holds along
- * `nested` fields, that are not set. "Not set" is `isFieldSet`: for fields
- * without explicit presence that includes "", 0, false, the enum's 0 value
- * and an empty list or map (spec 5.7: required arrays must be non-empty);
- * for message, `optional` and oneof fields, it means absent.
- *
- * Violations come in declaration order, depth first, with JSON-name paths:
- * `message.role`, `message.parts[0].text`, `metadata["key"].url`.
- * The walk follows the value, not the type graph, so recursive types end
- * where the data ends; a cyclic object graph is cut at the repeat.
- */
 export function findMissingRequired(
   schema: DescMessage,
   message: Message,
@@ -50,37 +38,100 @@ export function findMissingRequired(
 ): FieldViolation[] {
   assertType(schema, message);
   const violations: FieldViolation[] = [];
-  walkMissing(reflect(schema, message), "", table, violations, new Set());
+  walkMissing(schema, message, "", plansOf(table), violations, new Set());
   return violations;
 }
 
+/** What the walks need of one message type: its REQUIRED and nested fields, in declaration order. */
+interface Step {
+  readonly field: DescField;
+  readonly required: boolean;
+  readonly nested: boolean;
+}
+
+// The table names fields by local name; resolving them to descriptors once per
+// type (not per request) keeps the per-message cost to the fields that matter.
+const planCache = new WeakMap<RequiredFieldTable, Map<DescMessage, readonly Step[] | undefined>>();
+
+function plansOf(table: RequiredFieldTable): (desc: DescMessage) => readonly Step[] | undefined {
+  let plans = planCache.get(table);
+  if (plans === undefined) {
+    plans = new Map();
+    planCache.set(table, plans);
+  }
+  const cache = plans;
+  return (desc) => {
+    if (cache.has(desc)) return cache.get(desc);
+    const entry = table[desc.typeName];
+    const steps =
+      entry === undefined
+        ? undefined
+        : desc.fields
+            .map((field) => ({
+              field,
+              required: entry.required.includes(field.localName),
+              nested: entry.nested.includes(field.localName) && messageKind(field),
+            }))
+            .filter((s) => s.required || s.nested);
+    cache.set(desc, steps);
+    return steps;
+  };
+}
+
+function messageKind(field: DescField): boolean {
+  return (
+    field.fieldKind === "message" ||
+    (field.fieldKind === "list" && field.listKind === "message") ||
+    (field.fieldKind === "map" && field.mapKind === "message")
+  );
+}
+
+type Plans = (desc: DescMessage) => readonly Step[] | undefined;
+
+/** The value of a set field, oneof members included (isFieldSet said it is set). */
+function fieldValue(message: Message, field: DescField): unknown {
+  const record = message as unknown as Record<string, unknown>;
+  if (field.oneof !== undefined) return (record[field.oneof.localName] as { value: unknown }).value;
+  return record[field.localName];
+}
+
 function walkMissing(
-  msg: ReflectMessage,
+  desc: DescMessage,
+  message: Message,
   path: string,
-  table: RequiredFieldTable,
+  plans: Plans,
   out: FieldViolation[],
   ancestors: Set<Message>,
 ): void {
-  const entry = table[msg.desc.typeName];
-  if (entry === undefined || ancestors.has(msg.message)) return;
-  ancestors.add(msg.message);
-  for (const field of msg.desc.fields) {
-    const fieldPath = path === "" ? field.jsonName : `${path}.${field.jsonName}`;
+  const steps = plans(desc);
+  if (steps === undefined || ancestors.has(message)) return;
+  ancestors.add(message);
+  for (const { field, required, nested } of steps) {
     // isFieldSet also answers for oneof members: set only when the oneof's
     // case is this member.
-    const set = isFieldSet(msg.message, field);
-    if (!set) {
-      if (entry.required.includes(field.localName)) {
-        out.push({ field: fieldPath, description: requiredFieldDescription });
-      }
+    if (!isFieldSet(message, field)) {
+      if (required) out.push({ field: join(path, field.jsonName), description: requiredFieldDescription });
       continue;
     }
-    if (!entry.nested.includes(field.localName)) continue;
-    for (const [child, childPath] of childMessages(msg, field, fieldPath)) {
-      walkMissing(child, childPath, table, out, ancestors);
+    if (!nested) continue;
+    const child = field.message as DescMessage;
+    const value = fieldValue(message, field);
+    const here = join(path, field.jsonName);
+    if (field.fieldKind === "list") {
+      (value as Message[]).forEach((item, i) => walkMissing(child, item, `${here}[${i}]`, plans, out, ancestors));
+    } else if (field.fieldKind === "map") {
+      for (const [key, item] of Object.entries(value as Record<string, Message>)) {
+        walkMissing(child, item, `${here}[${JSON.stringify(key)}]`, plans, out, ancestors);
+      }
+    } else {
+      walkMissing(child, value as Message, here, plans, out, ancestors);
     }
   }
-  ancestors.delete(msg.message);
+  ancestors.delete(message);
+}
+
+function join(path: string, name: string): string {
+  return path === "" ? name : `${path}.${name}`;
 }
 
 /**
@@ -104,76 +155,47 @@ export function toJsonWithRequired(
 ): JsonValue {
   assertType(schema, message);
   const json = toJson(schema, message, options);
-  addRequired(reflect(schema, message), json, table, options ?? {}, new Set());
+  addRequired(schema, message, json, plansOf(table), options ?? {}, new Set());
   return json;
 }
 
 function addRequired(
-  msg: ReflectMessage,
+  desc: DescMessage,
+  message: Message,
   json: JsonValue | undefined,
-  table: RequiredFieldTable,
+  plans: Plans,
   options: Partial<JsonWriteOptions>,
   ancestors: Set<Message>,
 ): void {
-  const entry = table[msg.desc.typeName];
-  if (entry === undefined || !isJsonObject(json) || ancestors.has(msg.message)) return;
+  const steps = plans(desc);
   // Well-known types such as Struct or Timestamp are not written field by
   // field, so their JSON has no field keys to add.
-  if (hasCustomJsonRepresentation(msg.desc)) return;
-  ancestors.add(msg.message);
-  for (const field of msg.desc.fields) {
+  if (steps === undefined || !isJsonObject(json) || ancestors.has(message) || hasCustomJsonRepresentation(desc)) return;
+  ancestors.add(message);
+  for (const { field, required, nested } of steps) {
     const key = options.useProtoFieldName === true ? field.name : field.jsonName;
-    if (entry.required.includes(field.localName) && !Object.hasOwn(json, key)) {
+    if (required && !Object.hasOwn(json, key)) {
       const value = defaultJson(field, options);
       if (value !== undefined) json[key] = value;
     }
-    if (!entry.nested.includes(field.localName) || !isFieldSet(msg.message, field)) continue;
+    if (!nested || !isFieldSet(message, field)) continue;
+    const child = field.message as DescMessage;
+    const value = fieldValue(message, field);
     const fieldJson = json[key];
-    for (const [child, , childJson] of childMessages(msg, field, "", fieldJson)) {
-      addRequired(child, childJson, table, options, ancestors);
+    if (field.fieldKind === "list") {
+      const items = Array.isArray(fieldJson) ? fieldJson : [];
+      (value as Message[]).forEach((item, i) => addRequired(child, item, items[i], plans, options, ancestors));
+    } else if (field.fieldKind === "map") {
+      const values = isJsonObject(fieldJson) ? fieldJson : {};
+      // JSON map keys are the stringified proto keys, as toJson writes them.
+      for (const [k, item] of Object.entries(value as Record<string, Message>)) {
+        addRequired(child, item, values[k], plans, options, ancestors);
+      }
+    } else {
+      addRequired(child, value as Message, fieldJson, plans, options, ancestors);
     }
   }
-  ancestors.delete(msg.message);
-}
-
-/**
- * The messages a set `field` of `msg` holds, with their violation path and
- * their part of the JSON written for the field (when given): the message
- * itself, each element (`[i]`), or each map value (`["key"]`; JSON map keys
- * are the stringified proto keys, as toJson writes them).
- */
-function* childMessages(
-  msg: ReflectMessage,
-  field: DescField,
-  path: string,
-  json?: JsonValue,
-): Generator<[ReflectMessage, string, JsonValue | undefined]> {
-  switch (field.fieldKind) {
-    case "message":
-      yield [msg.get(field), path, json];
-      return;
-    case "list": {
-      if (field.listKind !== "message") return;
-      const items = Array.isArray(json) ? json : undefined;
-      let i = 0;
-      for (const item of msg.get(field)) {
-        if (isReflectMessage(item)) yield [item, `${path}[${i}]`, items?.[i]];
-        i++;
-      }
-      return;
-    }
-    case "map": {
-      if (field.mapKind !== "message") return;
-      const values = isJsonObject(json) ? json : undefined;
-      for (const [mapKey, value] of msg.get(field)) {
-        const key = String(mapKey);
-        if (isReflectMessage(value)) yield [value, `${path}[${JSON.stringify(key)}]`, values?.[key]];
-      }
-      return;
-    }
-    default:
-      return;
-  }
+  ancestors.delete(message);
 }
 
 /** The JSON a REQUIRED field gets when toJson omitted it; undefined when it stays absent. */
@@ -229,8 +251,8 @@ function scalarJson(type: ScalarType, declared: string | number | bigint | boole
   }
 }
 
-// reflect() does not compare the two, and a mismatch would read the wrong
-// fields silently.
+// Values are read by local name, so a message of another type would be read
+// wrong silently.
 function assertType(schema: DescMessage, message: Message): void {
   if (message.$typeName !== schema.typeName) {
     throw new TypeError(`expected a message of type ${schema.typeName}, got ${message.$typeName}`);

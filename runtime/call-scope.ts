@@ -1,0 +1,102 @@
+/**
+ * The call contexts of one request. Everything a handler may or may not look
+ * at (headers, the abort signal, the set of activated extensions) is made on
+ * first use, because a unary call that reads none of it should not pay for an
+ * AbortController, a listener and a Headers copy per request.
+ */
+import type { Binding, CallContext } from "./call-context.js";
+import { parseExtensions } from "./service-params.js";
+
+/** What a scope needs of the request; `headers` and `signal` may themselves be lazy. */
+export interface ScopeRequest {
+  readonly headers: Headers;
+  readonly signal: AbortSignal;
+  header(name: string): string | null;
+}
+
+export interface CallScope {
+  /** A context for one call of the request (a batch has several), with its tenant. */
+  context(tenant: string | undefined): CallContext;
+  /** Aborts the signal every context of this request sees (a stream the client left). */
+  abort(): void;
+  /** The `A2A-Extensions` response header when a handler activated any, else undefined. */
+  activatedHeader(): string | undefined;
+}
+
+export function createCallScope(binding: Binding, protocolVersion: string, req: ScopeRequest): CallScope {
+  let controller: AbortController | undefined;
+  let activated: Set<string> | undefined;
+  let requested: readonly string[] | undefined;
+  const scope = {
+    signal(): AbortSignal {
+      if (controller === undefined) {
+        controller = new AbortController();
+        const own = controller;
+        const request = req.signal;
+        if (request.aborted) own.abort();
+        else request.addEventListener("abort", () => own.abort(), { once: true });
+      }
+      return controller.signal;
+    },
+    activated(): Set<string> {
+      return (activated ??= new Set());
+    },
+    requested(): readonly string[] {
+      return (requested ??= parseExtensions(req.header("a2a-extensions")));
+    },
+  };
+  return {
+    context: (tenant) => new ScopedContext(binding, protocolVersion, tenant, req, scope),
+    abort() {
+      scope.signal();
+      controller?.abort();
+    },
+    activatedHeader() {
+      return activated === undefined || activated.size === 0 ? undefined : [...activated].join(", ");
+    },
+  };
+}
+
+interface ScopeState {
+  signal(): AbortSignal;
+  activated(): Set<string>;
+  requested(): readonly string[];
+}
+
+// Private fields (#) so a handler that spreads or logs its context sees only
+// the CallContext members.
+class ScopedContext implements CallContext {
+  readonly #req: ScopeRequest;
+  readonly #scope: ScopeState;
+
+  constructor(
+    readonly binding: Binding,
+    readonly protocolVersion: string,
+    readonly tenant: string | undefined,
+    req: ScopeRequest,
+    scope: ScopeState,
+  ) {
+    this.#req = req;
+    this.#scope = scope;
+  }
+
+  get requestedExtensions(): readonly string[] {
+    return this.#scope.requested();
+  }
+
+  get activatedExtensions(): Set<string> {
+    return this.#scope.activated();
+  }
+
+  get headers(): Headers {
+    return this.#req.headers;
+  }
+
+  get signal(): AbortSignal {
+    return this.#scope.signal();
+  }
+
+  get principal(): undefined {
+    return undefined;
+  }
+}
