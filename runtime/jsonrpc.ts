@@ -3,7 +3,7 @@
  * table, ProtoJSON in and out, errors from the generated error table, and
  * SSE for streaming methods. Transport adapters (node:http, fetch) run it.
  */
-import { create, isMessage, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
+import type { DescMessage, JsonObject, JsonValue, Message } from "@bufbuild/protobuf";
 import { BodyTooLargeError, sseHeaders, type CoreRequest, type CoreResponse } from "./binding-core.js";
 import type { CallContext } from "./call-context.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
@@ -12,7 +12,8 @@ import { createEventSource } from "./event-stream.js";
 import { decodeJson, JsonDecodeError } from "./proto-json.js";
 import { createStreamCheck } from "./stream-rules.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
-import { findMissingRequired, toJsonWithRequired } from "./required-fields.js";
+import { jsonWriter } from "./json-writer.js";
+import { findMissingRequired } from "./required-fields.js";
 import { createCallScope } from "./call-scope.js";
 import { negotiateVersion, type VersionPolicy } from "./service-params.js";
 
@@ -139,25 +140,25 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     return request;
   }
 
-  function method(spec: MethodSpec): HandlerFn {
+  /** Calls the handler's method for `spec`, or throws the error for a left-out method (D18). */
+  function invoke(spec: MethodSpec, request: Message, context: CallContext): unknown {
     const fn = handler[spec.localName];
     // An RPC named e.g. HasOwnProperty must not find Object.prototype's method.
     const inherited = (Object.prototype as unknown as Record<string, unknown>)[spec.localName];
     if (typeof fn !== "function" || fn === inherited) {
       throw fail(errors[spec.unimplemented] ?? errors.UnsupportedOperation, `${spec.name} is not supported by this agent`);
     }
-    return fn.bind(handler) as HandlerFn;
+    return fn.call(handler, request, context);
   }
 
   function encodeResult(desc: DescMessage, value: unknown): JsonValue {
-    const message = isMessage(value, desc) ? value : create(desc, value as never);
-    return toJsonWithRequired(desc, message, required);
+    return jsonWriter(desc, required)(value);
   }
 
   async function unary(call: Call, context: CallContext): Promise<unknown> {
     try {
       const request = decode(call.spec, call.params);
-      const result = await method(call.spec)(request, context);
+      const result = await invoke(call.spec, request, context);
       return { jsonrpc: "2.0", id: call.id ?? null, result: encodeResult(call.spec.output, result) };
     } catch (err) {
       return errorEnvelope(call.id ?? null, err);
@@ -182,7 +183,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     let first: string;
     try {
       const request = decode(call.spec, call.params);
-      const iterable = method(call.spec)(request, context) as AsyncIterable<unknown>;
+      const iterable = invoke(call.spec, request, context) as AsyncIterable<unknown>;
       iterator = iterable[Symbol.asyncIterator]();
       const r = await iterator.next();
       if (r.done === true) throw fail(errors.Internal, "the stream ended before its first event");

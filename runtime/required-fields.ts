@@ -199,7 +199,7 @@ function addRequired(
 }
 
 /** The JSON a REQUIRED field gets when toJson omitted it; undefined when it stays absent. */
-function defaultJson(field: DescField, options: Partial<JsonWriteOptions>): JsonValue | undefined {
+export function defaultJson(field: DescField, options: Partial<JsonWriteOptions>): JsonValue | undefined {
   // A oneof member is absent because another member (or none) is selected,
   // not because it holds a default.
   if (field.oneof !== undefined) return undefined;

@@ -1125,7 +1125,7 @@ describe("client disconnect mid-stream (D14)", () => {
     new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
   test("aborting the fetch aborts the handler's signal and runs its finally", async () => {
-    const { server, url, closed } = await isolated();
+    const { url, closed } = await isolated();
     const probe = newProbe();
     probes.set("block", probe);
     const client = new AbortController();
