@@ -90,10 +90,10 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     id,
     error: jsonRpcErrorObject(toA2AError(err, errors.Internal)),
   });
-  const body = (status: number, value: unknown, headers: Record<string, string> = {}): CoreResponse => ({
+  const body = (status: number, value: unknown, headers?: Record<string, string>): CoreResponse => ({
     kind: "body",
     status,
-    headers: { ...jsonHeaders, ...headers },
+    headers: headers === undefined ? jsonHeaders : { ...jsonHeaders, ...headers },
     body: JSON.stringify(value),
   });
 
@@ -169,7 +169,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     call: Call,
     context: CallContext,
     abort: () => void,
-    echo: () => Record<string, string>,
+    echo: () => Record<string, string> | undefined,
   ): Promise<CoreResponse> {
     const id = call.id ?? null;
     const output = call.spec.output;
@@ -199,7 +199,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     return {
       kind: "stream",
       // After the first event, so extensions the handler activated are echoed.
-      headers: { ...sseHeaders, ...echo() },
+      headers: { ...sseHeaders, ...(echo() ?? {}) },
       events: createEventSource({
         first,
         iterator,
@@ -242,9 +242,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         const tenant = call.params.tenant;
         return scope.context(typeof tenant === "string" && tenant !== "" ? tenant : undefined);
       };
-      const echo = (): Record<string, string> => {
+      const echo = (): Record<string, string> | undefined => {
         const activated = scope.activatedHeader();
-        return activated === undefined ? {} : { "a2a-extensions": activated };
+        return activated === undefined ? undefined : { "a2a-extensions": activated };
       };
       const versionError = version.ok ? undefined : fail(errors.VersionNotSupported, version.message);
 
@@ -264,7 +264,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
           }),
         );
         const answered = replies.filter((r) => r !== undefined);
-        return answered.length === 0 ? { kind: "empty", status: 204, headers: echo() } : body(200, answered, echo());
+        return answered.length === 0 ? { kind: "empty", status: 204, headers: echo() ?? {} } : body(200, answered, echo());
       }
 
       const call = frame(parsed);
@@ -280,7 +280,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         return stream(call, contextOf(call), abort, echo);
       }
       const reply = await unary(call, contextOf(call));
-      return call.id === undefined ? { kind: "empty", status: 204, headers: echo() } : body(200, reply, echo());
+      return call.id === undefined ? { kind: "empty", status: 204, headers: echo() ?? {} } : body(200, reply, echo());
     },
   };
 }
@@ -294,6 +294,7 @@ function queryParam(url: string, name: string): string | null {
 /** D9: application/json, application/a2a+json and any +json type (parameters ignored). */
 export function isJsonMediaType(value: string | null): boolean {
   if (value === null) return false;
+  if (value === "application/json") return true;
   const type = (value.split(";")[0] ?? "").trim().toLowerCase();
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }

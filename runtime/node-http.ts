@@ -77,7 +77,7 @@ async function serve(core: BindingCore, req: IncomingMessage, res: ServerRespons
         res.shouldKeepAlive = false;
         res.on("finish", () => req.destroy());
       }
-      res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) });
+      res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
       res.end(response.body);
       return;
     case "empty":
@@ -128,6 +128,14 @@ function drained(res: ServerResponse, closed: AbortSignal): Promise<void> {
     res.on("drain", done);
     closed.addEventListener("abort", done, { once: true });
   });
+}
+
+/** Headers as writeHead's flat [name, value, ...] list, which it takes without copying into an object. */
+function rawHeaders(headers: Readonly<Record<string, string>>, contentLength: number): (string | number)[] {
+  const raw: (string | number)[] = [];
+  for (const name in headers) raw.push(name, headers[name] as string);
+  raw.push("content-length", contentLength);
+  return raw;
 }
 
 function toHeaders(req: IncomingMessage): Headers {

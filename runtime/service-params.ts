@@ -4,10 +4,17 @@
  * arrive here as a WHATWG Headers (names case-insensitive).
  */
 
+// Clients send the same few version strings on every request.
+const majorMinorCache = new Map<string, string | undefined>();
+
 /** Major.Minor of a version string: patch numbers never count (spec 3.6). */
 export function majorMinor(version: string): string | undefined {
+  if (majorMinorCache.has(version)) return majorMinorCache.get(version);
   const m = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/.exec(version);
-  return m === null ? undefined : `${Number(m[1])}.${Number(m[2])}`;
+  const result = m === null ? undefined : `${Number(m[1])}.${Number(m[2])}`;
+  // Bounded: the strings come from clients.
+  if (majorMinorCache.size < 64) majorMinorCache.set(version, result);
+  return result;
 }
 
 export interface VersionPolicy {
