@@ -3,39 +3,17 @@
  * table, ProtoJSON in and out, errors from the generated error table, and
  * SSE for streaming methods. Transport adapters (node:http, fetch) run it.
  */
-import type { DescMessage, JsonObject, JsonValue, Message } from "@bufbuild/protobuf";
-import { BodyTooLargeError, sseHeaders, type CoreRequest, type CoreResponse } from "./binding-core.js";
-import type { CallContext } from "./call-context.js";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { BodyTooLargeError, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
+import { createCallScope, type CallScope } from "./call-scope.js";
+import { createDispatcher, type BindingErrorTable } from "./dispatch.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
-import { badRequest, jsonRpcErrorObject, toA2AError } from "./error-encoding.js";
-import { createEventSource } from "./event-stream.js";
-import { decodeJson, JsonDecodeError } from "./proto-json.js";
-import { createStreamCheck } from "./stream-rules.js";
+import { jsonRpcErrorObject, toA2AError } from "./error-encoding.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
-import { jsonWriter } from "./json-writer.js";
-import { findMissingRequired } from "./required-fields.js";
-import { createCallScope } from "./call-scope.js";
 import { negotiateVersion, type VersionPolicy } from "./service-params.js";
 
-/**
- * The generated error table: the rows the JSON-RPC binding raises itself,
- * and any row a method table names for a left-out method (D18).
- */
-export type JsonRpcErrorTable = Readonly<
-  Record<
-    | "ParseError"
-    | "InvalidRequest"
-    | "MethodNotFound"
-    | "InvalidParams"
-    | "Internal"
-    | "UnsupportedOperation"
-    | "VersionNotSupported"
-    | "ContentTypeNotSupported"
-    | "InvalidAgentResponse",
-    ErrorTableEntry
-  >
-> &
-  Readonly<Record<string, ErrorTableEntry>>;
+/** The generated error table, as the JSON-RPC binding needs it. */
+export type JsonRpcErrorTable = BindingErrorTable;
 
 export interface JsonRpcOptions {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
@@ -67,8 +45,6 @@ interface Call {
   readonly params: JsonObject;
 }
 
-type HandlerFn = (request: Message, context: CallContext) => unknown;
-
 const jsonHeaders = { "content-type": "application/json" } as const;
 // fatal: a body that is not UTF-8 is a parse error, not text with U+FFFD in it.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -77,12 +53,12 @@ const defaultVersions: VersionPolicy = { supported: ["1.0"] };
 
 /** Creates the JSON-RPC endpoint for one service's method table and handler. */
 export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointConfig<H>): JsonRpcEndpoint {
-  const { errors, required } = config;
+  const { errors } = config;
   const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
   const heartbeatMs = config.heartbeatMs ?? 15_000;
   const versions = config.versions ?? defaultVersions;
   const byName = new Map(Object.entries(config.methods));
-  const handler = config.handler as Record<string, HandlerFn | undefined>;
+  const dispatch = createDispatcher(config);
 
   const fail = (entry: ErrorTableEntry, message?: string) => new A2AError(entry, message);
   const errorEnvelope = (id: JsonRpcId, err: unknown) => ({
@@ -122,93 +98,32 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     return { id: hasId ? id : undefined, spec, params };
   }
 
-  function decode(spec: MethodSpec, params: JsonObject): Message {
-    let request: Message;
+  async function unary(call: Call, scope: CallScope): Promise<unknown> {
     try {
-      request = decodeJson(spec.input, params);
-    } catch (err) {
-      if (!(err instanceof JsonDecodeError)) throw err;
-      const details = err.field === undefined ? [] : [badRequest([{ field: err.field, description: err.reason }])];
-      throw new A2AError(errors.InvalidParams, `invalid params: ${err.message}`, { details });
-    }
-    const missing = findMissingRequired(spec.input, request, required);
-    if (missing.length > 0) {
-      throw new A2AError(errors.InvalidParams, `missing required field${missing.length > 1 ? "s" : ""}: ${missing.map((v) => v.field).join(", ")}`, {
-        details: [badRequest(missing)],
-      });
-    }
-    return request;
-  }
-
-  /** Calls the handler's method for `spec`, or throws the error for a left-out method (D18). */
-  function invoke(spec: MethodSpec, request: Message, context: CallContext): unknown {
-    const fn = handler[spec.localName];
-    // An RPC named e.g. HasOwnProperty must not find Object.prototype's method.
-    const inherited = (Object.prototype as unknown as Record<string, unknown>)[spec.localName];
-    if (typeof fn !== "function" || fn === inherited) {
-      throw fail(errors[spec.unimplemented] ?? errors.UnsupportedOperation, `${spec.name} is not supported by this agent`);
-    }
-    return fn.call(handler, request, context);
-  }
-
-  function encodeResult(desc: DescMessage, value: unknown): JsonValue {
-    return jsonWriter(desc, required)(value);
-  }
-
-  async function unary(call: Call, context: CallContext): Promise<unknown> {
-    try {
-      const request = decode(call.spec, call.params);
-      const result = await invoke(call.spec, request, context);
-      return { jsonrpc: "2.0", id: call.id ?? null, result: encodeResult(call.spec.output, result) };
+      const request = dispatch.decode(call.spec, call.params);
+      const result = await dispatch.unary(call.spec, request, scope.context(dispatch.tenantOf(request)));
+      return { jsonrpc: "2.0", id: call.id ?? null, result };
     } catch (err) {
       return errorEnvelope(call.id ?? null, err);
     }
   }
 
-  async function stream(
-    call: Call,
-    context: CallContext,
-    abort: () => void,
-    echo: () => Record<string, string> | undefined,
-  ): Promise<CoreResponse> {
+  async function stream(call: Call, scope: CallScope, echo: () => Record<string, string> | undefined): Promise<CoreResponse> {
     const id = call.id ?? null;
-    const output = call.spec.output;
-    const check = createStreamCheck(output);
-    const serialize = (event: unknown) => {
-      const problem = check?.(event);
-      if (problem !== undefined) throw fail(errors.InvalidAgentResponse, problem);
-      return JSON.stringify({ jsonrpc: "2.0", id, result: encodeResult(output, event) });
-    };
-    let iterator: AsyncIterator<unknown> | undefined;
-    let first: string;
+    let events: EventSource;
     try {
-      const request = decode(call.spec, call.params);
-      const iterable = invoke(call.spec, request, context) as AsyncIterable<unknown>;
-      iterator = iterable[Symbol.asyncIterator]();
-      const r = await iterator.next();
-      if (r.done === true) throw fail(errors.Internal, "the stream ended before its first event");
-      // Serialized before answering, so an unencodable first event is still a plain error response.
-      first = serialize(r.value);
+      const request = dispatch.decode(call.spec, call.params);
+      events = await dispatch.openStream(call.spec, request, scope.context(dispatch.tenantOf(request)), {
+        event: (result) => JSON.stringify({ jsonrpc: "2.0", id, result }),
+        error: (err) => JSON.stringify(errorEnvelope(id, err)),
+        abort: () => scope.abort(),
+        heartbeatMs,
+      });
     } catch (err) {
-      abort();
-      void Promise.resolve()
-        .then(() => iterator?.return?.())
-        .catch(() => undefined);
       return body(200, errorEnvelope(id, err), echo());
     }
-    return {
-      kind: "stream",
-      // After the first event, so extensions the handler activated are echoed.
-      headers: { ...sseHeaders, ...(echo() ?? {}) },
-      events: createEventSource({
-        first,
-        iterator,
-        serialize,
-        serializeError: (err) => JSON.stringify(errorEnvelope(id, err)),
-        abort,
-        heartbeatMs,
-      }),
-    };
+    // After the first event, so extensions the handler activated are echoed.
+    return { kind: "stream", headers: { ...sseHeaders, ...(echo() ?? {}) }, events };
   }
 
   return {
@@ -237,11 +152,6 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
 
       const version = negotiateVersion(req.header("a2a-version"), queryParam(req.url, "A2A-Version"), versions);
       const scope = createCallScope("JSONRPC", version.ok ? version.version : version.requested, req);
-      const abort = () => scope.abort();
-      const contextOf = (call: Call): CallContext => {
-        const tenant = call.params.tenant;
-        return scope.context(typeof tenant === "string" && tenant !== "" ? tenant : undefined);
-      };
       const echo = (): Record<string, string> | undefined => {
         const activated = scope.activatedHeader();
         return activated === undefined ? undefined : { "a2a-extensions": activated };
@@ -259,7 +169,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
               if (call.id === undefined) return undefined;
               return errorEnvelope(call.id ?? null, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
             }
-            const reply = await unary(call, contextOf(call));
+            const reply = await unary(call, scope);
             return call.id === undefined ? undefined : reply;
           }),
         );
@@ -277,9 +187,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       if (call.spec.kind !== "unary") {
         // A notification expects no response, and a stream is nothing but one.
         if (call.id === undefined) return { kind: "empty", status: 204, headers: {} };
-        return stream(call, contextOf(call), abort, echo);
+        return stream(call, scope, echo);
       }
-      const reply = await unary(call, contextOf(call));
+      const reply = await unary(call, scope);
       return call.id === undefined ? { kind: "empty", status: 204, headers: echo() ?? {} } : body(200, reply, echo());
     },
   };

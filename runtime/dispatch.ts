@@ -1,0 +1,149 @@
+/**
+ * What every binding does with a call once it has the request as ProtoJSON:
+ * decode it strictly (D10) and check REQUIRED fields (D11), call the
+ * handler or answer for a left-out method (D18), write the result with
+ * REQUIRED defaults, and open a stream after checking its first event
+ * (D14, D15). JSON-RPC and HTTP+JSON differ only in framing, so they share
+ * this; gRPC shares the handler call and the stream rules.
+ */
+import type { DescMessage, JsonObject, JsonValue, Message } from "@bufbuild/protobuf";
+import type { EventSource } from "./binding-core.js";
+import type { CallContext } from "./call-context.js";
+import { badRequest } from "./error-encoding.js";
+import { A2AError, type ErrorTableEntry } from "./errors.js";
+import { createEventSource } from "./event-stream.js";
+import { jsonWriter } from "./json-writer.js";
+import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
+import { JsonDecodeError, decodeJson } from "./proto-json.js";
+import { findMissingRequired } from "./required-fields.js";
+import { createStreamCheck } from "./stream-rules.js";
+
+/**
+ * The generated error table: the rows the bindings raise themselves, and any
+ * row a method table names for a left-out method (D18).
+ */
+export type BindingErrorTable = Readonly<
+  Record<
+    | "ParseError"
+    | "InvalidRequest"
+    | "MethodNotFound"
+    | "InvalidParams"
+    | "Internal"
+    | "UnsupportedOperation"
+    | "VersionNotSupported"
+    | "ContentTypeNotSupported"
+    | "InvalidAgentResponse",
+    ErrorTableEntry
+  >
+> &
+  Readonly<Record<string, ErrorTableEntry>>;
+
+export interface Dispatcher {
+  /** Decodes and validates a request message; throws InvalidParams naming the fields at fault. */
+  decode(spec: MethodSpec, json: JsonValue): Message;
+  /** Calls a unary method and writes its result as ProtoJSON. */
+  unary(spec: MethodSpec, request: Message, context: CallContext): Promise<JsonValue>;
+  /**
+   * Calls a streaming method and pulls its first event, so an error before
+   * it still throws here; later events and errors go through the source.
+   */
+  openStream(spec: MethodSpec, request: Message, context: CallContext, framing: StreamFraming): Promise<EventSource>;
+  /** The `tenant` field of a decoded request, when it has a non-empty one. */
+  tenantOf(request: Message): string | undefined;
+}
+
+export interface StreamFraming {
+  /** The `data:` payload of one event, from its ProtoJSON. */
+  readonly event: (json: JsonValue) => string;
+  /** The `data:` payload of the error that ends the stream. */
+  readonly error: (err: unknown) => string;
+  /** Aborts the call's signal. */
+  readonly abort: () => void;
+  readonly heartbeatMs: number;
+}
+
+type HandlerFn = (request: Message, context: CallContext) => unknown;
+
+export function createDispatcher(config: {
+  readonly errors: BindingErrorTable;
+  readonly required: RequiredFieldTable;
+  readonly handler: object;
+}): Dispatcher {
+  const { errors, required } = config;
+  const handler = config.handler as Record<string, HandlerFn | undefined>;
+  const write = (desc: DescMessage, value: unknown) => jsonWriter(desc, required)(value);
+
+  /** Calls the handler's method for `spec`, or throws the error for a left-out method (D18). */
+  function invoke(spec: MethodSpec, request: Message, context: CallContext): unknown {
+    const fn = handler[spec.localName];
+    // An RPC named e.g. HasOwnProperty must not find Object.prototype's method.
+    const inherited = (Object.prototype as unknown as Record<string, unknown>)[spec.localName];
+    if (typeof fn !== "function" || fn === inherited) {
+      throw new A2AError(errors[spec.unimplemented] ?? errors.UnsupportedOperation, `${spec.name} is not supported by this agent`);
+    }
+    return fn.call(handler, request, context);
+  }
+
+  return {
+    decode(spec, json) {
+      let request: Message;
+      try {
+        request = decodeJson(spec.input, json);
+      } catch (err) {
+        if (!(err instanceof JsonDecodeError)) throw err;
+        const details = err.field === undefined ? [] : [badRequest([{ field: err.field, description: err.reason }])];
+        throw new A2AError(errors.InvalidParams, `invalid params: ${err.message}`, { details });
+      }
+      const missing = findMissingRequired(spec.input, request, required);
+      if (missing.length > 0) {
+        const fields = missing.map((v) => v.field).join(", ");
+        throw new A2AError(errors.InvalidParams, `missing required field${missing.length > 1 ? "s" : ""}: ${fields}`, {
+          details: [badRequest(missing)],
+        });
+      }
+      return request;
+    },
+
+    async unary(spec, request, context) {
+      return write(spec.output, await invoke(spec, request, context));
+    },
+
+    async openStream(spec, request, context, framing) {
+      const output = spec.output;
+      const check = createStreamCheck(output);
+      const serialize = (event: unknown) => {
+        const problem = check?.(event);
+        if (problem !== undefined) throw new A2AError(errors.InvalidAgentResponse, problem);
+        return framing.event(write(output, event));
+      };
+      let iterator: AsyncIterator<unknown> | undefined;
+      let first: string;
+      try {
+        iterator = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+        const r = await iterator.next();
+        if (r.done === true) throw new A2AError(errors.Internal, "the stream ended before its first event");
+        // Serialized before answering, so an unencodable first event is still a plain error response.
+        first = serialize(r.value);
+      } catch (err) {
+        framing.abort();
+        void Promise.resolve()
+          .then(() => iterator?.return?.())
+          .catch(() => undefined);
+        throw err;
+      }
+      return createEventSource({
+        first,
+        iterator,
+        serialize,
+        serializeError: framing.error,
+        abort: framing.abort,
+        heartbeatMs: framing.heartbeatMs,
+      });
+    },
+
+    tenantOf(request) {
+      const tenant = (request as unknown as JsonObject)["tenant"];
+      return typeof tenant === "string" && tenant !== "" ? tenant : undefined;
+    },
+  };
+}
