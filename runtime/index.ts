@@ -26,6 +26,8 @@ export {
   templateKey,
 } from "./path-template.js";
 export type { PathTemplate, TemplateSegment, TemplateVariable } from "./path-template.js";
+export { createRouter } from "./router.js";
+export type { RouteInput, RouteMatch, Router } from "./router.js";
 export { findMissingRequired, requiredFieldDescription, toJsonWithRequired } from "./required-fields.js";
 export type { FieldViolation } from "./required-fields.js";
 export { BodyTooLargeError } from "./binding-core.js";

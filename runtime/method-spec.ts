@@ -28,6 +28,14 @@ export interface HttpRuleSpec {
   readonly additional: boolean;
   /** Each path variable, as written in the template, and the local names of the field it sets. */
   readonly pathParams: readonly PathParamSpec[];
+  /**
+   * Request fields a query parameter may set, as dotted JSON names
+   * (`statusTimestampAfter`, `filter.state`); a query may also use the proto
+   * names (`status_timestamp_after`). Empty when the body is `*`.
+   */
+  readonly query: readonly string[];
+  /** True for the POST twin of a streaming RPC's GET rule (D1), which takes an empty body or `{}`. */
+  readonly derived: boolean;
 }
 
 export interface PathParamSpec {

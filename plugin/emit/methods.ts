@@ -40,6 +40,8 @@ export function emitMethods(f: GeneratedFile, r: Renderer, services: readonly Se
         body: str(bodyName(route)),
         responseBody: str(route.responseBody?.localName ?? ""),
         additional: String(route.additional),
+        derived: String(route.derived),
+        query: strings(route.queryFields.map((path) => path.map((f) => f.jsonName).join("."))),
         pathParams: r.ref(
           f.array(
             route.pathParams.map((p) => [

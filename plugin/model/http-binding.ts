@@ -28,6 +28,14 @@ export interface HttpBindingModel {
   readonly index: number;
   /** How the rule is quoted in messages, e.g. `get "/tasks/{id}"`. */
   readonly display: string;
+  /**
+   * Request fields a query parameter may set, each as the field path from the
+   * request message: every scalar, enum or well-known-type leaf that neither
+   * the path nor the body binds. Empty when the body is `*`.
+   */
+  readonly queryFields: readonly (readonly DescField[])[];
+  /** True for a rule the model adds rather than the proto (the POST twin of a streaming GET, D1). */
+  readonly derived: boolean;
 }
 
 /**
@@ -140,7 +148,37 @@ function createHttpBinding(
     additional,
     index,
     display,
+    queryFields: body === "*" ? [] : queryFields(method.input, pathParams, body),
+    derived: false,
   };
+}
+
+/**
+ * The leaves of the request a query parameter may set (HttpRule: every field
+ * not bound by the path or the body, nested messages by dotted name; maps
+ * and repeated messages cannot travel in a query). Well-known types with a
+ * JSON string form (Timestamp, Duration, FieldMask, wrappers) are leaves.
+ */
+function queryFields(input: DescMessage, pathParams: readonly PathParamModel[], body: DescField | undefined): DescField[][] {
+  const bound = new Set(pathParams.map((p) => p.fields.map((f) => f.name).join(".")));
+  const out: DescField[][] = [];
+  const walk = (message: DescMessage, prefix: DescField[], seen: ReadonlySet<string>) => {
+    for (const field of message.fields) {
+      const path = [...prefix, field];
+      if (field === body || bound.has(path.map((f) => f.name).join("."))) continue;
+      if (field.fieldKind === "map") continue;
+      if (field.fieldKind === "list" && field.listKind === "message") continue;
+      if (field.fieldKind === "message" && !field.message.typeName.startsWith("google.protobuf.")) {
+        // A recursive type would expand forever; each type is entered once per path.
+        if (!seen.has(field.message.typeName)) walk(field.message, path, new Set([...seen, field.message.typeName]));
+        continue;
+      }
+      if (field.fieldKind === "message" && ["google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue", "google.protobuf.Any"].includes(field.message.typeName)) continue;
+      out.push(path);
+    }
+  };
+  walk(input, [], new Set([input.typeName]));
+  return out;
 }
 
 /** Resolves a dotted field path for a path variable; returns a problem text when it cannot. */

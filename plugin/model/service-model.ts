@@ -53,10 +53,25 @@ function createServiceModel(desc: DescService, diag: Diagnostics): ServiceModel 
     const model = createMethodModel(m, diag);
     return model === undefined ? [] : [model];
   });
-  const routes = methods.flatMap((m) => m.http).sort(compareRoutes);
+  const routes = withStreamingPostTwins(methods.flatMap((m) => m.http)).sort(compareRoutes);
   reportDuplicateRoutes(routes, diag);
   const requiredFields = collectRequiredFields(methods.flatMap((m) => [m.input, m.output]));
   return { desc, methods, routes, requiredFields };
+}
+
+/**
+ * D1: the spec's prose calls SubscribeToTask with POST where a2a.proto says
+ * GET, and clients send either. So the GET rule of a server-streaming RPC
+ * is also served on POST (with an empty body or `{}`), unless the service
+ * already has a POST rule of that shape.
+ */
+function withStreamingPostTwins(rules: readonly HttpBindingModel[]): HttpBindingModel[] {
+  const taken = new Set(rules.map((r) => `${r.httpMethod} ${templateKey(r.template)}`));
+  const twins = rules
+    .filter((r) => r.httpMethod === "GET" && r.method.methodKind === "server_streaming")
+    .filter((r) => !taken.has(`POST ${templateKey(r.template)}`))
+    .map((r) => ({ ...r, httpMethod: "POST", derived: true, display: `${r.display} (also served on POST)` }));
+  return [...rules, ...twins];
 }
 
 function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | undefined {
@@ -87,6 +102,7 @@ function compareRoutes(a: HttpBindingModel, b: HttpBindingModel): number {
   return (
     compareTemplatePrecedence(a.template, b.template) ||
     Number(a.additional) - Number(b.additional) ||
+    Number(a.derived) - Number(b.derived) ||
     // `custom { kind: "*" }` matches any method, so it comes after the specific ones.
     Number(a.httpMethod === "*") - Number(b.httpMethod === "*") ||
     compareStrings(a.httpMethod, b.httpMethod) ||

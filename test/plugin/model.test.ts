@@ -285,7 +285,7 @@ describe("createFileModels on a2a.proto v1.0.1", () => {
     }
   });
 
-  test("22 routes in D6 order: literals before variables segment by segment, verbs before the bare path, default before tenant", () => {
+  test("24 routes in D6 order: the 22 of the proto plus D1's POST twins of SubscribeToTask, literals before variables segment by segment, verbs before the bare path, default before tenant", () => {
     const defaults = [
       "GET /extendedAgentCard",
       "POST /message:send",
@@ -293,6 +293,7 @@ describe("createFileModels on a2a.proto v1.0.1", () => {
       "GET /tasks",
       "POST /tasks/{id=*}:cancel",
       "GET /tasks/{id=*}:subscribe",
+      "POST /tasks/{id=*}:subscribe",
       "GET /tasks/{id=*}",
       "GET /tasks/{task_id=*}/pushNotificationConfigs",
       "POST /tasks/{task_id=*}/pushNotificationConfigs",
@@ -300,9 +301,13 @@ describe("createFileModels on a2a.proto v1.0.1", () => {
       "GET /tasks/{task_id=*}/pushNotificationConfigs/{id=*}",
     ];
     const tenants = defaults.map((r) => r.replace(" /", " /{tenant}/"));
-    expect(service.routes).toHaveLength(22);
+    expect(service.routes).toHaveLength(24);
     expect(service.routes.map(route)).toEqual([...defaults, ...tenants]);
-    expect(service.routes.map((r) => r.additional)).toEqual([...Array(11).fill(false), ...Array(11).fill(true)]);
+    expect(service.routes.map((r) => r.additional)).toEqual([...Array(12).fill(false), ...Array(12).fill(true)]);
+    expect(service.routes.filter((r) => r.derived).map(route)).toEqual([
+      "POST /tasks/{id=*}:subscribe",
+      "POST /{tenant}/tasks/{id=*}:subscribe",
+    ]);
   });
 
   test("D6: GET /tasks/tasks is GetTask(id=tasks): /tasks/{id} precedes /{tenant}/tasks", () => {
@@ -413,7 +418,9 @@ describe("createFileModels on a2a.proto v0.3.0", () => {
       "GetAgentCard",
       "DeleteTaskPushNotificationConfig",
     ]);
-    expect(service.routes).toHaveLength(10);
+    // 10 from the proto, plus the POST twin of the streaming GET (D1).
+    expect(service.routes).toHaveLength(11);
+    expect(service.routes.filter((r) => r.derived).map(route)).toEqual(["POST /v1/{name=tasks/*}:subscribe"]);
   });
 
   test.each<[string, string, boolean, [number, number]]>([
