@@ -16,6 +16,7 @@ export const names = {
    */
   errorsFile: (file: DescFile) => `${posix.dirname(file.name) === "." ? "" : `${posix.dirname(file.name)}/`}a2a_errors.ts`,
   jsonRpcFile: (file: DescFile) => `${file.name}_jsonrpc.ts`,
+  httpJsonFile: (file: DescFile) => `${file.name}_http.ts`,
   /** How one generated file imports another: relative to the output root, as protoplugin wants. */
   importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,
   /** `A2AServiceHandler`: the interface an agent implements. */
@@ -32,6 +33,10 @@ export const names = {
   jsonRpcEndpoint: (service: DescService) => `create${service.name}JsonRpcEndpoint`,
   /** `createA2AServiceJsonRpcListener`: the same as a node:http request listener. */
   jsonRpcListener: (service: DescService) => `create${service.name}JsonRpcListener`,
+  /** `createA2AServiceHttpJsonEndpoint`: the typed factory of the HTTP+JSON core. */
+  httpJsonEndpoint: (service: DescService) => `create${service.name}HttpJsonEndpoint`,
+  /** `createA2AServiceHttpJsonListener`: the same as a node:http request listener. */
+  httpJsonListener: (service: DescService) => `create${service.name}HttpJsonListener`,
   errorTable: () => "A2AErrorTable",
   /** `TaskNotFoundError`. */
   errorClass: (error: ErrorModel) => `${error.name}Error`,

@@ -1,6 +1,7 @@
 import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
 import { emitErrors } from "./emit/errors.js";
 import { emitHandler } from "./emit/handler.js";
+import { emitHttpJson } from "./emit/http-json.js";
 import { emitJsonRpc } from "./emit/jsonrpc.js";
 import { emitMethods } from "./emit/methods.js";
 import { createRenderer } from "./emit/render.js";
@@ -26,11 +27,13 @@ function generateTs(schema: Schema<Options>): void {
     const handler = schema.generateFile(names.handlerFile(model.desc));
     const methods = schema.generateFile(names.methodsFile(model.desc));
     const jsonRpc = schema.generateFile(names.jsonRpcFile(model.desc));
-    for (const f of [handler, methods, jsonRpc]) f.preamble(model.desc);
+    const httpJson = schema.generateFile(names.httpJsonFile(model.desc));
+    for (const f of [handler, methods, jsonRpc, httpJson]) f.preamble(model.desc);
     if (model.services.length === 0) continue;
     emitHandler(handler, createRenderer(handler), model.services, runtime);
     emitMethods(methods, createRenderer(methods), model.services, runtime);
     emitJsonRpc(jsonRpc, createRenderer(jsonRpc), model.desc, model.services, runtime);
+    emitHttpJson(httpJson, createRenderer(httpJson), model.desc, model.services, runtime);
   }
   const byErrorsFile = new Map<string, FileModel[]>();
   for (const model of [...models].sort((a, b) => (a.desc.name < b.desc.name ? -1 : 1))) {

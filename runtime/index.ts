@@ -40,3 +40,6 @@ export { majorMinor, negotiateVersion, parseExtensions } from "./service-params.
 export type { VersionPolicy, VersionResult } from "./service-params.js";
 export { createFetchHandler } from "./fetch.js";
 export type { FetchHandler } from "./fetch.js";
+export { createHttpJsonEndpoint } from "./http-json.js";
+export type { HttpJsonEndpoint, HttpJsonEndpointConfig, HttpJsonOptions } from "./http-json.js";
+export type { BindingErrorTable } from "./dispatch.js";

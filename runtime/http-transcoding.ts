@@ -1,0 +1,162 @@
+/**
+ * HttpRule transcoding: the request message of an HTTP+JSON call, as one
+ * ProtoJSON object built from path variables, the body and the query, so
+ * that protobuf-es decodes it once and every value follows the same rules
+ * whatever part of the request it came from (D7).
+ *
+ * - Path values are always the truth: a body or query value for a
+ *   path-bound field must agree with the path, else the call is refused.
+ * - With `body: "*"` the query sets nothing; otherwise the query may set
+ *   the fields the model listed for the rule, by JSON or proto name, nested
+ *   ones by dotted name; unknown names are ignored (spec 5.7).
+ * - Query text follows application/x-www-form-urlencoded (`+` is a space),
+ *   as the URLSearchParams of clients writes it; repeated fields take the
+ *   parameter repeated or comma-separated.
+ */
+import { ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import type { HttpRuleSpec } from "./method-spec.js";
+import { JsonDecodeError } from "./proto-json.js";
+
+/** A field path from the request message, with its JSON name path for messages. */
+interface FieldPath {
+  readonly fields: readonly DescField[];
+  readonly json: string;
+}
+
+export interface Transcoder {
+  /** Fields set by the template's variables, in variable order. */
+  readonly pathFields: readonly FieldPath[];
+  /**
+   * The request's ProtoJSON from the decoded path values, the parsed body (as
+   * the rule maps it; undefined when the rule has none) and the query.
+   * Throws JsonDecodeError for a value that cannot be right.
+   */
+  build(pathValues: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined): JsonObject;
+}
+
+export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transcoder {
+  const pathFields = rule.pathParams.map((p) => resolve(input, p.field, "local"));
+  const byQueryName = new Map<string, FieldPath>();
+  for (const json of rule.query) {
+    const path = resolve(input, json.split("."), "json");
+    byQueryName.set(path.json, path);
+    byQueryName.set(path.fields.map((f) => f.name).join("."), path);
+  }
+  // A query naming a path-bound field is checked against the path, never applied.
+  const pathByName = new Map<string, number>();
+  pathFields.forEach((p, i) => {
+    pathByName.set(p.json, i);
+    pathByName.set(p.fields.map((f) => f.name).join("."), i);
+  });
+  const bodyField = rule.body === "" || rule.body === "*" ? undefined : input.fields.find((f) => f.localName === rule.body);
+
+  return {
+    pathFields,
+    build(pathValues, body, query) {
+      const json: JsonObject = {};
+      if (body !== undefined) {
+        if (bodyField !== undefined) json[bodyField.jsonName] = body;
+        else if (typeof body !== "object" || body === null || Array.isArray(body)) {
+          throw new JsonDecodeError(undefined, "the request body must be a JSON object");
+        } else Object.assign(json, body);
+      }
+      if (query !== undefined && rule.body !== "*") {
+        for (const name of new Set(query.keys())) {
+          const values = query.getAll(name);
+          const bound = pathByName.get(name);
+          if (bound !== undefined) {
+            const path = pathFields[bound] as FieldPath;
+            for (const v of values) agree(path, scalarJson(path, v), leafJson(path, pathValues[bound] as string), "query");
+            continue;
+          }
+          const path = byQueryName.get(name);
+          if (path === undefined) continue;
+          const leaf = path.fields[path.fields.length - 1] as DescField;
+          if (leaf.fieldKind === "list") {
+            set(json, path, values.flatMap((v) => v.split(",")).map((v) => scalarJson(path, v)));
+          } else {
+            if (values.length > 1) throw new JsonDecodeError(path.json, `given ${values.length} times in the query; the field takes one value`);
+            set(json, path, scalarJson(path, values[0] as string));
+          }
+        }
+      }
+      pathFields.forEach((path, i) => {
+        const value = leafJson(path, pathValues[i] as string);
+        const existing = get(json, path);
+        if (existing !== undefined) agree(path, existing, value, "body");
+        set(json, path, value);
+      });
+      return json;
+    },
+  };
+}
+
+function resolve(input: DescMessage, names: readonly string[], by: "local" | "json"): FieldPath {
+  const fields: DescField[] = [];
+  let message: DescMessage | undefined = input;
+  for (const name of names) {
+    const field: DescField | undefined = message?.fields.find((f) => (by === "local" ? f.localName : f.jsonName) === name);
+    if (field === undefined) throw new Error(`${input.typeName} has no field ${names.join(".")}: the HTTP rule table does not match the schema`);
+    fields.push(field);
+    message = field.message;
+  }
+  return { fields, json: fields.map((f) => f.jsonName).join(".") };
+}
+
+/** A path value as the JSON of its (singular) field. */
+function leafJson(path: FieldPath, raw: string): JsonValue {
+  return scalarJson(path, raw);
+}
+
+/** Text from a path or query as the ProtoJSON of the field's type. */
+function scalarJson(path: FieldPath, raw: string): JsonValue {
+  const leaf = path.fields[path.fields.length - 1] as DescField;
+  if (leaf.enum !== undefined) return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+  const message = leaf.message;
+  const scalar = message === undefined ? leaf.scalar : wrapperScalar(message);
+  if (scalar === ScalarType.BOOL) {
+    if (raw === "true" || raw === "false") return raw === "true";
+    throw new JsonDecodeError(path.json, `expected true or false, got ${JSON.stringify(raw)}`);
+  }
+  // Numbers stay text: ProtoJSON takes "12", "1.5" and "NaN" and checks their range itself.
+  return raw;
+}
+
+/** The scalar inside a wrapper type (google.protobuf.BoolValue), else undefined. */
+function wrapperScalar(message: DescMessage): ScalarType | undefined {
+  if (!message.typeName.startsWith("google.protobuf.") || !message.typeName.endsWith("Value")) return undefined;
+  return message.fields.find((f) => f.name === "value")?.scalar;
+}
+
+function agree(path: FieldPath, given: JsonValue, fromPath: JsonValue, where: "body" | "query"): void {
+  if (String(given) !== String(fromPath)) {
+    throw new JsonDecodeError(
+      path.json,
+      `the ${where} says ${JSON.stringify(given)} but the path says ${JSON.stringify(fromPath)}; the path decides, so they must agree`,
+    );
+  }
+}
+
+function get(json: JsonObject, path: FieldPath): JsonValue | undefined {
+  let node: JsonValue | undefined = json;
+  for (const f of path.fields) {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return undefined;
+    node = node[f.jsonName] ?? node[f.name];
+  }
+  return node;
+}
+
+function set(json: JsonObject, path: FieldPath, value: JsonValue): void {
+  let node = json;
+  path.fields.forEach((f, i) => {
+    if (i === path.fields.length - 1) {
+      // The path's value replaces one the body gave under the proto name too.
+      if (f.name !== f.jsonName) delete node[f.name];
+      node[f.jsonName] = value;
+      return;
+    }
+    const next = node[f.jsonName];
+    if (typeof next === "object" && next !== null && !Array.isArray(next)) node = next;
+    else node = node[f.jsonName] = {};
+  });
+}
