@@ -112,6 +112,9 @@ describe("golden files", () => {
         ...["fixtures/v1/admin/maintenance", "fixtures/v1/library", "fixtures/v1/routes"].flatMap((base) =>
           ["handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
         ),
+        // HTTP+JSON only where a service has google.api.http rules.
+        "fixtures/v1/library_http.ts",
+        "fixtures/v1/routes_http.ts",
       ].sort(),
     );
   });

@@ -45,6 +45,9 @@ export function createRenderer(f: GeneratedFile): Renderer {
     },
     print(name, view) {
       const text = template(name)(view).replace(/\n$/, "");
+      // Nothing to lay out (e.g. no service has HTTP rules): leave the file
+      // empty, so protoplugin drops it unless keep_empty_files is set.
+      if (text.trim() === "") return;
       const parts = text.split(tokenRE);
       // split() with a capture group alternates text and token indexes.
       const out: Printable[] = parts.map((part, i) => (i % 2 === 0 ? part : (printables[Number(part)] as Printable)));
