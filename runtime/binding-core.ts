@@ -63,6 +63,26 @@ export function checkDeclaredLength(contentLength: string | null | undefined, li
   if (contentLength != null && Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
 }
 
+/** D9: application/json, application/a2a+json and any +json type (parameters ignored). */
+export function isJsonMediaType(value: string | null): boolean {
+  if (value === null) return false;
+  if (value === "application/json") return true;
+  const type = (value.split(";")[0] ?? "").trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+// fatal: a body that is not UTF-8 is refused, not read as text with U+FFFD in it.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A request body as text; undefined when it is not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Headers every SSE response carries (D14). */
 export const sseHeaders: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",

@@ -5,13 +5,12 @@
  * methods. Transport adapters (node:http, fetch) run it.
  */
 import type { JsonValue } from "@bufbuild/protobuf";
-import { BodyTooLargeError, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
+import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
 import { createCallScope } from "./call-scope.js";
 import { createDispatcher, type BindingErrorTable } from "./dispatch.js";
 import { badRequest, httpErrorBody, toA2AError } from "./error-encoding.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { createTranscoder, type Transcoder } from "./http-transcoding.js";
-import { isJsonMediaType } from "./jsonrpc.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import { parsePathTemplate } from "./path-template.js";
 import { JsonDecodeError } from "./proto-json.js";
@@ -50,7 +49,6 @@ interface Target {
 }
 
 const a2aJson = "application/a2a+json";
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Creates the HTTP+JSON endpoint for one service's rules, method table and handler. */
 export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpointConfig<H>): HttpJsonEndpoint {
@@ -94,7 +92,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       if (!(err instanceof BodyTooLargeError)) throw err;
       throw new A2AError(tooLarge, err.message);
     }
-    const text = decodeText(bytes);
+    const text = decodeUtf8(bytes);
     if (rule.derived) {
       // D1: the POST twin of a streaming GET takes no request fields in its body.
       if (text === undefined || (text.trim() !== "" && text.replace(/\s/g, "") !== "{}")) {
@@ -205,14 +203,6 @@ function fieldOf(result: JsonValue, spec: MethodSpec, localName: string): JsonVa
   return field === undefined ? null : (json[field.jsonName] ?? null);
 }
 
-/** The body as text; undefined when it is not UTF-8. */
-function decodeText(bytes: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * D9: what the client accepts (`application/a2a+json` or `application/json`),

@@ -4,7 +4,7 @@
  * SSE for streaming methods. Transport adapters (node:http, fetch) run it.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { BodyTooLargeError, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
+import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
 import { createCallScope, type CallScope } from "./call-scope.js";
 import { createDispatcher, type BindingErrorTable } from "./dispatch.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
@@ -46,8 +46,6 @@ interface Call {
 }
 
 const jsonHeaders = { "content-type": "application/json" } as const;
-// fatal: a body that is not UTF-8 is a parse error, not text with U+FFFD in it.
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 const defaultBodyLimit = 4 << 20;
 const defaultVersions: VersionPolicy = { supported: ["1.0"] };
 
@@ -145,7 +143,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       }
       let parsed: JsonValue;
       try {
-        parsed = JSON.parse(utf8.decode(bytes)) as JsonValue;
+        const text = decodeUtf8(bytes);
+        if (text === undefined) throw new Error("not UTF-8");
+        parsed = JSON.parse(text) as JsonValue;
       } catch {
         return body(200, errorEnvelope(null, fail(errors.ParseError, "the request body is not valid JSON")));
       }
@@ -199,12 +199,4 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
 function queryParam(url: string, name: string): string | null {
   const q = url.indexOf("?");
   return q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get(name);
-}
-
-/** D9: application/json, application/a2a+json and any +json type (parameters ignored). */
-export function isJsonMediaType(value: string | null): boolean {
-  if (value === null) return false;
-  if (value === "application/json") return true;
-  const type = (value.split(";")[0] ?? "").trim().toLowerCase();
-  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
