@@ -6,6 +6,7 @@ export default {
   extensionsToTreatAsEsm: [".ts"],
   moduleNameMapper: {
     "^protoc-gen-a2a/runtime$": "<rootDir>/runtime/index.ts",
+    "^protoc-gen-a2a/runtime/grpc$": "<rootDir>/runtime/grpc.ts",
     "^(\\.{1,2}/.*)\\.js$": "$1",
   },
   transform: {

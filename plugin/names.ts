@@ -17,6 +17,7 @@ export const names = {
   errorsFile: (file: DescFile) => `${posix.dirname(file.name) === "." ? "" : `${posix.dirname(file.name)}/`}a2a_errors.ts`,
   jsonRpcFile: (file: DescFile) => `${file.name}_jsonrpc.ts`,
   httpJsonFile: (file: DescFile) => `${file.name}_http.ts`,
+  grpcFile: (file: DescFile) => `${file.name}_grpc.ts`,
   /** How one generated file imports another: relative to the output root, as protoplugin wants. */
   importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,
   /** `A2AServiceHandler`: the interface an agent implements. */
@@ -37,6 +38,12 @@ export const names = {
   httpJsonEndpoint: (service: DescService) => `create${service.name}HttpJsonEndpoint`,
   /** `createA2AServiceHttpJsonListener`: the same as a node:http request listener. */
   httpJsonListener: (service: DescService) => `create${service.name}HttpJsonListener`,
+  /** `A2AServiceGrpcDefinition`: the @grpc/grpc-js service definition. */
+  grpcDefinition: (service: DescService) => `${service.name}GrpcDefinition`,
+  /** `addA2AServiceToServer`: adds a handler for the service to a grpc.Server. */
+  grpcAdd: (service: DescService) => `add${service.name}ToServer`,
+  /** The runtime's gRPC entry point, kept apart so JSON-only agents never load grpc-js. */
+  grpcRuntime: (runtimeImport: string) => `${runtimeImport}/grpc`,
   errorTable: () => "A2AErrorTable",
   /** `TaskNotFoundError`. */
   errorClass: (error: ErrorModel) => `${error.name}Error`,

@@ -1,5 +1,6 @@
 import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
 import { emitErrors } from "./emit/errors.js";
+import { emitGrpc } from "./emit/grpc.js";
 import { emitHandler } from "./emit/handler.js";
 import { emitHttpJson } from "./emit/http-json.js";
 import { emitJsonRpc } from "./emit/jsonrpc.js";
@@ -28,12 +29,14 @@ function generateTs(schema: Schema<Options>): void {
     const methods = schema.generateFile(names.methodsFile(model.desc));
     const jsonRpc = schema.generateFile(names.jsonRpcFile(model.desc));
     const httpJson = schema.generateFile(names.httpJsonFile(model.desc));
-    for (const f of [handler, methods, jsonRpc, httpJson]) f.preamble(model.desc);
+    const grpc = schema.generateFile(names.grpcFile(model.desc));
+    for (const f of [handler, methods, jsonRpc, httpJson, grpc]) f.preamble(model.desc);
     if (model.services.length === 0) continue;
     emitHandler(handler, createRenderer(handler), model.services, runtime);
     emitMethods(methods, createRenderer(methods), model.services, runtime);
     emitJsonRpc(jsonRpc, createRenderer(jsonRpc), model.desc, model.services, runtime);
     emitHttpJson(httpJson, createRenderer(httpJson), model.desc, model.services, runtime);
+    emitGrpc(grpc, createRenderer(grpc), model.desc, model.services, runtime);
   }
   const byErrorsFile = new Map<string, FileModel[]>();
   for (const model of [...models].sort((a, b) => (a.desc.name < b.desc.name ? -1 : 1))) {

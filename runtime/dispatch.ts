@@ -6,7 +6,7 @@
  * (D14, D15). JSON-RPC and HTTP+JSON differ only in framing, so they share
  * this; gRPC shares the handler call and the stream rules.
  */
-import type { DescMessage, JsonObject, JsonValue, Message } from "@bufbuild/protobuf";
+import { create, isMessage, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { EventSource } from "./binding-core.js";
 import type { CallContext } from "./call-context.js";
 import { badRequest } from "./error-encoding.js";
@@ -43,6 +43,12 @@ export interface Dispatcher {
   decode(spec: MethodSpec, json: JsonValue): Message;
   /** Calls a unary method and writes its result as ProtoJSON. */
   unary(spec: MethodSpec, request: Message, context: CallContext): Promise<JsonValue>;
+  /** Calls a unary method and returns its result as a message (gRPC writes binary). */
+  unaryMessage(spec: MethodSpec, request: Message, context: CallContext): Promise<Message>;
+  /** Calls a streaming method: its events as messages, checked by the stream rules (D15). */
+  streamMessages(spec: MethodSpec, request: Message, context: CallContext): AsyncIterator<Message>;
+  /** Checks REQUIRED fields of a request decoded elsewhere (gRPC binary); throws InvalidParams. */
+  checkRequired(spec: MethodSpec, request: Message): void;
   /**
    * Calls a streaming method and pulls its first event, so an error before
    * it still throws here; later events and errors go through the source.
@@ -64,6 +70,11 @@ export interface StreamFraming {
 
 type HandlerFn = (request: Message, context: CallContext) => unknown;
 
+/** A handler's result as a message of `desc`: init shapes are created. */
+function toMessage(desc: DescMessage, value: unknown): Message {
+  return isMessage(value, desc) ? value : create(desc, value as never);
+}
+
 export function createDispatcher(config: {
   readonly errors: BindingErrorTable;
   readonly required: RequiredFieldTable;
@@ -84,6 +95,16 @@ export function createDispatcher(config: {
     return fn.call(handler, request, context);
   }
 
+  function checkRequired(spec: MethodSpec, request: Message): void {
+    const missing = findMissingRequired(spec.input, request, required);
+    if (missing.length > 0) {
+      const fields = missing.map((v) => v.field).join(", ");
+      throw new A2AError(errors.InvalidParams, `missing required field${missing.length > 1 ? "s" : ""}: ${fields}`, {
+        details: [badRequest(missing)],
+      });
+    }
+  }
+
   return {
     decode(spec, json) {
       let request: Message;
@@ -94,14 +115,32 @@ export function createDispatcher(config: {
         const details = err.field === undefined ? [] : [badRequest([{ field: err.field, description: err.reason }])];
         throw new A2AError(errors.InvalidParams, `invalid params: ${err.message}`, { details });
       }
-      const missing = findMissingRequired(spec.input, request, required);
-      if (missing.length > 0) {
-        const fields = missing.map((v) => v.field).join(", ");
-        throw new A2AError(errors.InvalidParams, `missing required field${missing.length > 1 ? "s" : ""}: ${fields}`, {
-          details: [badRequest(missing)],
-        });
-      }
+      checkRequired(spec, request);
       return request;
+    },
+
+    checkRequired,
+
+    async unaryMessage(spec, request, context) {
+      return toMessage(spec.output, await invoke(spec, request, context));
+    },
+
+    streamMessages(spec, request, context) {
+      const check = createStreamCheck(spec.output);
+      const source = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+      return {
+        async next() {
+          const r = await source.next();
+          if (r.done === true) return { done: true, value: undefined };
+          const problem = check?.(r.value);
+          if (problem !== undefined) throw new A2AError(errors.InvalidAgentResponse, problem);
+          return { done: false, value: toMessage(spec.output, r.value) };
+        },
+        async return() {
+          await source.return?.();
+          return { done: true, value: undefined };
+        },
+      };
     },
 
     async unary(spec, request, context) {

@@ -110,7 +110,7 @@ describe("golden files", () => {
         "fixtures/v1/a2a_errors.ts",
         "fixtures/v1/admin/a2a_errors.ts",
         ...["fixtures/v1/admin/maintenance", "fixtures/v1/library", "fixtures/v1/routes"].flatMap((base) =>
-          ["handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
+          ["grpc", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
         ),
         // HTTP+JSON only where a service has google.api.http rules.
         "fixtures/v1/library_http.ts",
@@ -171,7 +171,7 @@ describe("golden files type-check", () => {
               skipLibCheck: true,
               noEmit: true,
               types: ["node"],
-              paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")] },
+              paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")] },
             },
             include: ["gen/**/*.ts"],
           },

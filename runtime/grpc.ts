@@ -1,0 +1,193 @@
+/**
+ * The gRPC binding on @grpc/grpc-js: a generated service definition served
+ * with the same dispatcher as the HTTP bindings, so REQUIRED validation
+ * (D11), left-out methods (D18), stream rules (D15), version negotiation
+ * (D5) and the error table behave the same on all three. Imported as
+ * "protoc-gen-a2a/runtime/grpc", apart from the main runtime, so JSON-only
+ * agents never load grpc-js.
+ */
+import { toBinary, type Message } from "@bufbuild/protobuf";
+import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
+import { createCallScope, type ScopeRequest } from "./call-scope.js";
+import { createDispatcher, type BindingErrorTable, type Dispatcher } from "./dispatch.js";
+import { grpcStatusOf, rpcCode, toA2AError } from "./error-encoding.js";
+import { A2AError } from "./errors.js";
+import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
+import { negotiateVersion, type VersionPolicy } from "./service-params.js";
+import { StatusSchema } from "./gen/google/rpc/status_pb.js";
+
+export interface GrpcOptions {
+  /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
+  readonly versions?: VersionPolicy;
+}
+
+export interface GrpcServiceConfig<H extends object> extends GrpcOptions {
+  /** The generated grpc-js service definition. */
+  readonly definition: ServiceDefinition;
+  /** The generated method table, keyed like the definition. */
+  readonly methods: Readonly<Record<string, MethodSpec>>;
+  readonly errors: BindingErrorTable;
+  readonly required: RequiredFieldTable;
+  readonly handler: H;
+}
+
+/** Adds the service to `server`, served by `handler`. */
+export function addGrpcService<H extends object>(server: Server, config: GrpcServiceConfig<H>): void {
+  const dispatch = createDispatcher(config);
+  const versions = config.versions ?? { supported: ["1.0"] };
+  const implementation: UntypedServiceImplementation = {};
+  for (const [key, spec] of Object.entries(config.methods)) {
+    implementation[key] =
+      spec.kind === "unary"
+        ? (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
+            void unary(dispatch, config.errors, versions, spec, call, callback);
+          }
+        : (call: ServerWritableStream<Message, Message>) => {
+            void serverStream(dispatch, config.errors, versions, spec, call);
+          };
+  }
+  server.addService(config.definition, implementation);
+}
+
+type GrpcCall = ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>;
+
+/** The call as the call scope reads a request: metadata as headers, an abort on cancel or deadline. */
+function scopeRequest(call: GrpcCall): ScopeRequest & { readonly done: () => void } {
+  let controller: AbortController | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let headers: Headers | undefined;
+  const onCancel = () => controller?.abort();
+  return {
+    header(name) {
+      const values = call.metadata.get(name).filter((v): v is string => typeof v === "string");
+      return values.length === 0 ? null : values.join(", ");
+    },
+    get headers() {
+      if (headers === undefined) {
+        headers = new Headers();
+        for (const [name, value] of Object.entries(call.metadata.getMap())) {
+          if (typeof value === "string") headers.append(name, value);
+        }
+      }
+      return headers;
+    },
+    get signal() {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (call.cancelled) controller.abort();
+        else call.once("cancelled", onCancel);
+        // grpc-js answers DEADLINE_EXCEEDED itself when the deadline passes but
+        // does not always report it as a cancel: the handler learns it here.
+        const deadline = call.getDeadline();
+        const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
+        if (Number.isFinite(ms)) timer = setTimeout(() => controller?.abort(), Math.max(0, ms));
+      }
+      return controller.signal;
+    },
+    done() {
+      if (timer !== undefined) clearTimeout(timer);
+      call.off("cancelled", onCancel);
+    },
+  };
+}
+
+/** A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in `grpc-status-details-bin` (D19). */
+function serviceError(err: unknown, errors: BindingErrorTable): Partial<ServiceError> {
+  const a2a = toA2AError(err, errors.Internal);
+  const metadata = new Metadata();
+  metadata.set("grpc-status-details-bin", Buffer.from(toBinary(StatusSchema, grpcStatusOf(a2a))));
+  return { code: rpcCode(a2a.entry.grpcStatus) as status, details: a2a.message, metadata };
+}
+
+function start(
+  dispatch: Dispatcher,
+  errors: BindingErrorTable,
+  versions: VersionPolicy,
+  spec: MethodSpec,
+  call: GrpcCall,
+) {
+  const req = scopeRequest(call);
+  const version = negotiateVersion(req.header("a2a-version"), null, versions);
+  if (!version.ok) throw new A2AError(errors.VersionNotSupported, version.message);
+  dispatch.checkRequired(spec, call.request);
+  const scope = createCallScope("GRPC", version.version, req);
+  const context = scope.context(dispatch.tenantOf(call.request));
+  const sendExtensions = () => {
+    const activated = scope.activatedHeader();
+    if (activated === undefined) return;
+    const md = new Metadata();
+    md.set("a2a-extensions", activated);
+    call.sendMetadata(md);
+  };
+  return { req, scope, context, sendExtensions };
+}
+
+async function unary(
+  dispatch: Dispatcher,
+  errors: BindingErrorTable,
+  versions: VersionPolicy,
+  spec: MethodSpec,
+  call: ServerUnaryCall<Message, Message>,
+  callback: sendUnaryData<Message>,
+): Promise<void> {
+  let done = () => {};
+  try {
+    const started = start(dispatch, errors, versions, spec, call);
+    done = started.req.done;
+    const result = await dispatch.unaryMessage(spec, call.request, started.context);
+    started.sendExtensions();
+    callback(null, result);
+  } catch (err) {
+    callback(serviceError(err, errors));
+  } finally {
+    done();
+  }
+}
+
+async function serverStream(
+  dispatch: Dispatcher,
+  errors: BindingErrorTable,
+  versions: VersionPolicy,
+  spec: MethodSpec,
+  call: ServerWritableStream<Message, Message>,
+): Promise<void> {
+  let done = () => {};
+  let events: AsyncIterator<Message> | undefined;
+  // A client that leaves, or a passed deadline, ends the handler's iterator at once.
+  const stop = () => {
+    void Promise.resolve()
+      .then(() => events?.return?.())
+      .catch(() => undefined);
+  };
+  try {
+    const started = start(dispatch, errors, versions, spec, call);
+    done = started.req.done;
+    const signal = started.req.signal;
+    signal.addEventListener("abort", stop, { once: true });
+    events = dispatch.streamMessages(spec, call.request, started.context);
+    let first = true;
+    for (let r = await events.next(); r.done !== true && !signal.aborted; r = await events.next()) {
+      if (first) started.sendExtensions();
+      first = false;
+      if (!call.write(r.value)) await drained(call, signal);
+    }
+    if (!signal.aborted) call.end();
+  } catch (err) {
+    stop();
+    if (!call.cancelled) call.emit("error", serviceError(err, errors));
+  } finally {
+    done();
+  }
+}
+
+function drained(call: ServerWritableStream<Message, Message>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = () => {
+      call.off("drain", finish);
+      signal.removeEventListener("abort", finish);
+      resolve();
+    };
+    call.on("drain", finish);
+    signal.addEventListener("abort", finish, { once: true });
+  });
+}
