@@ -61,16 +61,20 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
         } else Object.assign(json, body);
       }
       if (query !== undefined && rule.body !== "*") {
-        for (const name of new Set(query.keys())) {
-          const values = query.getAll(name);
+        // Grouped by the field, not the key: `pageSize=1&page_size=2` names one field twice.
+        const byField = new Map<FieldPath, string[]>();
+        for (const [name, value] of query) {
           const bound = pathByName.get(name);
           if (bound !== undefined) {
             const path = pathFields[bound] as FieldPath;
-            for (const v of values) agree(path, scalarJson(path, v), leafJson(path, pathValues[bound] as string), "query");
+            agree(path, scalarJson(path, value), leafJson(path, pathValues[bound] as string), "query");
             continue;
           }
           const path = byQueryName.get(name);
           if (path === undefined) continue;
+          byField.set(path, [...(byField.get(path) ?? []), value]);
+        }
+        for (const [path, values] of byField) {
           const leaf = path.fields[path.fields.length - 1] as DescField;
           if (leaf.fieldKind === "list") {
             set(json, path, values.flatMap((v) => v.split(",")).map((v) => scalarJson(path, v)));

@@ -30,6 +30,7 @@ export function emitMethods(f: GeneratedFile, r: Renderer, services: readonly Se
         input: r.ref(f.importSchema(m.input)),
         output: r.ref(f.importSchema(m.output)),
         unimplemented: str(m.unimplemented.name),
+        capability: str(m.capability),
       })),
       httpRules: r.ref(f.export("const", names.httpRules(s.desc))),
       httpRuleSpec: r.ref(httpRuleSpec),

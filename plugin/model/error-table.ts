@@ -191,3 +191,19 @@ export function unimplementedError(rpcName: string): ErrorModel {
   const name = /PushNotificationConfig/.test(rpcName) ? "PushNotificationNotSupported" : "UnsupportedOperation";
   return errorTable.find((e) => e.name === name) as ErrorModel;
 }
+
+/** The Agent Card capability that gates an RPC (spec 3.3.4), or "" when none does. */
+export type Capability = "" | "streaming" | "pushNotifications" | "extendedAgentCard";
+
+/**
+ * Which capability of `AgentCapabilities` gates an RPC (D18): streaming RPCs
+ * need `streaming`, the push-config RPCs `pushNotifications`, an RPC that
+ * returns the AgentCard `extendedAgentCard`. Decided here, beside the error
+ * each gate answers with, so bindings know no RPC by name.
+ */
+export function capabilityOf(rpcName: string, serverStreaming: boolean, outputTypeName: string): Capability {
+  if (serverStreaming) return "streaming";
+  if (/PushNotificationConfig/.test(rpcName)) return "pushNotifications";
+  if (/(^|\.)AgentCard$/.test(outputTypeName)) return "extendedAgentCard";
+  return "";
+}

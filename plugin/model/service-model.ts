@@ -2,7 +2,7 @@ import type { DescFile, DescMessage, DescMethod, DescService } from "@bufbuild/p
 import type { MethodKind } from "../../runtime/method-spec.js";
 import { compareTemplatePrecedence, templateKey } from "../../runtime/path-template.js";
 import { createDiagnostics, type Diagnostics } from "./diagnostics.js";
-import { unimplementedError, type ErrorModel } from "./error-table.js";
+import { capabilityOf, unimplementedError, type Capability, type ErrorModel } from "./error-table.js";
 import { createHttpBindings, type HttpBindingModel } from "./http-binding.js";
 import { collectRequiredFields, type RequiredFieldsModel } from "./required-fields.js";
 
@@ -18,6 +18,8 @@ export interface MethodModel {
   readonly http: readonly HttpBindingModel[];
   /** The error answered when the handler leaves this method out (D18). */
   readonly unimplemented: ErrorModel;
+  /** The Agent Card capability that gates the method, or "" (D18). */
+  readonly capability: Capability;
 }
 
 export interface ServiceModel {
@@ -91,6 +93,7 @@ function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | u
     grpcPath: `/${desc.parent.typeName}/${desc.name}`,
     http: createHttpBindings(desc, diag),
     unimplemented: unimplementedError(desc.name),
+    capability: capabilityOf(desc.name, desc.methodKind === "server_streaming", desc.output.typeName),
   };
 }
 
