@@ -38,7 +38,7 @@ export type CoreResponse =
  * producer (the adapter waits for `drain` before the next pull).
  */
 export interface EventSource {
-  /** The `data:` payload of the next event, or undefined when the stream is over. */
+  /** The next event as a whole SSE frame (`data: ...\n\n`), or undefined when the stream is over. */
   next(): Promise<string | undefined>;
   /** The client went away: stop the producer now (abort and iterator `return()`). */
   cancel(): void;
@@ -91,8 +91,8 @@ export const sseHeaders: Readonly<Record<string, string>> = {
 };
 
 /** Frames one event; payloads are single-line JSON, so one `data:` line each. */
-export function sseFrame(data: string): string {
-  return `data: ${data}\n\n`;
+export function sseFrame(data: string, event?: string): string {
+  return event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
 }
 
 export const sseHeartbeat = ": keep-alive\n\n";

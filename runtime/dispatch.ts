@@ -63,6 +63,8 @@ export interface StreamFraming {
   readonly event: (json: JsonValue) => string;
   /** The `data:` payload of the error that ends the stream. */
   readonly error: (err: unknown) => string;
+  /** SSE event name of that error frame, if the binding names it. */
+  readonly errorEvent?: string;
   /** Aborts the call's signal. */
   readonly abort: () => void;
   readonly heartbeatMs: number;
@@ -175,6 +177,7 @@ export function createDispatcher(config: {
         iterator,
         serialize,
         serializeError: framing.error,
+        ...(framing.errorEvent === undefined ? {} : { errorEvent: framing.errorEvent }),
         abort: framing.abort,
         heartbeatMs: framing.heartbeatMs,
       });

@@ -1,4 +1,4 @@
-import type { EventSource } from "./binding-core.js";
+import { sseFrame, type EventSource } from "./binding-core.js";
 
 /**
  * Turns a handler's stream into an EventSource after its first event was
@@ -12,11 +12,13 @@ import type { EventSource } from "./binding-core.js";
  * generator runs its `finally` for once it reaches its next `yield`.
  */
 export function createEventSource<T>(options: {
-  /** The first event, already serialized by the caller. */
+  /** The first event's payload, already serialized by the caller. */
   readonly first: string;
   readonly iterator: AsyncIterator<T>;
   readonly serialize: (event: T) => string;
   readonly serializeError: (err: unknown) => string;
+  /** SSE event name of the final error frame; none by default (plain `data:`). */
+  readonly errorEvent?: string;
   readonly abort: () => void;
   readonly heartbeatMs: number;
 }): EventSource {
@@ -38,7 +40,7 @@ export function createEventSource<T>(options: {
       if (pendingFirst !== undefined) {
         const first = pendingFirst;
         pendingFirst = undefined;
-        return first;
+        return sseFrame(first);
       }
       try {
         const r = await iterator.next();
@@ -47,14 +49,14 @@ export function createEventSource<T>(options: {
           done = true;
           return undefined;
         }
-        return serialize(r.value);
+        return sseFrame(serialize(r.value));
       } catch (err) {
         if (done) return undefined;
         done = true;
         // The handler may still be suspended (an event it yielded failed to
         // encode): release it as a disconnect would.
         stop();
-        return serializeError(err);
+        return sseFrame(serializeError(err), options.errorEvent);
       }
     },
     cancel() {

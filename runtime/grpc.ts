@@ -191,3 +191,5 @@ function drained(call: ServerWritableStream<Message, Message>, signal: AbortSign
     signal.addEventListener("abort", finish, { once: true });
   });
 }
+
+export * from "./grpc-extras.js";

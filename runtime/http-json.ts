@@ -93,6 +93,9 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       throw new A2AError(tooLarge, err.message);
     }
     const text = decodeUtf8(bytes);
+    // No body at all is a message with no fields set (POST /tasks/x:cancel
+    // carries only an optional metadata), as grpc-gateway and Envoy read it.
+    if (text !== undefined && text.trim() === "") return rule.body === "*" ? {} : undefined;
     if (rule.derived) {
       // D1: the POST twin of a streaming GET takes no request fields in its body.
       if (text === undefined || (text.trim() !== "" && text.replace(/\s/g, "") !== "{}")) {
@@ -157,8 +160,11 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
           events = await dispatch.openStream(spec, request, context, {
             event: (json) => JSON.stringify(json),
             // The spec is silent on errors after a stream started (A2A #1262):
-            // one last event carries the same AIP-193 body a plain response would.
+            // one last event carries the same AIP-193 body a plain response
+            // would, named `error` so clients that dispatch on the event type
+            // (@a2a-js/sdk does) see an error, not an empty StreamResponse.
             error: (err) => JSON.stringify(httpErrorBody(toA2AError(err, errors.Internal))),
+            errorEvent: "error",
             abort: () => scope.abort(),
             heartbeatMs,
           });

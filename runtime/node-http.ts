@@ -4,7 +4,7 @@
  * events, sends heartbeats, and turns a client disconnect into an abort.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BodyTooLargeError, checkDeclaredLength, sseFrame, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
+import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
 
 export interface BindingCore {
   handle(request: CoreRequest): Promise<CoreResponse>;
@@ -109,7 +109,7 @@ async function writeStream(
   res.flushHeaders();
   try {
     for (let data = await events.next(); data !== undefined && !closed.aborted; data = await events.next()) {
-      if (!res.write(sseFrame(data))) await drained(res, closed);
+      if (!res.write(data)) await drained(res, closed);
     }
   } finally {
     if (heartbeat !== undefined) clearInterval(heartbeat);

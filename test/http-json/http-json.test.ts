@@ -177,19 +177,24 @@ function openStream(
 }
 
 /** All frames of a finished SSE body: the `data:` payloads (parsed) and the comment lines. */
-function parseSse(text: string): { data: unknown[]; comments: string[] } {
+/** SSE frames: `data` payloads in order, `errors` the indexes of frames named `event: error`. */
+function parseSse(text: string): { data: unknown[]; comments: string[]; errors?: number[] } {
   const data: unknown[] = [];
   const comments: string[] = [];
+  const errors: number[] = [];
   expect(text.endsWith("\n\n")).toBe(true);
   for (const frame of text.split("\n\n").slice(0, -1)) {
     if (frame.startsWith(":")) comments.push(frame);
     else {
-      expect(frame.startsWith("data: ")).toBe(true);
-      expect(frame.includes("\n")).toBe(false);
-      data.push(JSON.parse(frame.slice("data: ".length)));
+      const named = frame.startsWith("event: error\n");
+      const line = named ? frame.slice("event: error\n".length) : frame;
+      expect(line.startsWith("data: ")).toBe(true);
+      expect(line.includes("\n")).toBe(false);
+      if (named) errors.push(data.length);
+      data.push(JSON.parse(line.slice("data: ".length)));
     }
   }
-  return { data, comments };
+  return errors.length > 0 ? { data, comments, errors } : { data, comments };
 }
 
 const errorInfo = (reason: string, metadata?: Record<string, string>) => ({
@@ -976,12 +981,12 @@ describe("SSE (D14, D15)", () => {
   test.each<[string, unknown]>([
     ["a2a-after", aip193(400, "FAILED_PRECONDITION", "cannot now", [errorInfo("TASK_NOT_CANCELABLE", { taskId: "task-a2a-after" })])],
     ["plain-after", aip193(500, "INTERNAL", "Internal error")],
-  ])("an error after the first event (%s) is one last data: event with the AIP-193 body, then close", async (mode, errorBody) => {
+  ])("an error after the first event (%s) is one last `event: error` frame with the AIP-193 body, then close", async (mode, errorBody) => {
     const r = await request("POST", "/message:stream", { body: sendBody(mode) });
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toBe("text/event-stream");
     expect(r.text).not.toContain("secret");
-    expect(parseSse(r.text)).toEqual({ data: [streamEventsJson(`task-${mode}`)[0], errorBody], comments: [] });
+    expect(parseSse(r.text)).toEqual({ data: [streamEventsJson(`task-${mode}`)[0], errorBody], comments: [], errors: [1] });
   });
 
   test("a message followed by more events ends with InvalidAgentResponse (D15)", async () => {
