@@ -15,8 +15,18 @@ export interface ScopeRequest {
 }
 
 export interface CallScope {
-  /** A context for one call of the request (a batch has several), with its tenant. */
+  readonly binding: Binding;
+  /** The request's headers or metadata, as an authentication hook sees them. */
+  readonly headers: Headers;
+  /** Extension URIs the client asked for (`A2A-Extensions`). */
+  readonly requestedExtensions: readonly string[];
+  /** A context for one call of the request (a batch has several), with its tenant and the principal. */
   context(tenant: string | undefined): CallContext;
+  /**
+   * Runs the authentication hook once per request (the calls of a batch
+   * share it) and keeps its principal for the contexts made afterwards.
+   */
+  authenticate(hook: () => unknown): Promise<unknown>;
   /** Aborts the signal every context of this request sees (a stream the client left). */
   abort(): void;
   /** The `A2A-Extensions` response header when a handler activated any, else undefined. */
@@ -45,8 +55,23 @@ export function createCallScope(binding: Binding, protocolVersion: string, req: 
       return (requested ??= parseExtensions(req.header("a2a-extensions")));
     },
   };
+  let principal: unknown;
+  let authenticated: Promise<unknown> | undefined;
   return {
-    context: (tenant) => new ScopedContext(binding, protocolVersion, tenant, req, scope),
+    binding,
+    get headers() {
+      return req.headers;
+    },
+    get requestedExtensions() {
+      return scope.requested();
+    },
+    context: (tenant) => new ScopedContext(binding, protocolVersion, tenant, req, scope, principal),
+    authenticate(hook) {
+      authenticated ??= Promise.resolve()
+        .then(hook)
+        .then((p) => (principal = p));
+      return authenticated;
+    },
     abort() {
       scope.signal();
       controller?.abort();
@@ -75,6 +100,7 @@ class ScopedContext implements CallContext {
     readonly tenant: string | undefined,
     req: ScopeRequest,
     scope: ScopeState,
+    readonly principal: unknown,
   ) {
     this.#req = req;
     this.#scope = scope;
@@ -96,7 +122,4 @@ class ScopedContext implements CallContext {
     return this.#scope.signal();
   }
 
-  get principal(): undefined {
-    return undefined;
-  }
 }

@@ -9,11 +9,13 @@
 import { create, isMessage, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { EventSource } from "./binding-core.js";
 import type { CallContext } from "./call-context.js";
+import type { CallScope } from "./call-scope.js";
 import { badRequest } from "./error-encoding.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { createEventSource } from "./event-stream.js";
 import { jsonWriter } from "./json-writer.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
+import type { AgentPolicy } from "./policy.js";
 import { JsonDecodeError, decodeJson } from "./proto-json.js";
 import { findMissingRequired } from "./required-fields.js";
 import { createStreamCheck } from "./stream-rules.js";
@@ -32,13 +34,23 @@ export type BindingErrorTable = Readonly<
     | "UnsupportedOperation"
     | "VersionNotSupported"
     | "ContentTypeNotSupported"
-    | "InvalidAgentResponse",
+    | "InvalidAgentResponse"
+    | "Unauthenticated"
+    | "PushNotificationNotSupported"
+    | "ExtendedAgentCardNotConfigured"
+    | "ExtensionSupportRequired",
     ErrorTableEntry
   >
 > &
   Readonly<Record<string, ErrorTableEntry>>;
 
 export interface Dispatcher {
+  /**
+   * Applies the agent's policy before anything else of a call: the
+   * authentication hook, the card's required extensions, then capability
+   * gating (D18). Throws the spec error; a no-op without a policy.
+   */
+  admit(spec: MethodSpec, scope: CallScope): Promise<void>;
   /** Decodes and validates a request message; throws InvalidParams naming the fields at fault. */
   decode(spec: MethodSpec, json: JsonValue): Message;
   /** Calls a unary method and writes its result as ProtoJSON. */
@@ -81,8 +93,9 @@ export function createDispatcher(config: {
   readonly errors: BindingErrorTable;
   readonly required: RequiredFieldTable;
   readonly handler: object;
+  readonly policy?: AgentPolicy | undefined;
 }): Dispatcher {
-  const { errors, required } = config;
+  const { errors, required, policy } = config;
   const handler = config.handler as Record<string, HandlerFn | undefined>;
   const write = (desc: DescMessage, value: unknown) => jsonWriter(desc, required)(value);
 
@@ -92,6 +105,10 @@ export function createDispatcher(config: {
     // An RPC named e.g. HasOwnProperty must not find Object.prototype's method.
     const inherited = (Object.prototype as unknown as Record<string, unknown>)[spec.localName];
     if (typeof fn !== "function" || fn === inherited) {
+      // D18: a card that promises an extended card the handler cannot give.
+      if (spec.capability === "extendedAgentCard" && policy?.capabilities?.extendedAgentCard === true) {
+        throw new A2AError(errors.ExtendedAgentCardNotConfigured, "this agent declares an extended agent card but has none configured");
+      }
       throw new A2AError(errors[spec.unimplemented] ?? errors.UnsupportedOperation, `${spec.name} is not supported by this agent`);
     }
     return fn.call(handler, request, context);
@@ -108,6 +125,28 @@ export function createDispatcher(config: {
   }
 
   return {
+    async admit(spec, scope) {
+      if (policy === undefined) return;
+      const hook = policy.authenticate;
+      const principal =
+        hook === undefined ? undefined : await scope.authenticate(() => hook({ binding: scope.binding, method: spec.name, headers: scope.headers }));
+      // The extended card is for authenticated callers only (spec 3.1.11, 13.3).
+      if (spec.capability === "extendedAgentCard" && principal === undefined) {
+        throw new A2AError(errors.Unauthenticated, "the extended agent card requires an authenticated caller");
+      }
+      const missing = (policy.requiredExtensions ?? []).filter((uri) => !scope.requestedExtensions.includes(uri));
+      if (missing.length > 0) {
+        throw new A2AError(errors.ExtensionSupportRequired, `this agent requires the extension${missing.length > 1 ? "s" : ""} ${missing.join(", ")}; list ${missing.length > 1 ? "them" : "it"} in A2A-Extensions`, {
+          metadata: { extensions: missing.join(",") },
+        });
+      }
+      const capabilities = policy.capabilities;
+      if (capabilities !== undefined && spec.capability !== "" && capabilities[spec.capability] !== true) {
+        const entry = spec.capability === "pushNotifications" ? errors.PushNotificationNotSupported : errors.UnsupportedOperation;
+        throw new A2AError(entry, `${spec.name} needs capabilities.${spec.capability}, which this agent does not declare`);
+      }
+    },
+
     decode(spec, json) {
       let request: Message;
       try {

@@ -13,12 +13,15 @@ import { createDispatcher, type BindingErrorTable, type Dispatcher } from "./dis
 import { grpcStatusOf, rpcCode, toA2AError } from "./error-encoding.js";
 import { A2AError } from "./errors.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
+import type { AgentPolicy } from "./policy.js";
 import { negotiateVersion, type VersionPolicy } from "./service-params.js";
 import { StatusSchema } from "./gen/google/rpc/status_pb.js";
 
 export interface GrpcOptions {
   /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
   readonly versions?: VersionPolicy;
+  /** Authentication, required extensions and capability gating, shared by all bindings. */
+  readonly policy?: AgentPolicy;
 }
 
 export interface GrpcServiceConfig<H extends object> extends GrpcOptions {
@@ -99,7 +102,7 @@ function serviceError(err: unknown, errors: BindingErrorTable): Partial<ServiceE
   return { code: rpcCode(a2a.entry.grpcStatus) as status, details: a2a.message, metadata };
 }
 
-function start(
+async function start(
   dispatch: Dispatcher,
   errors: BindingErrorTable,
   versions: VersionPolicy,
@@ -109,8 +112,9 @@ function start(
   const req = scopeRequest(call);
   const version = negotiateVersion(req.header("a2a-version"), null, versions);
   if (!version.ok) throw new A2AError(errors.VersionNotSupported, version.message);
-  dispatch.checkRequired(spec, call.request);
   const scope = createCallScope("GRPC", version.version, req);
+  await dispatch.admit(spec, scope);
+  dispatch.checkRequired(spec, call.request);
   const context = scope.context(dispatch.tenantOf(call.request));
   const sendExtensions = () => {
     const activated = scope.activatedHeader();
@@ -132,7 +136,7 @@ async function unary(
 ): Promise<void> {
   let done = () => {};
   try {
-    const started = start(dispatch, errors, versions, spec, call);
+    const started = await start(dispatch, errors, versions, spec, call);
     done = started.req.done;
     const result = await dispatch.unaryMessage(spec, call.request, started.context);
     started.sendExtensions();
@@ -160,7 +164,7 @@ async function serverStream(
       .catch(() => undefined);
   };
   try {
-    const started = start(dispatch, errors, versions, spec, call);
+    const started = await start(dispatch, errors, versions, spec, call);
     done = started.req.done;
     const signal = started.req.signal;
     signal.addEventListener("abort", stop, { once: true });

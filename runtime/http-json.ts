@@ -12,6 +12,7 @@ import { badRequest, httpErrorBody, toA2AError } from "./error-encoding.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { createTranscoder, type Transcoder } from "./http-transcoding.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "./method-spec.js";
+import type { AgentPolicy } from "./policy.js";
 import { parsePathTemplate } from "./path-template.js";
 import { JsonDecodeError } from "./proto-json.js";
 import { createRouter } from "./router.js";
@@ -26,6 +27,8 @@ export interface HttpJsonOptions {
   readonly versions?: VersionPolicy;
   /** Path the routes are mounted under, e.g. `/a2a/rest`; default none. */
   readonly basePath?: string;
+  /** Authentication, required extensions and capability gating, shared by all bindings. */
+  readonly policy?: AgentPolicy;
 }
 
 export interface HttpJsonEndpointConfig<H extends object> extends HttpJsonOptions {
@@ -147,6 +150,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
 
       let request;
       try {
+        await dispatch.admit(spec, scope);
         const body = await readBody(req, match.route.target);
         request = dispatch.decode(spec, transcoderJson(transcoder, match.values, body, query, errors));
       } catch (err) {

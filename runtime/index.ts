@@ -43,3 +43,4 @@ export type { FetchHandler } from "./fetch.js";
 export { createHttpJsonEndpoint } from "./http-json.js";
 export type { HttpJsonEndpoint, HttpJsonEndpointConfig, HttpJsonOptions } from "./http-json.js";
 export type { BindingErrorTable } from "./dispatch.js";
+export type { AgentPolicy, AuthRequest } from "./policy.js";

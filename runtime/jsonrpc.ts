@@ -10,6 +10,7 @@ import { createDispatcher, type BindingErrorTable } from "./dispatch.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { jsonRpcErrorObject, toA2AError } from "./error-encoding.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
+import type { AgentPolicy } from "./policy.js";
 import { negotiateVersion, type VersionPolicy } from "./service-params.js";
 
 /** The generated error table, as the JSON-RPC binding needs it. */
@@ -22,6 +23,8 @@ export interface JsonRpcOptions {
   readonly heartbeatMs?: number;
   /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
   readonly versions?: VersionPolicy;
+  /** Authentication, required extensions and capability gating, shared by all bindings. */
+  readonly policy?: AgentPolicy;
 }
 
 export interface JsonRpcEndpointConfig<H extends object> extends JsonRpcOptions {
@@ -98,6 +101,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
 
   async function unary(call: Call, scope: CallScope): Promise<unknown> {
     try {
+      await dispatch.admit(call.spec, scope);
       const request = dispatch.decode(call.spec, call.params);
       const result = await dispatch.unary(call.spec, request, scope.context(dispatch.tenantOf(request)));
       return { jsonrpc: "2.0", id: call.id ?? null, result };
@@ -110,6 +114,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     const id = call.id ?? null;
     let events: EventSource;
     try {
+      await dispatch.admit(call.spec, scope);
       const request = dispatch.decode(call.spec, call.params);
       events = await dispatch.openStream(call.spec, request, scope.context(dispatch.tenantOf(request)), {
         event: (result) => JSON.stringify({ jsonrpc: "2.0", id, result }),

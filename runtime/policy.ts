@@ -1,0 +1,37 @@
+/**
+ * What an agent decides once for every binding (spec 5.1: every binding
+ * behaves the same): who the caller is, which operations its Agent Card
+ * enables, and which extensions a client must ask for. The dispatcher
+ * applies it before the handler is called, on JSON-RPC, HTTP+JSON and gRPC
+ * alike.
+ */
+import type { Binding } from "./call-context.js";
+
+/** What an authentication hook sees of a request. */
+export interface AuthRequest {
+  readonly binding: Binding;
+  /** The RPC name, e.g. `GetExtendedAgentCard`. */
+  readonly method: string;
+  /** HTTP headers or gRPC metadata (`authorization`, ...). */
+  readonly headers: Headers;
+}
+
+export interface AgentPolicy<Principal = unknown> {
+  /**
+   * The card's `capabilities`: an operation it gates is refused unless its
+   * capability is true (D18). When undefined nothing is gated.
+   */
+  readonly capabilities?: {
+    readonly streaming?: boolean;
+    readonly pushNotifications?: boolean;
+    readonly extendedAgentCard?: boolean;
+  };
+  /** URIs of the card's extensions with `required: true` (spec 3.3.4). */
+  readonly requiredExtensions?: readonly string[];
+  /**
+   * Runs before anything else of a call, so nothing is looked up for a
+   * caller that is refused: returns the principal (undefined for an
+   * anonymous caller), or throws UnauthenticatedError / PermissionDeniedError.
+   */
+  readonly authenticate?: (request: AuthRequest) => Principal | undefined | Promise<Principal | undefined>;
+}
