@@ -1,6 +1,9 @@
 // The one request every target is benchmarked with, and the one response
 // every target must give: SendMessage answered by a completed Task that
 // echoes the message text in an artifact.
+import { echoTaskJson, message } from "../lib/a2a-fixture.mjs";
+
+export { echoTaskJson };
 
 export const requestHeaders = {
   "content-type": "application/json",
@@ -11,29 +14,10 @@ export const requestObject = {
   jsonrpc: "2.0",
   id: 1,
   method: "SendMessage",
-  params: {
-    message: {
-      messageId: "msg-1",
-      contextId: "ctx-1",
-      role: "ROLE_USER",
-      parts: [{ text: "hello from the benchmark" }],
-    },
-  },
+  params: { message },
 };
 
 export const requestBody = JSON.stringify(requestObject);
-
-/** The ProtoJSON result of SendMessage for `message` (a JSON-RPC params.message). */
-export function echoTaskJson(message) {
-  return {
-    task: {
-      id: `task-${message.messageId}`,
-      contextId: message.contextId,
-      status: { state: "TASK_STATE_COMPLETED" },
-      artifacts: [{ artifactId: "echo", parts: [{ text: message.parts[0].text }] }],
-    },
-  };
-}
 
 export const expectedResponse = {
   jsonrpc: "2.0",

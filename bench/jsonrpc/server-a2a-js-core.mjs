@@ -5,7 +5,7 @@
 // how much of the "a2a-js" cost is express.
 import { createServer } from "node:http";
 import { JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion } from "@a2a-js/sdk/server";
-import { EchoRequestHandler } from "./a2a-js-handler.mjs";
+import { EchoRequestHandler } from "../lib/a2a-js-handler.mjs";
 
 export function createBenchServer() {
   const requestHandler = new EchoRequestHandler();

@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import express from "express";
 import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
-import { EchoRequestHandler } from "./a2a-js-handler.mjs";
+import { EchoRequestHandler } from "../lib/a2a-js-handler.mjs";
 
 export function createBenchServer() {
   const app = express();

@@ -1,12 +1,14 @@
 // Child process that serves one benchmark target on 127.0.0.1 (a free port)
-// and talks to bench/jsonrpc.mjs over IPC:
+// and talks to the benchmark driver (bench/lib/harness.mjs) over IPC:
 //   -> { ready: true, port }                      once listening
 //   <- { cmd: "cpu" }   -> { cpu: process.cpuUsage() }
 //   <- { cmd: "exit" }  -> { cpu, exit: true }, then exits (this also
 //                          writes the CPU profile under --cpu-prof)
-// Usage: node bench/jsonrpc/serve.mjs <target>   (target = a server-<target>.mjs here)
-const target = process.argv[2];
-const { createBenchServer } = await import(new URL(`./server-${target}.mjs`, import.meta.url).href);
+// Usage: node bench/lib/serve.mjs <module>
+//   module: a file relative to bench/ that exports createBenchServer(), which
+//   returns an unstarted node:http server, e.g. jsonrpc/server-ours.mjs
+const module = process.argv[2];
+const { createBenchServer } = await import(new URL(`../${module}`, import.meta.url).href);
 const server = createBenchServer();
 server.keepAliveTimeout = 30_000;
 server.listen(0, "127.0.0.1", () => {

@@ -4,7 +4,7 @@
 // and the top functions of this package by inclusive time, each with
 // file:line (1-based, of the JavaScript that ran: dist/runtime/*.js maps
 // function by function to runtime/*.ts).
-// Usage: node bench/jsonrpc/profile-top.mjs <file.cpuprofile> [top=25] [requests served]
+// Usage: node bench/lib/profile-top.mjs <file.cpuprofile> [top=25] [requests served]
 import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -104,7 +104,7 @@ export function printTopCosts(file, { root = process.cwd(), top = 25, requests }
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const file = process.argv[2];
   if (file === undefined) {
-    console.error("usage: node bench/jsonrpc/profile-top.mjs <file.cpuprofile> [top]");
+    console.error("usage: node bench/lib/profile-top.mjs <file.cpuprofile> [top] [requests]");
     process.exit(2);
   }
   printTopCosts(file, {

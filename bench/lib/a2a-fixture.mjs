@@ -1,0 +1,36 @@
+// The A2A payloads every benchmark target works with, as ProtoJSON (the wire
+// form of both bindings): the message a client sends, the completed Task that
+// echoes it (what SendMessage answers) and the task a server has stored (what
+// GetTask answers). The servers build the same values in their own shapes
+// (bench/lib/ours-handler.mjs, bench/lib/a2a-js-handler.mjs).
+
+export const message = {
+  messageId: "msg-1",
+  contextId: "ctx-1",
+  role: "ROLE_USER",
+  parts: [{ text: "hello from the benchmark" }],
+};
+
+/** The ProtoJSON SendMessageResponse for `message` (a ProtoJSON Message). */
+export function echoTaskJson(message) {
+  return {
+    task: {
+      id: `task-${message.messageId}`,
+      contextId: message.contextId,
+      status: { state: "TASK_STATE_COMPLETED" },
+      artifacts: [{ artifactId: "echo", parts: [{ text: message.parts[0].text }] }],
+    },
+  };
+}
+
+/** Id of the one stored task. */
+export const storedTaskId = "task-1";
+
+/** The stored task as ProtoJSON, the body of GET /tasks/{id}. */
+export const storedTaskJson = {
+  id: storedTaskId,
+  contextId: "ctx-1",
+  status: { state: "TASK_STATE_COMPLETED" },
+  artifacts: [{ artifactId: "echo", parts: [{ text: "hello from the benchmark" }] }],
+  history: [{ messageId: "msg-1", contextId: "ctx-1", taskId: storedTaskId, role: "ROLE_USER", parts: [{ text: "hello from the benchmark" }] }],
+};

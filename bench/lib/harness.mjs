@@ -1,0 +1,309 @@
+// What the loopback HTTP benchmarks (bench/jsonrpc.mjs, bench/http-json.mjs)
+// share: the settings from the environment, the transpiling of generated/*.ts
+// for "ours", the server and load-driver child processes, verification of a
+// target's exact response, measured runs (server CPU per request, driver CPU,
+// other load on the machine, contended runs discarded and repeated), medians,
+// the result table and the ratios.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+
+export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const root = resolve(benchDir, "..");
+
+export const num = (name, fallback) => {
+  const v = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
+  return v;
+};
+
+/** The BENCH_* knobs both loopback benchmarks read (see bench/README.md). */
+export function loadSettings(defaultTargets) {
+  return {
+    seconds: num("BENCH_SECONDS", 5),
+    runs: Math.round(num("BENCH_RUNS", 5)),
+    warmup: Number(process.env.BENCH_WARMUP ?? 3),
+    connections: Math.round(num("BENCH_CONNECTIONS", 32)),
+    pipelining: Math.round(num("BENCH_PIPELINING", 1)),
+    targets: (process.env.BENCH_TARGETS ?? defaultTargets).split(",").map((s) => s.trim()).filter(Boolean),
+    pin: process.env.BENCH_PIN === "1",
+    profile: process.env.BENCH_PROFILE ?? "",
+    profileDir: join(benchDir, ".profiles"),
+    otherMax: Number(process.env.BENCH_OTHER_MAX ?? 0.25),
+    retries: Math.round(Number(process.env.BENCH_RETRIES ?? 2)),
+  };
+}
+
+// --- "ours": the generated TypeScript, transpiled against the built runtime ---
+
+function newestMtime(dir, ext) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith(ext)) newest = Math.max(newest, statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Transpiles generated/**\/*.ts (ts.transpileModule, type-free; exact since
+ * the project compiles with isolatedModules + verbatimModuleSyntax) into
+ * bench/.build/generated/, whose imports of "protoc-gen-a2a/runtime" resolve
+ * through the package's self reference to dist/runtime. `required` is the
+ * generated file the caller needs.
+ */
+export function prepareOurs(required = "a2a_jsonrpc.ts") {
+  const generated = join(root, "generated");
+  if (!existsSync(join(generated, required))) {
+    throw new Error(`generated/${required} is missing: run \`npm run generate\` first`);
+  }
+  const runtimeIndex = join(root, "dist/runtime/index.js");
+  if (!existsSync(runtimeIndex)) throw new Error("dist/runtime is missing: run `npm run build` first");
+  if (newestMtime(join(root, "runtime"), ".ts") > newestMtime(join(root, "dist/runtime"), ".js")) {
+    console.warn("warning: runtime/*.ts is newer than dist/runtime: run `npm run build` (or `npm run bench`)");
+  }
+  const out = join(benchDir, ".build/generated");
+  const compilerOptions = { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true };
+  for (const entry of readdirSync(generated, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const file = join(entry.parentPath ?? entry.path, entry.name);
+    const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), { compilerOptions, fileName: file });
+    const dest = join(out, relative(generated, file)).replace(/\.ts$/, ".js");
+    mkdirSync(dirname(dest), { recursive: true });
+    writeFileSync(dest, outputText);
+  }
+}
+
+// --- child processes ---
+
+/** Starts `node script args` with an IPC channel, optionally pinned (BENCH_PIN) to `cpu`. */
+export function startNode(script, args, { cpu, execArgv = [], pin = false } = {}) {
+  const nodeArgs = [...execArgv, script, ...args];
+  const stdio = ["ignore", "inherit", "inherit", "ipc"];
+  const child =
+    pin && cpu !== undefined
+      ? spawn("taskset", ["-c", String(cpu), process.execPath, ...nodeArgs], { stdio })
+      : spawn(process.execPath, nodeArgs, { stdio });
+  const waiters = [];
+  child.on("message", (msg) => waiters.shift()?.resolve(msg));
+  child.on("exit", (code, signal) => {
+    for (const w of waiters.splice(0)) w.reject(new Error(`${script} ${args.join(" ")} exited (${code ?? signal})`));
+  });
+  /** Sends `msg` (if any) and resolves with the child's next message. */
+  child.request = (msg) =>
+    new Promise((resolve, reject) => {
+      waiters.push({ resolve, reject });
+      if (msg !== undefined) child.send(msg);
+    });
+  return child;
+}
+
+/** The autocannon child process (bench/lib/load.mjs), on CPU 1 under BENCH_PIN. */
+export function startDriver(settings) {
+  return startNode(join(benchDir, "lib/load.mjs"), [], { cpu: 1, pin: settings.pin });
+}
+
+/**
+ * Starts target `target` from `module` (relative to bench/, exporting
+ * createBenchServer) in its own process on CPU 0 under BENCH_PIN, with
+ * --cpu-prof when BENCH_PROFILE names it.
+ */
+export async function startServer(target, module, settings) {
+  const { profile, profileDir, pin } = settings;
+  const execArgv = profile === target ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${target}.cpuprofile`] : [];
+  if (execArgv.length > 0) mkdirSync(profileDir, { recursive: true });
+  const child = startNode(join(benchDir, "lib/serve.mjs"), [module], { cpu: 0, execArgv, pin });
+  const ready = await child.request();
+  const origin = `http://127.0.0.1:${ready.port}`;
+  return { target, child, origin, url: `${origin}/`, runs: [], requests: 0 };
+}
+
+/** Asks every server to exit (so --cpu-prof writes its profile), waits, and lets the driver go. */
+export async function stopAll(servers, driver) {
+  for (const s of servers) {
+    await s.child.request({ cmd: "exit" }).catch(() => undefined);
+    await new Promise((r) => (s.child.exitCode !== null ? r() : s.child.once("exit", r)));
+  }
+  driver.disconnect();
+}
+
+async function cpuMs(server) {
+  const { cpu } = await server.child.request({ cmd: "cpu" });
+  return (cpu.user + cpu.system) / 1000;
+}
+
+// --- measuring ---
+
+/**
+ * Sends `request` ({ path = "/", method, headers, body }) once and checks the
+ * answer is 200, of a content type matching `contentType`, with exactly the
+ * JSON `expected`; throws otherwise (no error path is ever benchmarked).
+ * Resolves with the response's size in bytes.
+ */
+export async function verifyResponse(server, request, expected, { what, contentType = /^application\/json/ }) {
+  const res = await fetch(server.origin + (request.path ?? "/"), { method: request.method, headers: request.headers, body: request.body });
+  const text = await res.text();
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  if (res.status !== 200 || !contentType.test(res.headers.get("content-type") ?? "") || !isDeepStrictEqual(body, expected)) {
+    throw new Error(
+      `${server.target} does not answer ${what} as expected (no benchmark of an error path):\n` +
+        `  status ${res.status}, content-type ${res.headers.get("content-type")}\n  got      ${text}\n  expected ${JSON.stringify(expected)}`,
+    );
+  }
+  return { bytes: Buffer.byteLength(text), contentType: res.headers.get("content-type") };
+}
+
+/** One autocannon run of `request` against `server` for `duration` seconds. */
+export async function load(driver, server, request, duration, settings) {
+  const { connections, pipelining } = settings;
+  const { result } = await driver.request({
+    run: { url: server.origin + (request.path ?? "/"), method: request.method, headers: request.headers, body: request.body, connections, pipelining, duration },
+  });
+  server.requests += result.requests;
+  return result;
+}
+
+/** Machine-wide CPU ticks from /proc/stat (Linux), to see what else ran. */
+function machineTicks() {
+  try {
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal: steal ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One measured run of `request` against `server`, pushed onto `runs`
+ * (default server.runs) and logged under `label` (default the target). A run
+ * during which something outside the benchmark (another process, the host)
+ * kept more than BENCH_OTHER_MAX cores busy is reported, discarded and
+ * repeated, up to BENCH_RETRIES times per run.
+ */
+export async function measure(driver, server, request, settings, { runs = server.runs, label = server.target } = {}) {
+  const { seconds, otherMax, retries } = settings;
+  for (let attempt = 0; ; attempt++) {
+    const cpu0 = await cpuMs(server);
+    const m0 = machineTicks();
+    const r = await load(driver, server, request, seconds, settings);
+    const m1 = machineTicks();
+    const cpu1 = await cpuMs(server);
+    const failed = r.non2xx + r.errors + r.timeouts;
+    if (failed > 0 || r.requests === 0) {
+      console.warn(`warning: ${label}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts in ${r.requests} requests; run discarded`);
+      return;
+    }
+    const ticks = m0 && m1 ? m1.busy + m1.idle + m1.steal - m0.busy - m0.idle - m0.steal : 0;
+    const run = {
+      rps: r.requests / r.duration,
+      p50: r.p50,
+      p99: r.p99,
+      serverUsPerReq: ((cpu1 - cpu0) * 1000) / r.requests,
+      serverCpu: (cpu1 - cpu0) / r.wallMs,
+      driverCpu: r.cpuMs / r.wallMs,
+      bytesPerRequest: r.bytesPerRequest,
+      // Cores busy on the whole machine (every process and the kernel), and stolen by the host.
+      machineCores: ticks > 0 ? ((m1.busy - m0.busy) / ticks) * cpus().length : NaN,
+      stealCores: ticks > 0 ? ((m1.steal - m0.steal) / ticks) * cpus().length : 0,
+    };
+    // Busy cores that are neither the server nor the load driver (nor the host's steal).
+    run.otherCores = run.machineCores - run.serverCpu - run.driverCpu;
+    const contended = run.otherCores > otherMax || run.stealCores > otherMax;
+    const pct = (x) => `${Math.round(x * 100)}%`;
+    console.log(
+      `  ${label.padEnd(12)} ${fmt(run.rps, 0).padStart(7)} req/s  p99 ${fmt(run.p99, 1).padStart(5)} ms  ` +
+        `server ${fmt(run.serverUsPerReq, 1).padStart(5)} µs CPU/req (${pct(run.serverCpu)} of a core)  driver ${pct(run.driverCpu)}` +
+        (Number.isNaN(run.otherCores) ? "" : `  other ${fmt(Math.max(0, run.otherCores), 2)} cores`) +
+        (run.stealCores >= 0.05 ? `  stolen ${fmt(run.stealCores, 2)} cores` : "") +
+        (contended ? (attempt < retries ? "  <- contended, discarded, repeating" : "  <- contended, kept (no retries left)") : ""),
+    );
+    if (contended && attempt < retries) continue;
+    runs.push(run);
+    return;
+  }
+}
+
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export function fmt(x, digits) {
+  return x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** A markdown table; the first column left-aligned, the others right-aligned. */
+export function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  return rows
+    .map((r, j) => {
+      const line = `| ${r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" | ")} |`;
+      return j === 0 ? `${line}\n|${widths.map((w, i) => (i === 0 ? `:${"-".repeat(w + 1)}` : `${"-".repeat(w + 1)}:`)).join("|")}|` : line;
+    })
+    .join("\n");
+}
+
+// --- reporting ---
+
+/** Medians of a target's runs. */
+export function summarize(target, runs) {
+  return {
+    target,
+    n: runs.length,
+    rps: median(runs.map((r) => r.rps)),
+    min: Math.min(...runs.map((r) => r.rps)),
+    max: Math.max(...runs.map((r) => r.rps)),
+    p99: median(runs.map((r) => r.p99)),
+    p50: median(runs.map((r) => r.p50)),
+    us: median(runs.map((r) => r.serverUsPerReq)),
+    serverCpu: median(runs.map((r) => r.serverCpu)),
+    driverCpu: median(runs.map((r) => r.driverCpu)),
+    bytes: median(runs.map((r) => r.bytesPerRequest)),
+  };
+}
+
+/** The result table of summarize() rows. */
+export function resultTable(results) {
+  return table([
+    ["target", "req/s", "min..max req/s", "p50 ms", "p99 ms", "server CPU µs/req", "server CPU", "driver CPU", "bytes/response"],
+    ...results.map((r) => [
+      r.target,
+      fmt(r.rps, 0),
+      `${fmt(r.min, 0)}..${fmt(r.max, 0)}`,
+      fmt(r.p50, 1),
+      fmt(r.p99, 1),
+      fmt(r.us, 1),
+      `${Math.round(r.serverCpu * 100)}%`,
+      `${Math.round(r.driverCpu * 100)}%`,
+      fmt(r.bytes, 0),
+    ]),
+  ]);
+}
+
+/** Prints a/b in req/s and server CPU per request (and whether `goal` is met), if both ran. */
+export function printRatio(by, a, b, goal, prefix = "") {
+  if (by[a] === undefined || by[b] === undefined) return;
+  const x = by[a].rps / by[b].rps;
+  const cpu = by[a].us / by[b].us;
+  console.log(
+    `${prefix}${a}/${b}: ${fmt(x, 2)}x req/s; server CPU per request ${fmt(cpu, 2)}x` +
+      (goal === undefined ? "" : `  target >= ${goal}x: ${x >= goal ? "met" : "MISSED"}`),
+  );
+}
+
+/** Notes the targets against which the load driver may have been the limit. */
+export function printDriverNotes(results, prefix = "") {
+  for (const r of results) {
+    if (r.driverCpu > 0.9) console.log(`note: the load driver used ${Math.round(r.driverCpu * 100)}% of a core against ${prefix}${r.target}: it may be what limits that target.`);
+  }
+}
