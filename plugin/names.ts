@@ -18,6 +18,7 @@ export const names = {
   jsonRpcFile: (file: DescFile) => `${file.name}_jsonrpc.ts`,
   httpJsonFile: (file: DescFile) => `${file.name}_http.ts`,
   grpcFile: (file: DescFile) => `${file.name}_grpc.ts`,
+  serverFile: (file: DescFile) => `${file.name}_server.ts`,
   /** How one generated file imports another: relative to the output root, as protoplugin wants. */
   importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,
   /** `A2AServiceHandler`: the interface an agent implements. */
@@ -44,6 +45,10 @@ export const names = {
   grpcAdd: (service: DescService) => `add${service.name}ToServer`,
   /** The runtime's gRPC entry point, kept apart so JSON-only agents never load grpc-js. */
   grpcRuntime: (runtimeImport: string) => `${runtimeImport}/grpc`,
+  /** The runtime's all-bindings server, which loads grpc-js too. */
+  serverRuntime: (runtimeImport: string) => `${runtimeImport}/server`,
+  /** `serveA2AService`: one call serving an agent on every binding. */
+  serve: (service: DescService) => `serve${service.name}`,
   errorTable: () => "A2AErrorTable",
   /** `TaskNotFoundError`. */
   errorClass: (error: ErrorModel) => `${error.name}Error`,

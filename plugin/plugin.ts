@@ -4,6 +4,7 @@ import { emitGrpc } from "./emit/grpc.js";
 import { emitHandler } from "./emit/handler.js";
 import { emitHttpJson } from "./emit/http-json.js";
 import { emitJsonRpc } from "./emit/jsonrpc.js";
+import { emitServer } from "./emit/server.js";
 import { emitMethods } from "./emit/methods.js";
 import { createRenderer } from "./emit/render.js";
 import { createFileModels, type FileModel } from "./model/service-model.js";
@@ -30,13 +31,15 @@ function generateTs(schema: Schema<Options>): void {
     const jsonRpc = schema.generateFile(names.jsonRpcFile(model.desc));
     const httpJson = schema.generateFile(names.httpJsonFile(model.desc));
     const grpc = schema.generateFile(names.grpcFile(model.desc));
-    for (const f of [handler, methods, jsonRpc, httpJson, grpc]) f.preamble(model.desc);
+    const server = schema.generateFile(names.serverFile(model.desc));
+    for (const f of [handler, methods, jsonRpc, httpJson, grpc, server]) f.preamble(model.desc);
     if (model.services.length === 0) continue;
     emitHandler(handler, createRenderer(handler), model.services, runtime);
     emitMethods(methods, createRenderer(methods), model.services, runtime);
     emitJsonRpc(jsonRpc, createRenderer(jsonRpc), model.desc, model.services, runtime);
     emitHttpJson(httpJson, createRenderer(httpJson), model.desc, model.services, runtime);
     emitGrpc(grpc, createRenderer(grpc), model.desc, model.services, runtime);
+    emitServer(server, createRenderer(server), model.desc, model.services, runtime);
   }
   const byErrorsFile = new Map<string, FileModel[]>();
   for (const model of [...models].sort((a, b) => (a.desc.name < b.desc.name ? -1 : 1))) {

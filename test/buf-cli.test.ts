@@ -104,7 +104,7 @@ test("the output of every version type-checks under tsc --strict", () => {
         skipLibCheck: true,
         noEmit: true,
         types: ["node"],
-        paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")] },
+        paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")], "protoc-gen-a2a/runtime/server": [join(projectRoot, "runtime/server.ts")] },
       },
       include: [...include, checks],
     }),

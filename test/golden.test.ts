@@ -171,7 +171,7 @@ describe("golden files type-check", () => {
               skipLibCheck: true,
               noEmit: true,
               types: ["node"],
-              paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")] },
+              paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")], "protoc-gen-a2a/runtime/server": [join(projectRoot, "runtime/server.ts")] },
             },
             include: ["gen/**/*.ts"],
           },

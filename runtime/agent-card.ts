@@ -1,0 +1,81 @@
+/**
+ * The public Agent Card (D17): served at /.well-known/agent-card.json with
+ * `supportedInterfaces` filled from the bindings actually mounted, and HTTP
+ * caching (ETag, Cache-Control, Last-Modified, 304 on If-None-Match), and
+ * read for the policy every binding applies (capabilities, required
+ * extensions).
+ */
+import { createHash } from "node:crypto";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { CoreRequest, CoreResponse } from "./binding-core.js";
+import type { Binding } from "./call-context.js";
+import type { AgentPolicy } from "./policy.js";
+
+export const agentCardPath = "/.well-known/agent-card.json";
+
+/** One interface the server mounts, as `AgentInterface` JSON. */
+export interface MountedInterface {
+  readonly binding: Binding;
+  /** Absolute URL for HTTP bindings, `host:port` for gRPC. */
+  readonly url: string;
+}
+
+/**
+ * The card's ProtoJSON with `supportedInterfaces` replaced by the mounted
+ * interfaces, in the order given (the first is the preferred one).
+ */
+export function withInterfaces(card: JsonObject, mounted: readonly MountedInterface[], protocolVersion: string): JsonObject {
+  const tenantOf = (binding: Binding): string | undefined => {
+    const declared = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
+    const found = declared.find((i) => typeof i === "object" && i !== null && !Array.isArray(i) && i.protocolBinding === binding) as JsonObject | undefined;
+    return typeof found?.tenant === "string" && found.tenant !== "" ? found.tenant : undefined;
+  };
+  return {
+    ...card,
+    supportedInterfaces: mounted.map((m) => {
+      const tenant = tenantOf(m.binding);
+      return { url: m.url, protocolBinding: m.binding, protocolVersion, ...(tenant === undefined ? {} : { tenant }) };
+    }),
+  };
+}
+
+/** The policy a card implies: its capabilities and its required extensions. */
+export function policyOf(card: JsonObject): Pick<AgentPolicy, "capabilities" | "requiredExtensions"> {
+  const caps = (card.capabilities ?? {}) as Record<string, JsonValue>;
+  const extensions = Array.isArray(caps.extensions) ? caps.extensions : [];
+  return {
+    capabilities: {
+      streaming: caps.streaming === true,
+      pushNotifications: caps.pushNotifications === true,
+      extendedAgentCard: caps.extendedAgentCard === true,
+    },
+    requiredExtensions: extensions
+      .filter((e): e is JsonObject => typeof e === "object" && e !== null && !Array.isArray(e) && e.required === true)
+      .map((e) => String(e.uri)),
+  };
+}
+
+/** A handler for GET /.well-known/agent-card.json serving `card`, which never changes while it runs. */
+export function createAgentCardEndpoint(card: JsonObject, options: { readonly maxAgeSeconds?: number } = {}) {
+  const body = JSON.stringify(card);
+  const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+  const lastModified = new Date(Math.floor(Date.now() / 1000) * 1000).toUTCString();
+  const headers = {
+    "content-type": "application/json",
+    etag,
+    "last-modified": lastModified,
+    "cache-control": `public, max-age=${options.maxAgeSeconds ?? 300}`,
+  };
+  return {
+    handle(req: CoreRequest): CoreResponse {
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        return { kind: "body", status: 405, headers: { "content-type": "application/json", allow: "GET, HEAD" }, body: JSON.stringify({ error: { code: 405, status: "UNIMPLEMENTED", message: `${req.method} is not allowed on ${agentCardPath}`, details: [] } }) };
+      }
+      const ifNoneMatch = req.header("if-none-match");
+      if (ifNoneMatch !== null && ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {
+        return { kind: "empty", status: 304, headers: { etag, "last-modified": lastModified, "cache-control": headers["cache-control"] } };
+      }
+      return req.method === "HEAD" ? { kind: "empty", status: 200, headers } : { kind: "body", status: 200, headers, body };
+    },
+  };
+}
