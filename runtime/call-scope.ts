@@ -34,58 +34,77 @@ export interface CallScope {
 }
 
 export function createCallScope(binding: Binding, protocolVersion: string, req: ScopeRequest): CallScope {
-  let controller: AbortController | undefined;
-  let activated: Set<string> | undefined;
-  let requested: readonly string[] | undefined;
-  const scope = {
-    signal(): AbortSignal {
-      if (controller === undefined) {
-        controller = new AbortController();
-        const own = controller;
-        const request = req.signal;
-        if (request.aborted) own.abort();
-        else request.addEventListener("abort", () => own.abort(), { once: true });
-      }
-      return controller.signal;
-    },
-    activated(): Set<string> {
-      return (activated ??= new Set());
-    },
-    requested(): readonly string[] {
-      return (requested ??= parseExtensions(req.header("a2a-extensions")));
-    },
-  };
-  let principal: unknown;
-  let authenticated: Promise<unknown> | undefined;
-  return {
-    binding,
-    get headers() {
-      return req.headers;
-    },
-    get requestedExtensions() {
-      return scope.requested();
-    },
-    context: (tenant) => new ScopedContext(binding, protocolVersion, tenant, req, scope, principal),
-    authenticate(hook) {
-      authenticated ??= Promise.resolve()
-        .then(hook)
-        .then((p) => (principal = p));
-      return authenticated;
-    },
-    abort() {
-      scope.signal();
-      controller?.abort();
-    },
-    activatedHeader() {
-      return activated === undefined || activated.size === 0 ? undefined : [...activated].join(", ");
-    },
-  };
+  return new Scope(binding, protocolVersion, req);
 }
 
 interface ScopeState {
   signal(): AbortSignal;
   activated(): Set<string>;
   requested(): readonly string[];
+}
+
+// A class, not an object of closures: one allocation per request on the hot
+// path, with everything else made on first use.
+class Scope implements CallScope, ScopeState {
+  #controller: AbortController | undefined;
+  #activated: Set<string> | undefined;
+  #requested: readonly string[] | undefined;
+  #principal: unknown;
+  #authenticated: Promise<unknown> | undefined;
+
+  constructor(
+    readonly binding: Binding,
+    readonly protocolVersion: string,
+    readonly req: ScopeRequest,
+  ) {}
+
+  get headers(): Headers {
+    return this.req.headers;
+  }
+
+  get requestedExtensions(): readonly string[] {
+    return this.requested();
+  }
+
+  context(tenant: string | undefined): CallContext {
+    return new ScopedContext(this.binding, this.protocolVersion, tenant, this.req, this, this.#principal);
+  }
+
+  authenticate(hook: () => unknown): Promise<unknown> {
+    this.#authenticated ??= Promise.resolve()
+      .then(hook)
+      .then((p) => (this.#principal = p));
+    return this.#authenticated;
+  }
+
+  abort(): void {
+    this.signal();
+    this.#controller?.abort();
+  }
+
+  activatedHeader(): string | undefined {
+    const activated = this.#activated;
+    return activated === undefined || activated.size === 0 ? undefined : [...activated].join(", ");
+  }
+
+  signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const own = new AbortController();
+      this.#controller = own;
+      const request = this.req.signal;
+      if (request.aborted) own.abort();
+      else request.addEventListener("abort", () => own.abort(), { once: true });
+    }
+    return this.#controller.signal;
+  }
+
+  activated(): Set<string> {
+    return (this.#activated ??= new Set());
+  }
+
+  requested(): readonly string[] {
+    return (this.#requested ??= parseExtensions(this.req.header("a2a-extensions")));
+  }
 }
 
 // Private fields (#) so a handler that spreads or logs its context sees only

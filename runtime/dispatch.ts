@@ -169,10 +169,16 @@ export function createDispatcher(config: {
     streamMessages(spec, request, context) {
       const check = createStreamCheck(spec.output);
       const source = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+      let started = false;
       return {
         async next() {
           const r = await source.next();
-          if (r.done === true) return { done: true, value: undefined };
+          if (r.done === true) {
+            // As on the HTTP bindings: a stream owes at least its first event (D15).
+            if (!started) throw new A2AError(errors.Internal, "the stream ended before its first event");
+            return { done: true, value: undefined };
+          }
+          started = true;
           const problem = check?.(r.value);
           if (problem !== undefined) throw new A2AError(errors.InvalidAgentResponse, problem);
           return { done: false, value: toMessage(spec.output, r.value) };

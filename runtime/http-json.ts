@@ -151,7 +151,8 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       let request;
       try {
         await dispatch.admit(spec, scope);
-        const body = await readBody(req, match.route.target);
+        const { rule } = match.route.target;
+        const body = rule.body === "" && !rule.derived ? undefined : await readBody(req, match.route.target);
         request = dispatch.decode(spec, transcoderJson(transcoder, match.values, body, query, errors));
       } catch (err) {
         return errorResponse(err, mediaType);
@@ -220,12 +221,25 @@ function fieldOf(result: JsonValue, spec: MethodSpec, localName: string): JsonVa
  */
 function responseMediaType(req: CoreRequest): string {
   const accept = req.header("accept");
+  const sent = req.header("content-type");
+  const key = `${accept ?? ""}\n${sent ?? ""}`;
+  let type = mediaTypeCache.get(key);
+  if (type === undefined) {
+    type = negotiate(accept, sent);
+    // Clients send the same few header pairs; bounded, since they are client data.
+    if (mediaTypeCache.size < 256) mediaTypeCache.set(key, type);
+  }
+  return type;
+}
+
+const mediaTypeCache = new Map<string, string>();
+
+function negotiate(accept: string | null, sent: string | null): string {
   if (accept !== null) {
     const types = accept.split(",").map((t) => (t.split(";")[0] ?? "").trim().toLowerCase());
     if (types.includes(a2aJson)) return a2aJson;
     if (types.includes("application/json")) return "application/json";
   }
-  const sent = req.header("content-type");
   if (sent !== null && isJsonMediaType(sent)) return (sent.split(";")[0] ?? "").trim().toLowerCase();
   return a2aJson;
 }

@@ -28,7 +28,8 @@ export interface Transcoder {
   readonly pathFields: readonly FieldPath[];
   /**
    * The request's ProtoJSON from the decoded path values, the parsed body (as
-   * the rule maps it; undefined when the rule has none) and the query.
+   * the rule maps it; undefined when the rule has none; a body object is
+   * filled in place) and the query.
    * Throws JsonDecodeError for a value that cannot be right.
    */
   build(pathValues: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined): JsonObject;
@@ -53,12 +54,12 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
   return {
     pathFields,
     build(pathValues, body, query) {
-      const json: JsonObject = {};
+      let json: JsonObject = {};
       if (body !== undefined) {
         if (bodyField !== undefined) json[bodyField.jsonName] = body;
         else if (typeof body !== "object" || body === null || Array.isArray(body)) {
           throw new JsonDecodeError(undefined, "the request body must be a JSON object");
-        } else Object.assign(json, body);
+        } else json = body; // freshly parsed for this request: filled in place, not copied
       }
       if (query !== undefined && rule.body !== "*") {
         // Grouped by the field, not the key: `pageSize=1&page_size=2` names one field twice.
