@@ -68,7 +68,7 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
           const bound = pathByName.get(name);
           if (bound !== undefined) {
             const path = pathFields[bound] as FieldPath;
-            agree(path, scalarJson(path, value), leafJson(path, pathValues[bound] as string), "query");
+            agree(path, scalarJson(path, value), scalarJson(path, pathValues[bound] as string), "query");
             continue;
           }
           const path = byQueryName.get(name);
@@ -86,7 +86,7 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
         }
       }
       pathFields.forEach((path, i) => {
-        const value = leafJson(path, pathValues[i] as string);
+        const value = scalarJson(path, pathValues[i] as string);
         const existing = get(json, path);
         if (existing !== undefined) agree(path, existing, value, "body");
         set(json, path, value);
@@ -106,11 +106,6 @@ function resolve(input: DescMessage, names: readonly string[], by: "local" | "js
     message = field.message;
   }
   return { fields, json: fields.map((f) => f.jsonName).join(".") };
-}
-
-/** A path value as the JSON of its (singular) field. */
-function leafJson(path: FieldPath, raw: string): JsonValue {
-  return scalarJson(path, raw);
 }
 
 /** Text from a path or query as the ProtoJSON of the field's type. */
