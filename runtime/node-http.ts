@@ -14,13 +14,36 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export function createNodeListener(core: BindingCore): NodeListener {
   return (req, res) => {
-    serve(core, req, res).catch(() => {
-      // The cores answer every failure themselves; this is a last resort
-      // that never leaks what went wrong.
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end();
-    });
+    serveNodeRequest(core, req, res).catch(() => answerFailure(res));
   };
+}
+
+/**
+ * What a framework adapter changes about how a node:http request is served;
+ * everything else (SSE, drain, heartbeats, disconnect -> abort, 413) stays
+ * the node adapter's.
+ */
+export interface NodeServeOptions {
+  /** Path and query the core sees instead of `req.url` (express: `req.originalUrl`). */
+  readonly url?: string;
+  /** Reads the body instead of the request stream, for a body a framework already read. */
+  readonly body?: (limit: number) => Promise<Uint8Array>;
+}
+
+/**
+ * Serves one request with a binding core. Rejects only on a failure the core
+ * did not answer (a socket error while reading, say); `createNodeListener`
+ * then answers with `answerFailure`, a framework adapter may hand it on.
+ */
+export function serveNodeRequest(core: BindingCore, req: IncomingMessage, res: ServerResponse, options?: NodeServeOptions): Promise<void> {
+  return serve(core, req, res, options);
+}
+
+/** The last resort: an empty 500 if nothing was sent yet, never what went wrong. */
+export function answerFailure(res: ServerResponse): void {
+  // The cores answer every failure themselves; this never leaks what went wrong.
+  if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+  res.end();
 }
 
 /**
@@ -37,9 +60,10 @@ class NodeCoreRequest implements CoreRequest {
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
+    private readonly options: NodeServeOptions | undefined,
   ) {
     this.method = req.method ?? "GET";
-    this.url = req.url ?? "/";
+    this.url = options?.url ?? req.url ?? "/";
   }
 
   get headers(): Headers {
@@ -63,12 +87,13 @@ class NodeCoreRequest implements CoreRequest {
   }
 
   body(limit: number): Promise<Uint8Array> {
-    return readBody(this.req, limit);
+    const read = this.options?.body;
+    return read === undefined ? readBody(this.req, limit) : read(limit);
   }
 }
 
-async function serve(core: BindingCore, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const request = new NodeCoreRequest(req, res);
+async function serve(core: BindingCore, req: IncomingMessage, res: ServerResponse, options: NodeServeOptions | undefined): Promise<void> {
+  const request = new NodeCoreRequest(req, res, options);
   const response = await core.handle(request);
   switch (response.kind) {
     case "body":
