@@ -1,0 +1,41 @@
+/**
+ * The reference agent's public card, its extended card and its bearer-token
+ * authentication rule, shared by main.ts and the equivalence suite
+ * (test/equivalence) so both serve the same agent.
+ */
+import { create } from "@bufbuild/protobuf";
+import { UnauthenticatedError } from "../../generated/a2a_errors.js";
+import { AgentCardSchema, type AgentCard } from "../../generated/a2a_pb.js";
+import type { AuthRequest } from "protoc-gen-a2a/runtime";
+
+/** The public card: streaming, push notifications and an extended card for authenticated callers. */
+export const referenceCard: AgentCard = create(AgentCardSchema, {
+  name: "Reference Echo Agent",
+  description: "Echoes what it is sent, as a task with a streamed artifact.",
+  version: "1.0.0",
+  capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
+  defaultInputModes: ["text/plain"],
+  defaultOutputModes: ["text/plain"],
+  skills: [{ id: "echo", name: "Echo", description: "Echoes the text of a message, word by word", tags: ["echo"] }],
+  securitySchemes: { bearer: { scheme: { case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } } } },
+});
+
+/** What GetExtendedAgentCard hands an authenticated caller. */
+export const referenceExtendedCard: AgentCard = create(AgentCardSchema, {
+  ...referenceCard,
+  description: `${referenceCard.description} (extended card)`,
+});
+
+/**
+ * Anonymous callers may use the agent; `Authorization: Bearer <token>` makes
+ * the caller "demo-user" (needed for the extended card); any other
+ * Authorization header is UnauthenticatedError.
+ */
+export function bearerAuthenticate(token: string) {
+  return ({ headers }: AuthRequest): { subject: string } | undefined => {
+    const auth = headers.get("authorization");
+    if (auth === null) return undefined;
+    if (auth !== `Bearer ${token}`) throw new UnauthenticatedError("the bearer token is not valid");
+    return { subject: "demo-user" };
+  };
+}
