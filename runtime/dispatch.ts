@@ -50,7 +50,7 @@ export interface Dispatcher {
    * authentication hook, the card's required extensions, then capability
    * gating (D18). Throws the spec error; a no-op without a policy.
    */
-  admit(spec: MethodSpec, scope: CallScope): Promise<void>;
+  admit(spec: MethodSpec, scope: CallScope): Promise<void> | undefined;
   /** Decodes and validates a request message; throws InvalidParams naming the fields at fault. */
   decode(spec: MethodSpec, json: JsonValue): Message;
   /** Calls a unary method and writes its result as ProtoJSON. */
@@ -124,28 +124,34 @@ export function createDispatcher(config: {
     }
   }
 
+
+  async function admitWith(policy: AgentPolicy, spec: MethodSpec, scope: CallScope): Promise<void> {
+    const hook = policy.authenticate;
+    const principal =
+      hook === undefined ? undefined : await scope.authenticate(() => hook({ binding: scope.binding, method: spec.name, headers: scope.headers }));
+    // The extended card is for authenticated callers only (spec 3.1.11, 13.3).
+    if (spec.capability === "extendedAgentCard" && principal === undefined) {
+      throw new A2AError(errors.Unauthenticated, "the extended agent card requires an authenticated caller");
+    }
+    const missing = (policy.requiredExtensions ?? []).filter((uri) => !scope.requestedExtensions.includes(uri));
+    if (missing.length > 0) {
+      throw new A2AError(errors.ExtensionSupportRequired, `this agent requires the extension${missing.length > 1 ? "s" : ""} ${missing.join(", ")}; list ${missing.length > 1 ? "them" : "it"} in A2A-Extensions`, {
+        metadata: { extensions: missing.join(",") },
+      });
+    }
+    const capabilities = policy.capabilities;
+    if (capabilities !== undefined && spec.capability !== "" && capabilities[spec.capability] !== true) {
+      const entry = spec.capability === "pushNotifications" ? errors.PushNotificationNotSupported : errors.UnsupportedOperation;
+      throw new A2AError(entry, `${spec.name} needs capabilities.${spec.capability}, which this agent does not declare`);
+    }
+  }
+
   return {
-    async admit(spec, scope) {
-      if (policy === undefined) return;
-      const hook = policy.authenticate;
-      const principal =
-        hook === undefined ? undefined : await scope.authenticate(() => hook({ binding: scope.binding, method: spec.name, headers: scope.headers }));
-      // The extended card is for authenticated callers only (spec 3.1.11, 13.3).
-      if (spec.capability === "extendedAgentCard" && principal === undefined) {
-        throw new A2AError(errors.Unauthenticated, "the extended agent card requires an authenticated caller");
-      }
-      const missing = (policy.requiredExtensions ?? []).filter((uri) => !scope.requestedExtensions.includes(uri));
-      if (missing.length > 0) {
-        throw new A2AError(errors.ExtensionSupportRequired, `this agent requires the extension${missing.length > 1 ? "s" : ""} ${missing.join(", ")}; list ${missing.length > 1 ? "them" : "it"} in A2A-Extensions`, {
-          metadata: { extensions: missing.join(",") },
-        });
-      }
-      const capabilities = policy.capabilities;
-      if (capabilities !== undefined && spec.capability !== "" && capabilities[spec.capability] !== true) {
-        const entry = spec.capability === "pushNotifications" ? errors.PushNotificationNotSupported : errors.UnsupportedOperation;
-        throw new A2AError(entry, `${spec.name} needs capabilities.${spec.capability}, which this agent does not declare`);
-      }
+    admit(spec, scope) {
+      // No policy: nothing to wait for, and no promise to allocate per call.
+      return policy === undefined ? undefined : admitWith(policy, spec, scope);
     },
+
 
     decode(spec, json) {
       let request: Message;

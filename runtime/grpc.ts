@@ -8,7 +8,8 @@
  */
 import { toBinary, type Message } from "@bufbuild/protobuf";
 import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
-import { createCallScope, type ScopeRequest } from "./call-scope.js";
+import type { CallContext } from "./call-context.js";
+import { createCallScope, type CallScope, type ScopeRequest } from "./call-scope.js";
 import { createDispatcher, type BindingErrorTable, type Dispatcher } from "./dispatch.js";
 import { grpcStatusOf, rpcCode, toA2AError } from "./error-encoding.js";
 import { A2AError } from "./errors.js";
@@ -32,6 +33,11 @@ export interface GrpcServiceConfig<H extends object> extends GrpcOptions {
   readonly errors: BindingErrorTable;
   readonly required: RequiredFieldTable;
   readonly handler: H;
+}
+
+/** The bytes protobuf-es wrote, as the Buffer grpc-js wants, without copying them. */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Adds the service to `server`, served by `handler`. */
@@ -88,6 +94,8 @@ function scopeRequest(call: GrpcCall): ScopeRequest & { readonly done: () => voi
       return controller.signal;
     },
     done() {
+      // Nothing to undo unless the signal was asked for.
+      if (controller === undefined) return;
       if (timer !== undefined) clearTimeout(timer);
       call.off("cancelled", onCancel);
     },
@@ -102,28 +110,28 @@ function serviceError(err: unknown, errors: BindingErrorTable): Partial<ServiceE
   return { code: rpcCode(a2a.entry.grpcStatus) as status, details: a2a.message, metadata };
 }
 
-async function start(
-  dispatch: Dispatcher,
-  errors: BindingErrorTable,
-  versions: VersionPolicy,
-  spec: MethodSpec,
-  call: GrpcCall,
-) {
-  const req = scopeRequest(call);
+/** The version check (D5) and the call scope; throws VersionNotSupported. */
+function openScope(req: ReturnType<typeof scopeRequest>, errors: BindingErrorTable, versions: VersionPolicy): CallScope {
   const version = negotiateVersion(req.header("a2a-version"), null, versions);
   if (!version.ok) throw new A2AError(errors.VersionNotSupported, version.message);
-  const scope = createCallScope("GRPC", version.version, req);
-  await dispatch.admit(spec, scope);
-  dispatch.checkRequired(spec, call.request);
-  const context = scope.context(dispatch.tenantOf(call.request));
-  const sendExtensions = () => {
-    const activated = scope.activatedHeader();
-    if (activated === undefined) return;
-    const md = new Metadata();
-    md.set("a2a-extensions", activated);
-    call.sendMetadata(md);
-  };
-  return { req, scope, context, sendExtensions };
+  return createCallScope("GRPC", version.version, req);
+}
+
+/** Policy, then REQUIRED fields, then the context the handler gets. */
+async function admit(dispatch: Dispatcher, spec: MethodSpec, scope: CallScope, request: Message): Promise<CallContext> {
+  const admitted = dispatch.admit(spec, scope);
+  if (admitted !== undefined) await admitted;
+  dispatch.checkRequired(spec, request);
+  return scope.context(dispatch.tenantOf(request));
+}
+
+/** Echoes the extensions the handler activated, as initial metadata. */
+function sendExtensions(call: GrpcCall, scope: CallScope): void {
+  const activated = scope.activatedHeader();
+  if (activated === undefined) return;
+  const md = new Metadata();
+  md.set("a2a-extensions", activated);
+  call.sendMetadata(md);
 }
 
 async function unary(
@@ -134,17 +142,17 @@ async function unary(
   call: ServerUnaryCall<Message, Message>,
   callback: sendUnaryData<Message>,
 ): Promise<void> {
-  let done = () => {};
+  const req = scopeRequest(call);
   try {
-    const started = await start(dispatch, errors, versions, spec, call);
-    done = started.req.done;
-    const result = await dispatch.unaryMessage(spec, call.request, started.context);
-    started.sendExtensions();
+    const scope = openScope(req, errors, versions);
+    const context = await admit(dispatch, spec, scope, call.request);
+    const result = await dispatch.unaryMessage(spec, call.request, context);
+    sendExtensions(call, scope);
     callback(null, result);
   } catch (err) {
     callback(serviceError(err, errors));
   } finally {
-    done();
+    req.done();
   }
 }
 
@@ -155,7 +163,7 @@ async function serverStream(
   spec: MethodSpec,
   call: ServerWritableStream<Message, Message>,
 ): Promise<void> {
-  let done = () => {};
+  const req = scopeRequest(call);
   let events: AsyncIterator<Message> | undefined;
   // A client that leaves, or a passed deadline, ends the handler's iterator at once.
   const stop = () => {
@@ -164,14 +172,14 @@ async function serverStream(
       .catch(() => undefined);
   };
   try {
-    const started = await start(dispatch, errors, versions, spec, call);
-    done = started.req.done;
-    const signal = started.req.signal;
+    const scope = openScope(req, errors, versions);
+    const context = await admit(dispatch, spec, scope, call.request);
+    const signal = req.signal;
     signal.addEventListener("abort", stop, { once: true });
-    events = dispatch.streamMessages(spec, call.request, started.context);
+    events = dispatch.streamMessages(spec, call.request, context);
     let first = true;
     for (let r = await events.next(); r.done !== true && !signal.aborted; r = await events.next()) {
-      if (first) started.sendExtensions();
+      if (first) sendExtensions(call, scope);
       first = false;
       if (!call.write(r.value)) await drained(call, signal);
     }
@@ -180,7 +188,7 @@ async function serverStream(
     stop();
     if (!call.cancelled) call.emit("error", serviceError(err, errors));
   } finally {
-    done();
+    req.done();
   }
 }
 

@@ -150,7 +150,8 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
 
       let request;
       try {
-        await dispatch.admit(spec, scope);
+        const admitted = dispatch.admit(spec, scope);
+        if (admitted !== undefined) await admitted;
         const { rule } = match.route.target;
         const body = rule.body === "" && !rule.derived ? undefined : await readBody(req, match.route.target);
         request = dispatch.decode(spec, transcoderJson(transcoder, match.values, body, query, errors));

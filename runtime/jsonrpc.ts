@@ -101,7 +101,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
 
   async function unary(call: Call, scope: CallScope): Promise<unknown> {
     try {
-      await dispatch.admit(call.spec, scope);
+      const admitted = dispatch.admit(call.spec, scope);
+      if (admitted !== undefined) await admitted;
       const request = dispatch.decode(call.spec, call.params);
       const result = await dispatch.unary(call.spec, request, scope.context(dispatch.tenantOf(request)));
       return { jsonrpc: "2.0", id: call.id ?? null, result };
@@ -114,7 +115,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     const id = call.id ?? null;
     let events: EventSource;
     try {
-      await dispatch.admit(call.spec, scope);
+      const admitted = dispatch.admit(call.spec, scope);
+      if (admitted !== undefined) await admitted;
       const request = dispatch.decode(call.spec, call.params);
       events = await dispatch.openStream(call.spec, request, scope.context(dispatch.tenantOf(request)), {
         event: (result) => JSON.stringify({ jsonrpc: "2.0", id, result }),

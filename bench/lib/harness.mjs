@@ -1,4 +1,4 @@
-// What the loopback HTTP benchmarks (bench/jsonrpc.mjs, bench/http-json.mjs)
+// What the loopback benchmarks (bench/jsonrpc.mjs, bench/http-json.mjs, bench/grpc.mjs)
 // share: the settings from the environment, the transpiling of generated/*.ts
 // for "ours", the server and load-driver child processes, verification of a
 // target's exact response, measured runs (server CPU per request, driver CPU,
@@ -101,9 +101,13 @@ export function startNode(script, args, { cpu, execArgv = [], pin = false } = {}
   return child;
 }
 
-/** The autocannon child process (bench/lib/load.mjs), on CPU 1 under BENCH_PIN. */
-export function startDriver(settings) {
-  return startNode(join(benchDir, "lib/load.mjs"), [], { cpu: 1, pin: settings.pin });
+/**
+ * The load-driver child process, on CPU 1 under BENCH_PIN: autocannon
+ * (bench/lib/load.mjs) unless `script` (relative to bench/) names another
+ * driver speaking the same IPC protocol, e.g. lib/load-grpc.mjs.
+ */
+export function startDriver(settings, script = "lib/load.mjs") {
+  return startNode(join(benchDir, script), [], { cpu: 1, pin: settings.pin });
 }
 
 /**
@@ -161,11 +165,24 @@ export async function verifyResponse(server, request, expected, { what, contentT
   return { bytes: Buffer.byteLength(text), contentType: res.headers.get("content-type") };
 }
 
-/** One autocannon run of `request` against `server` for `duration` seconds. */
+/**
+ * One driver run of `request` against `server` for `duration` seconds;
+ * `request.driverOptions` (if any) goes to the driver as is (e.g. the gRPC
+ * driver's sessions and streams per session).
+ */
 export async function load(driver, server, request, duration, settings) {
   const { connections, pipelining } = settings;
   const { result } = await driver.request({
-    run: { url: server.origin + (request.path ?? "/"), method: request.method, headers: request.headers, body: request.body, connections, pipelining, duration },
+    run: {
+      url: server.origin + (request.path ?? "/"),
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      connections,
+      pipelining,
+      duration,
+      ...request.driverOptions,
+    },
   });
   server.requests += result.requests;
   return result;
@@ -199,7 +216,10 @@ export async function measure(driver, server, request, settings, { runs = server
     const cpu1 = await cpuMs(server);
     const failed = r.non2xx + r.errors + r.timeouts;
     if (failed > 0 || r.requests === 0) {
-      console.warn(`warning: ${label}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts in ${r.requests} requests; run discarded`);
+      console.warn(
+        `warning: ${label}: ${r.non2xx} ${r.failedLabel ?? "non-2xx"}, ${r.errors} errors, ${r.timeouts} timeouts in ${r.requests} requests` +
+          `${r.firstFailure ? ` (first: ${r.firstFailure})` : ""}; run discarded`,
+      );
       return;
     }
     const ticks = m0 && m1 ? m1.busy + m1.idle + m1.steal - m0.busy - m0.idle - m0.steal : 0;
@@ -272,16 +292,19 @@ export function summarize(target, runs) {
   };
 }
 
-/** The result table of summarize() rows. */
-export function resultTable(results) {
+/**
+ * The result table of summarize() rows; `unit` names what is counted ("req",
+ * or "call" for gRPC), `latencyDigits` the decimals of the latencies.
+ */
+export function resultTable(results, { unit = "req", latencyDigits = 1 } = {}) {
   return table([
-    ["target", "req/s", "min..max req/s", "p50 ms", "p99 ms", "server CPU µs/req", "server CPU", "driver CPU", "bytes/response"],
+    ["target", `${unit}/s`, `min..max ${unit}/s`, "p50 ms", "p99 ms", `server CPU µs/${unit}`, "server CPU", "driver CPU", "bytes/response"],
     ...results.map((r) => [
       r.target,
       fmt(r.rps, 0),
       `${fmt(r.min, 0)}..${fmt(r.max, 0)}`,
-      fmt(r.p50, 1),
-      fmt(r.p99, 1),
+      fmt(r.p50, latencyDigits),
+      fmt(r.p99, latencyDigits),
       fmt(r.us, 1),
       `${Math.round(r.serverCpu * 100)}%`,
       `${Math.round(r.driverCpu * 100)}%`,
@@ -290,13 +313,13 @@ export function resultTable(results) {
   ]);
 }
 
-/** Prints a/b in req/s and server CPU per request (and whether `goal` is met), if both ran. */
-export function printRatio(by, a, b, goal, prefix = "") {
+/** Prints a/b in req/s and server CPU per request (and whether `goal` is met), if both ran; `unit` as in resultTable. */
+export function printRatio(by, a, b, goal, prefix = "", { unit = "req", unitName = "request" } = {}) {
   if (by[a] === undefined || by[b] === undefined) return;
   const x = by[a].rps / by[b].rps;
   const cpu = by[a].us / by[b].us;
   console.log(
-    `${prefix}${a}/${b}: ${fmt(x, 2)}x req/s; server CPU per request ${fmt(cpu, 2)}x` +
+    `${prefix}${a}/${b}: ${fmt(x, 2)}x ${unit}/s; server CPU per ${unitName} ${fmt(cpu, 2)}x` +
       (goal === undefined ? "" : `  target >= ${goal}x: ${x >= goal ? "met" : "MISSED"}`),
   );
 }

@@ -23,6 +23,7 @@ function area(url) {
   if (url.includes("/dist/runtime/")) return "protoc-gen-a2a runtime (dist/runtime)";
   if (url.includes("/bench/.build/generated/")) return "generated code";
   if (url.includes("/@bufbuild/protobuf/")) return "@bufbuild/protobuf";
+  if (url.includes("/@grpc/grpc-js/")) return "@grpc/grpc-js";
   if (url.includes("/node_modules/")) return "other node_modules";
   return "bench harness";
 }

@@ -5,21 +5,34 @@
 //   <- { cmd: "exit" }  -> { cpu, exit: true }, then exits (this also
 //                          writes the CPU profile under --cpu-prof)
 // Usage: node bench/lib/serve.mjs <module>
-//   module: a file relative to bench/ that exports createBenchServer(), which
-//   returns an unstarted node:http server, e.g. jsonrpc/server-ours.mjs
+//   module: a file relative to bench/ that exports either createBenchServer(),
+//   which returns an unstarted node:http server (e.g.
+//   jsonrpc/server-ours.mjs), or startBenchServer(), which starts any other
+//   server on 127.0.0.1 (a free port) and resolves with { port, close() }
+//   (e.g. grpc/server-ours.mjs, a grpc-js server)
 const module = process.argv[2];
-const { createBenchServer } = await import(new URL(`../${module}`, import.meta.url).href);
-const server = createBenchServer();
-server.keepAliveTimeout = 30_000;
-server.listen(0, "127.0.0.1", () => {
-  process.send({ ready: true, port: server.address().port });
-});
+const exported = await import(new URL(`../${module}`, import.meta.url).href);
+let close;
+if (exported.startBenchServer !== undefined) {
+  const started = await exported.startBenchServer();
+  close = started.close;
+  process.send({ ready: true, port: started.port });
+} else {
+  const server = exported.createBenchServer();
+  server.keepAliveTimeout = 30_000;
+  close = () => {
+    server.closeAllConnections?.();
+    server.close();
+  };
+  server.listen(0, "127.0.0.1", () => {
+    process.send({ ready: true, port: server.address().port });
+  });
+}
 process.on("message", (msg) => {
   if (msg?.cmd === "cpu") process.send({ cpu: process.cpuUsage() });
   else if (msg?.cmd === "exit") {
     const cpu = process.cpuUsage();
-    server.closeAllConnections?.();
-    server.close();
+    close();
     process.send({ cpu, exit: true }, () => process.exit(0));
   }
 });

@@ -15,6 +15,7 @@ export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services
   const grpcRuntime = names.grpcRuntime(runtimeImport);
   const toBinary = r.ref(f.runtime.toBinary);
   const fromBinary = r.ref(f.runtime.fromBinary);
+  const asBuffer = r.ref(f.import("asBuffer", grpcRuntime));
   r.print("grpc", {
     services: services.map((s) => ({
       serviceName: s.desc.typeName,
@@ -33,6 +34,7 @@ export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services
         outputSchema: r.ref(f.importSchema(m.output)),
         toBinary,
         fromBinary,
+        asBuffer,
       })),
       add: r.ref(f.export("function", names.grpcAdd(s.desc))),
       server: r.ref(f.import("Server", "@grpc/grpc-js", true)),
