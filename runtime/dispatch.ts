@@ -6,7 +6,7 @@
  * (D14, D15). JSON-RPC and HTTP+JSON differ only in framing, so they share
  * this; gRPC shares the handler call and the stream rules.
  */
-import { create, isMessage, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { EventSource } from "./binding-core.js";
 import type { CallContext } from "./call-context.js";
 import type { CallScope } from "./call-scope.js";
@@ -55,9 +55,12 @@ export interface Dispatcher {
   decode(spec: MethodSpec, json: JsonValue): Message;
   /** Calls a unary method and writes its result as ProtoJSON. */
   unary(spec: MethodSpec, request: Message, context: CallContext): Promise<JsonValue>;
-  /** Calls a unary method and returns its result as a message (gRPC writes binary). */
+  /**
+   * Calls a unary method and returns its result for gRPC to write in
+   * binary: the handler's message, or its init shape as is (see grpcResult).
+   */
   unaryMessage(spec: MethodSpec, request: Message, context: CallContext): Promise<Message>;
-  /** Calls a streaming method: its events as messages, checked by the stream rules (D15). */
+  /** Calls a streaming method: its events for gRPC, checked by the stream rules (D15), init shapes as is. */
   streamMessages(spec: MethodSpec, request: Message, context: CallContext): AsyncIterator<Message>;
   /** Checks REQUIRED fields of a request decoded elsewhere (gRPC binary); throws InvalidParams. */
   checkRequired(spec: MethodSpec, request: Message): void;
@@ -84,9 +87,15 @@ export interface StreamFraming {
 
 type HandlerFn = (request: Message, context: CallContext) => unknown;
 
-/** A handler's result as a message of `desc`: init shapes are created. */
-function toMessage(desc: DescMessage, value: unknown): Message {
-  return isMessage(value, desc) ? value : create(desc, value as never);
+/**
+ * A handler's result on the gRPC path, left as the handler gave it: the
+ * generated definition serializes with the runtime's encodeBinary, which
+ * writes an init shape exactly as `toBinary(create(desc, value))` would, so
+ * creating the message first would only build a tree to be read once. Typed
+ * as a Message because that is what grpc-js is told the definition takes.
+ */
+function grpcResult(value: unknown): Message {
+  return value as Message;
 }
 
 export function createDispatcher(config: {
@@ -169,7 +178,7 @@ export function createDispatcher(config: {
     checkRequired,
 
     async unaryMessage(spec, request, context) {
-      return toMessage(spec.output, await invoke(spec, request, context));
+      return grpcResult(await invoke(spec, request, context));
     },
 
     streamMessages(spec, request, context) {
@@ -187,7 +196,7 @@ export function createDispatcher(config: {
           started = true;
           const problem = check?.(r.value);
           if (problem !== undefined) throw new A2AError(errors.InvalidAgentResponse, problem);
-          return { done: false, value: toMessage(spec.output, r.value) };
+          return { done: false, value: grpcResult(r.value) };
         },
         async return() {
           await source.return?.();

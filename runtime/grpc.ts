@@ -205,3 +205,5 @@ function drained(call: ServerWritableStream<Message, Message>, signal: AbortSign
 }
 
 export * from "./grpc-extras.js";
+/** The generated definition's (de)serializers: protobuf binary of a message or its init shape. */
+export { decodeBinary, encodeBinary } from "./binary-codec.js";

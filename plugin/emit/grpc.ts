@@ -6,15 +6,17 @@ import type { Renderer } from "./render.js";
 
 /**
  * The gRPC binding of each service: the @grpc/grpc-js service definition,
- * (de)serialized with protobuf-es, and a typed function that serves a
- * handler on a grpc.Server through the runtime.
+ * (de)serialized with the runtime's compiled binary codec (protobuf-es's
+ * wire format without building a message to write one, see
+ * runtime/binary-codec.ts), and a typed function that serves a handler on a
+ * grpc.Server through the runtime.
  */
 export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const local = (name: string, generatedFile: string, typeOnly = false) =>
     r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
   const grpcRuntime = names.grpcRuntime(runtimeImport);
-  const toBinary = r.ref(f.runtime.toBinary);
-  const fromBinary = r.ref(f.runtime.fromBinary);
+  const encodeBinary = r.ref(f.import("encodeBinary", grpcRuntime));
+  const decodeBinary = r.ref(f.import("decodeBinary", grpcRuntime));
   const asBuffer = r.ref(f.import("asBuffer", grpcRuntime));
   r.print("grpc", {
     services: services.map((s) => ({
@@ -32,8 +34,8 @@ export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services
         inputSchema: r.ref(f.importSchema(m.input)),
         output: r.ref(f.importShape(m.output)),
         outputSchema: r.ref(f.importSchema(m.output)),
-        toBinary,
-        fromBinary,
+        encodeBinary,
+        decodeBinary,
         asBuffer,
       })),
       add: r.ref(f.export("function", names.grpcAdd(s.desc))),
