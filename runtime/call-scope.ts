@@ -78,6 +78,8 @@ class Scope implements CallScope, ScopeState {
   }
 
   abort(): void {
+    // Its own controller, not the transport's: aborting the handler (a stream
+    // that failed) must not read as "the client went away" to the writer.
     this.signal();
     this.#controller?.abort();
   }

@@ -115,18 +115,38 @@ async function serve(core: BindingCore, req: IncomingMessage, res: ServerRespons
   }
 }
 
+// One timer per heartbeat period for all open streams, not one per stream: an
+// idle stream then costs only its entry in a set (the idle-stream memory target).
+const heartbeats = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly beats: Set<() => void> }>();
+
+/** Calls `beat` every `ms` until the returned function is called. */
+function onHeartbeat(ms: number, beat: () => void): () => void {
+  let group = heartbeats.get(ms);
+  if (group === undefined) {
+    const beats = new Set<() => void>();
+    group = { beats, timer: setInterval(() => beats.forEach((b) => b()), ms) };
+    heartbeats.set(ms, group);
+  }
+  const { beats, timer } = group;
+  beats.add(beat);
+  return () => {
+    if (!beats.delete(beat) || beats.size > 0) return;
+    clearInterval(timer);
+    heartbeats.delete(ms);
+  };
+}
+
 async function writeStream(
   res: ServerResponse,
   headers: Readonly<Record<string, string>>,
   events: EventSource,
   closed: AbortSignal,
 ): Promise<void> {
-  const heartbeat =
-    events.heartbeatMs > 0 ? setInterval(() => res.write(sseHeartbeat), events.heartbeatMs) : undefined;
+  const stopHeartbeat = events.heartbeatMs > 0 ? onHeartbeat(events.heartbeatMs, () => res.write(sseHeartbeat)) : undefined;
   // Not only in finally: that waits for the handler's pending next(), and a
-  // handler that ignores its signal would keep the timer writing forever.
+  // handler that ignores its signal would keep the heartbeat writing forever.
   const onClose = () => {
-    if (heartbeat !== undefined) clearInterval(heartbeat);
+    stopHeartbeat?.();
     events.cancel();
   };
   closed.addEventListener("abort", onClose, { once: true });
@@ -137,7 +157,7 @@ async function writeStream(
       if (!res.write(data)) await drained(res, closed);
     }
   } finally {
-    if (heartbeat !== undefined) clearInterval(heartbeat);
+    stopHeartbeat?.();
     closed.removeEventListener("abort", onClose);
     if (!closed.aborted) res.end();
   }

@@ -1,0 +1,346 @@
+#!/usr/bin/env node
+// Streaming on loopback, for every binding of ours and for @a2a-js/sdk 1.x:
+//
+// 1. events/s on ONE SendStreamingMessage of N artifact chunks (a working
+//    Task, then N chunks: N + 1 events), N = 1,000 and 10,000, so the cost
+//    per event can be seen not to grow with the stream. The client reads as
+//    fast as it can in its own process (raw node:http counting `data:`
+//    frames for SSE, a lean node:http2 client for gRPC) and checks every
+//    stream: N + 1 events, the last one chunk N-1 with lastChunk.
+// 2. heap and RSS per idle stream: 1,000 streams whose handler waits after
+//    its first event, opened at once; once all 1,000 have their first event
+//    the server child reports heap (after global.gc()) and RSS over IPC;
+//    then the client destroys them and, once every handler's finally block
+//    ran, heap again against the baseline.
+//
+// Targets (bench/streams/server.mjs, handlers in bench/streams/):
+//   ours-jsonrpc     createA2AServiceJsonRpcListener on node:http (SSE)
+//   ours-http-json   createA2AServiceHttpJsonListener, POST /message:stream (SSE)
+//   ours-grpc        addA2AServiceToServer on @grpc/grpc-js (server stream)
+//   a2a-js-jsonrpc   @a2a-js/sdk express jsonRpcHandler over a directly
+//                    implemented A2ARequestHandler (SSE)
+//   a2a-js-rest      @a2a-js/sdk express restHandler, POST /message:stream (SSE)
+//   ceiling-sse      bare node:http: JSON.parse the body, write the same frames
+//                    (JSON.stringify each, wait for drain); the floor of an SSE
+//                    stream, events/s and memory
+//
+// Environment:
+//   BENCH_RUNS=5                  measured runs per target and N (median reported)
+//   BENCH_STREAM_SIZES=1000,10000 chunks per stream
+//   BENCH_STREAM_BUDGET_MS=1000   per run, streams are repeated (one after the
+//                                 other) until this is spent (at least one)
+//   BENCH_STREAM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-rest,ceiling-sse
+//   BENCH_IDLE_STREAMS=1000       idle streams in the memory test
+//   BENCH_MEM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,ceiling-sse
+//   BENCH_OTHER_MAX=0.25, BENCH_RETRIES=2   disturbed runs (as in the other benches)
+//   BENCH_PIN=1                   servers on CPU 0, the client on CPU 1 (taskset)
+//   BENCH_PROFILE=<target>        run that target's server with --cpu-prof during
+//                                 part 1 and print its top costs per event
+//   BENCH_HEAP_SNAPSHOT=1         part 2 also writes heap snapshots (baseline and
+//                                 open) to bench/.profiles/ and prints what the open
+//                                 streams hold, by constructor (bench/streams/heap-diff.mjs)
+import { cpus } from "node:os";
+import { join, relative } from "node:path";
+import { readFileSync, mkdirSync } from "node:fs";
+import { benchDir, fmt, median, num, prepareOurs, root, startNode, table } from "./lib/harness.mjs";
+import { printTopCosts } from "./lib/profile-top.mjs";
+import { a2aVersion, idleText, jsonRpcBody, restBody, streamText } from "./streams/fixture.mjs";
+
+const list = (name, fallback) => (process.env[name] ?? fallback).split(",").map((s) => s.trim()).filter(Boolean);
+const runs = Math.round(num("BENCH_RUNS", 5));
+const sizes = list("BENCH_STREAM_SIZES", "1000,10000").map(Number);
+const budgetMs = num("BENCH_STREAM_BUDGET_MS", 1000);
+const streamTargets = list("BENCH_STREAM_TARGETS", "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-rest,ceiling-sse");
+const idleCount = Math.round(num("BENCH_IDLE_STREAMS", 1000));
+const memTargets = list("BENCH_MEM_TARGETS", "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,ceiling-sse");
+const otherMax = Number(process.env.BENCH_OTHER_MAX ?? 0.25);
+const retries = Math.round(Number(process.env.BENCH_RETRIES ?? 2));
+const pin = process.env.BENCH_PIN === "1";
+const profile = process.env.BENCH_PROFILE ?? "";
+const profileDir = join(benchDir, ".profiles");
+const snapshots = process.env.BENCH_HEAP_SNAPSHOT === "1";
+
+const jsonHeaders = { "content-type": "application/json", "A2A-Version": a2aVersion };
+const sseJsonRpc = { kind: "sse", path: "/", headers: jsonHeaders, body: jsonRpcBody, envelope: true };
+const sseRest = { kind: "sse", path: "/message:stream", headers: jsonHeaders, body: restBody, envelope: false };
+const TARGETS = {
+  "ours-jsonrpc": { ...sseJsonRpc, what: "ours, JSON-RPC SSE" },
+  "ours-http-json": { ...sseRest, what: "ours, HTTP+JSON SSE" },
+  "ours-grpc": { kind: "grpc", path: "/lf.a2a.v1.A2AService/SendStreamingMessage", headers: { "a2a-version": a2aVersion }, body: (t) => t, envelope: false, what: "ours, gRPC server stream" },
+  "a2a-js-jsonrpc": { ...sseJsonRpc, what: "a2a-js, JSON-RPC SSE (express)" },
+  "a2a-js-rest": { ...sseRest, what: "a2a-js, REST SSE (express)" },
+  "ceiling-sse": { ...sseRest, what: "bare node:http SSE (JSON.stringify per frame, drain)" },
+};
+for (const t of [...streamTargets, ...memTargets]) if (TARGETS[t] === undefined) throw new Error(`unknown target ${t}`);
+
+function machineTicks() {
+  try {
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal: steal ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+
+async function startServer(target, { prof = false } = {}) {
+  const execArgv = ["--expose-gc"];
+  if (prof) {
+    mkdirSync(profileDir, { recursive: true });
+    execArgv.push("--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `streams-${target}.cpuprofile`);
+  }
+  const child = startNode(join(benchDir, "streams/server.mjs"), [target], { cpu: 0, pin, execArgv });
+  const { port } = await child.request();
+  return { target, child, port, runs: {}, events: 0 };
+}
+
+async function stopServer(s) {
+  await s.child.request({ cmd: "exit" }).catch(() => undefined);
+  await new Promise((r) => (s.child.exitCode !== null ? r() : s.child.once("exit", r)));
+}
+
+const cpuMs = async (s) => {
+  const { cpu } = await s.child.request({ cmd: "cpu" });
+  return (cpu.user + cpu.system) / 1000;
+};
+
+function streamSpec(s, n, reps, budget) {
+  const t = TARGETS[s.target];
+  return { kind: t.kind, port: s.port, path: t.path, headers: t.headers, body: t.body(streamText(n)), envelope: t.envelope, n, reps, budgetMs: budget };
+}
+
+async function streams(client, s, n, reps, budget) {
+  const r = await client.request({ stream: streamSpec(s, n, reps, budget) });
+  if (r.error !== undefined) throw new Error(`${s.target}, ${n} chunks: ${r.error}`);
+  s.events += r.streams.reduce((a, x) => a + x.events, 0);
+  return r;
+}
+
+const pct = (x) => `${Math.round(x * 100)}%`;
+
+async function measure(client, s, n) {
+  for (let attempt = 0; ; attempt++) {
+    const c0 = await cpuMs(s);
+    const m0 = machineTicks();
+    const r = await streams(client, s, n, 1_000_000, budgetMs);
+    const m1 = machineTicks();
+    const c1 = await cpuMs(s);
+    const events = r.streams.reduce((a, x) => a + x.events, 0);
+    const wall = r.streams.reduce((a, x) => a + x.wallMs, 0);
+    const ticks = m0 && m1 ? m1.busy + m1.idle + m1.steal - m0.busy - m0.idle - m0.steal : 0;
+    const run = {
+      streams: r.streams.length,
+      eps: (events * 1000) / wall,
+      usPerEvent: (wall * 1000) / events,
+      firstMs: median(r.streams.map((x) => x.firstMs)),
+      serverUsPerEvent: ((c1 - c0) * 1000) / events,
+      serverCpu: (c1 - c0) / r.wallMs,
+      clientCpu: r.cpuMs / r.wallMs,
+      machineCores: ticks > 0 ? ((m1.busy - m0.busy) / ticks) * cpus().length : NaN,
+      stealCores: ticks > 0 ? ((m1.steal - m0.steal) / ticks) * cpus().length : 0,
+    };
+    run.otherCores = run.machineCores - run.serverCpu - run.clientCpu;
+    const contended = run.otherCores > otherMax || run.stealCores > otherMax;
+    console.log(
+      `  ${s.target.padEnd(15)} N=${String(n).padEnd(6)} ${fmt(run.eps, 0).padStart(9)} events/s  ${fmt(run.usPerEvent, 2).padStart(7)} µs/event  ` +
+        `server ${fmt(run.serverUsPerEvent, 2).padStart(6)} µs CPU/event (${pct(run.serverCpu)})  client ${pct(run.clientCpu)}  ${run.streams} stream(s)` +
+        (Number.isNaN(run.otherCores) ? "" : `  other ${fmt(Math.max(0, run.otherCores), 2)} cores`) +
+        (contended ? (attempt < retries ? "  <- contended, discarded, repeating" : "  <- contended, kept (no retries left)") : ""),
+    );
+    if (contended && attempt < retries) continue;
+    (s.runs[n] ??= []).push(run);
+    return;
+  }
+}
+
+// --- part 1: events/s ---
+
+prepareOurs("a2a_grpc.ts");
+console.log(
+  `Streams on loopback. Part 1: events/s on one SendStreamingMessage of N chunks (N + 1 events), N = ${sizes.join(", ")}; ` +
+    `${runs} runs per target and N, each repeating the stream for ${budgetMs} ms (at least once); targets alternate; ` +
+    `client in its own process${pin ? ", servers pinned to CPU 0 and the client to CPU 1" : ""}; ${cpus().length} CPUs, Node ${process.versions.node}`,
+);
+const client = startNode(join(benchDir, "streams/client.mjs"), [], { cpu: 1, pin });
+const servers = [];
+try {
+  for (const t of streamTargets) servers.push(await startServer(t, { prof: profile === t }));
+  for (const s of servers) {
+    await streams(client, s, 10, 1, 0);
+    console.log(`  verified ${s.target}: ${TARGETS[s.target].what}: 11 events, the last chunk 9 with lastChunk`);
+  }
+  // Warm-up: a second of N = 1,000 and one stream of every size, per target.
+  for (const s of servers) {
+    await streams(client, s, 1000, 1_000_000, 1000);
+    for (const n of sizes) await streams(client, s, n, 1, 0);
+  }
+  for (let i = 0; i < runs; i++) {
+    console.log(`run ${i + 1}/${runs}`);
+    for (const n of sizes) {
+      // Rotate the order every run so no target always follows the same one.
+      for (let j = 0; j < servers.length; j++) await measure(client, servers[(i + j) % servers.length], n);
+    }
+  }
+} finally {
+  for (const s of servers) await stopServer(s);
+}
+
+const rows = [];
+const flat = [];
+for (const s of servers) {
+  const by = {};
+  for (const n of sizes) {
+    const rs = s.runs[n] ?? [];
+    if (rs.length === 0) continue;
+    const m = (k) => median(rs.map((r) => r[k]));
+    by[n] = { eps: m("eps"), us: m("usPerEvent"), server: m("serverUsPerEvent") };
+    rows.push([
+      s.target,
+      fmt(n, 0),
+      fmt(m("eps"), 0),
+      `${fmt(Math.min(...rs.map((r) => r.eps)), 0)}..${fmt(Math.max(...rs.map((r) => r.eps)), 0)}`,
+      fmt(m("usPerEvent"), 2),
+      fmt(m("serverUsPerEvent"), 2),
+      fmt(m("firstMs"), 2),
+      pct(m("serverCpu")),
+      pct(m("clientCpu")),
+      fmt(m("streams"), 0),
+    ]);
+  }
+  if (sizes.length >= 2 && by[sizes[0]] && by[sizes.at(-1)]) flat.push({ target: s.target, a: by[sizes[0]], b: by[sizes.at(-1)] });
+}
+if (rows.length > 0) console.log(`\nMedian of ${runs} runs per target and N; events/s and µs/event over whole streams (request to last event, as the client saw them):\n`);
+if (rows.length > 0) console.log(
+  table([
+    ["target", "N chunks", "events/s", "min..max events/s", "µs/event", "server CPU µs/event", "first event ms", "server CPU", "client CPU", "streams/run"],
+    ...rows,
+  ]),
+);
+if (flat.length > 0) {
+  const [a, b] = [sizes[0], sizes.at(-1)];
+  console.log(`\nFlatness: µs per event at N = ${fmt(b, 0)} over N = ${fmt(a, 0)} (1.00 = flat; targets: >= 100,000 events/s at both N, ratio <= 1.25):\n`);
+  console.log(
+    table([
+      ["target", `µs/event N=${fmt(a, 0)}`, `µs/event N=${fmt(b, 0)}`, "ratio", "server CPU ratio", ">= 100k events/s", "flat"],
+      ...flat.map(({ target, a, b }) => [
+        target,
+        fmt(a.us, 2),
+        fmt(b.us, 2),
+        `${fmt(b.us / a.us, 2)}x`,
+        `${fmt(b.server / a.server, 2)}x`,
+        Math.min(a.eps, b.eps) >= 100_000 ? "met" : "MISSED",
+        b.us / a.us <= 1.25 ? "met" : "MISSED",
+      ]),
+    ]),
+  );
+  const byT = Object.fromEntries(flat.map((f) => [f.target, f]));
+  for (const [o, x] of [["ours-jsonrpc", "a2a-js-jsonrpc"], ["ours-http-json", "a2a-js-rest"], ["ours-jsonrpc", "ceiling-sse"], ["ours-http-json", "ceiling-sse"]]) {
+    if (byT[o] && byT[x]) console.log(`${o}/${x}: ${fmt(byT[o].a.eps / byT[x].a.eps, 1)}x events/s at N = ${fmt(a, 0)}, ${fmt(byT[o].b.eps / byT[x].b.eps, 1)}x at N = ${fmt(b, 0)}`);
+  }
+}
+for (const s of servers) {
+  const c = median((s.runs[sizes[0]] ?? []).map((r) => r.clientCpu));
+  if (c > 0.9) console.log(`note: the client used ${pct(c)} of a core against ${s.target}: it may be what limits that target.`);
+}
+if (profile !== "" && servers.some((s) => s.target === profile)) {
+  const file = join(profileDir, `streams-${profile}.cpuprofile`);
+  console.log(`\n${profile} ran under --cpu-prof (its numbers above carry the profiler's overhead); profile: ${relative(root, file)}; µs below are per event\n`);
+  printTopCosts(file, { root, requests: servers.find((s) => s.target === profile).events });
+}
+
+// --- part 2: memory per idle stream ---
+
+const KB = (b) => fmt(b / 1024, 1);
+const memRows = [];
+if (memTargets.length > 0 && idleCount > 0) {
+  console.log(
+    `\nPart 2: ${fmt(idleCount, 0)} idle streams (SendStreamingMessage "idle": the handler yields a working Task, then waits), ` +
+      `opened at once from the client process; heap after global.gc() in a fresh server process per target`,
+  );
+  for (const t of memTargets) {
+    const s = await startServer(t);
+    try {
+      const spec = TARGETS[t];
+      const open = (count) => client.request({ open: { kind: spec.kind, port: s.port, path: spec.path, headers: spec.headers, body: spec.body(idleText), count } });
+      const waitClosed = (closed, ms) => s.child.request({ cmd: "wait", closed, ms });
+      const mem = () => s.child.request({ cmd: "mem" });
+      // Warm-up: idle streams opened and closed, the last time as many as measured, so code is compiled,
+      // lazy modules loaded and node's pools (e.g. its free list of up to 1,000 HTTP parsers) are full
+      // before the baseline; what stays after close is then what the streams leave behind.
+      for (const k of [10, idleCount]) {
+        const o = await open(k);
+        if (o.error !== undefined) throw new Error(`${t}: ${o.error}`);
+        await client.request({ close: true });
+        const { opened } = await s.child.request({ cmd: "counts" });
+        let c = await waitClosed(opened, 2000);
+        if (c.closed < opened) {
+          await s.child.request({ cmd: "release" });
+          c = await waitClosed(opened, 10_000);
+        }
+      }
+      const base = await mem();
+      if (snapshots) await s.child.request({ cmd: "snapshot", file: join(profileDir, `streams-${t}-base.heapsnapshot`) });
+      const before = await s.child.request({ cmd: "counts" });
+      const o = await open(idleCount);
+      if (o.error !== undefined) throw new Error(`${t}: ${o.error}`);
+      const atOpen = await mem();
+      if (snapshots) await s.child.request({ cmd: "snapshot", file: join(profileDir, `streams-${t}-open.heapsnapshot`) });
+      const opened = (await s.child.request({ cmd: "counts" })).opened - before.opened;
+      await client.request({ close: true });
+      // Every handler's finally block must run once its client left; a2a-js gives handlers no signal, so give it 3 s.
+      const t0 = performance.now();
+      const c1 = await waitClosed(before.closed + idleCount, 3000);
+      const closeMs = performance.now() - t0;
+      const finalizedOnClose = c1.closed - before.closed;
+      const afterClose = await mem();
+      let afterRelease;
+      let finalizedAfterRelease;
+      if (finalizedOnClose < idleCount) {
+        await s.child.request({ cmd: "release" });
+        const c2 = await waitClosed(before.closed + idleCount, 10_000);
+        finalizedAfterRelease = c2.closed - before.closed;
+        afterRelease = await mem();
+      }
+      const r = { t, base, atOpen, afterClose, afterRelease, opened, finalizedOnClose, finalizedAfterRelease, openMs: o.ms, closeMs };
+      memRows.push(r);
+      const heapPer = (atOpen.heap - base.heap) / idleCount;
+      console.log(
+        `  ${t.padEnd(15)} opened ${opened} in ${fmt(o.ms, 0)} ms; heap ${KB(base.heap)} -> ${KB(atOpen.heap)} KB open (${KB(heapPer)} KB/stream) -> ` +
+          `${KB(afterClose.heap)} KB after close; ${finalizedOnClose}/${idleCount} handlers finished on close` +
+          (afterRelease ? `; after release: ${finalizedAfterRelease}/${idleCount} finished, heap ${KB(afterRelease.heap)} KB` : ` (in ${fmt(closeMs, 0)} ms)`),
+      );
+      if (snapshots) {
+        const { printHeapDiff } = await import("./streams/heap-diff.mjs");
+        printHeapDiff(join(profileDir, `streams-${t}-base.heapsnapshot`), join(profileDir, `streams-${t}-open.heapsnapshot`), idleCount);
+      }
+    } finally {
+      await stopServer(s);
+    }
+  }
+  console.log(
+    `\nMemory per idle stream (${fmt(idleCount, 0)} streams; heap = heapUsed after gc; targets: < 10 KB heap per stream, heap back to baseline within 5% after close):\n`,
+  );
+  console.log(
+    table([
+      ["target", "heap KB/stream", "RSS KB/stream", "heap base KB", "heap open KB", "heap after close KB", "after close vs base", "handlers done on close", "< 10 KB", "back to base"],
+      ...memRows.map((r) => {
+        const end = r.afterRelease ?? r.afterClose;
+        const heapPer = (r.atOpen.heap - r.base.heap) / idleCount;
+        const back = (r.afterClose.heap - r.base.heap) / r.base.heap;
+        return [
+          r.t,
+          KB(heapPer),
+          KB((r.atOpen.rss - r.base.rss) / idleCount),
+          KB(r.base.heap),
+          KB(r.atOpen.heap),
+          KB(r.afterClose.heap) + (r.afterRelease ? ` (${KB(end.heap)} after release)` : ""),
+          `${back >= 0 ? "+" : ""}${fmt(back * 100, 1)}% (${back >= 0 ? "+" : ""}${KB(r.afterClose.heap - r.base.heap)} KB)`,
+          `${r.finalizedOnClose}/${idleCount}` + (r.afterRelease ? ` (${r.finalizedAfterRelease} after release)` : ""),
+          heapPer < 10 * 1024 ? "met" : "MISSED",
+          Math.abs(back) <= 0.05 && r.finalizedOnClose === idleCount ? "met" : "MISSED",
+        ];
+      }),
+    ]),
+  );
+}
+client.disconnect();
