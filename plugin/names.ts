@@ -44,12 +44,23 @@ export const names = {
   /** `addA2AServiceToServer`: adds a handler for the service to a grpc.Server. */
   grpcAdd: (service: DescService) => `add${service.name}ToServer`,
   /** The runtime's gRPC entry point, kept apart so JSON-only agents never load grpc-js. */
-  grpcRuntime: (runtimeImport: string) => `${runtimeImport}/grpc`,
+  grpcRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "grpc"),
   /** The runtime's all-bindings server, which loads grpc-js too. */
-  serverRuntime: (runtimeImport: string) => `${runtimeImport}/server`,
+  serverRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "server"),
   /** `serveA2AService`: one call serving an agent on every binding. */
   serve: (service: DescService) => `serve${service.name}`,
   errorTable: () => "A2AErrorTable",
   /** `TaskNotFoundError`. */
   errorClass: (error: ErrorModel) => `${error.name}Error`,
 } as const;
+
+/**
+ * A runtime entry beside the main one: `protoc-gen-a2a/runtime` gives
+ * `protoc-gen-a2a/runtime/grpc`; a file such as `./rt/index.js` gives
+ * `./rt/grpc.js`, the layout of this package's runtime/ folder.
+ */
+function runtimeEntry(runtimeImport: string, entry: "grpc" | "server"): string {
+  const file = /\/index(\.[cm]?[jt]s)?$/.exec(runtimeImport);
+  if (file !== null) return `${runtimeImport.slice(0, file.index)}/${entry}${file[1] ?? ""}`;
+  return `${runtimeImport}/${entry}`;
+}

@@ -184,14 +184,15 @@ describe("runtime_import", () => {
 
   // A relative module is taken the way protoplugin takes every relative
   // import: relative to the output root, re-spelled from each generated file,
-  // with the extension import_extension asks for.
-  test.each<[string, string]>([
-    ["target=ts,runtime_import=./rt/index.js", "../../rt/index"],
-    ["target=ts,import_extension=js,runtime_import=./rt/index.js", "../../rt/index.js"],
-  ])("%s: a relative runtime_import is relative to the output root (%s from demo/v1/)", (parameter, spelled) => {
+  // with the extension import_extension asks for. The gRPC entry sits beside
+  // it (`./rt/index.js` -> `./rt/grpc.js`), as runtime/grpc.ts beside runtime/index.ts.
+  test.each<[string, string, string]>([
+    ["target=ts,runtime_import=./rt/index.js", "../../rt/index", "../../rt/grpc"],
+    ["target=ts,import_extension=js,runtime_import=./rt/index.js", "../../rt/index.js", "../../rt/grpc.js"],
+  ])("%s: a relative runtime_import is relative to the output root (%s from demo/v1/)", (parameter, spelled, grpc) => {
     for (const [name, content] of run(parameter)) {
-      const rel = [...new Set(specifiers(content).filter((s) => s.includes("rt/index")))];
-      expect({ name, rel }).toEqual({ name, rel: [spelled] });
+      const rel = [...new Set(specifiers(content).filter((s) => s.includes("rt/")))];
+      expect({ name, rel }).toEqual({ name, rel: [name.endsWith("_grpc.ts") ? grpc : spelled] });
     }
   });
 
@@ -203,8 +204,10 @@ describe("runtime_import", () => {
     const out = run(parameter);
     expect([...out.keys()]).toEqual(expect.arrayContaining(["demo/v1/svc_handler.ts", "demo/v1/svc_methods.ts", "demo/v1/a2a_errors.ts"]));
     for (const [name, content] of out) {
-      const runtimeImports = specifiers(content).filter((s) => !s.startsWith("./") && !s.startsWith("@bufbuild/"));
-      expect({ name, runtimeImports: [...new Set(runtimeImports)] }).toEqual({ name, runtimeImports: [runtime] });
+      const runtimeImports = specifiers(content).filter((s) => !s.startsWith("./") && !s.startsWith("@bufbuild/") && !s.startsWith("@grpc/"));
+      // The gRPC file imports the runtime's gRPC entry beside it instead.
+      const expected = name.endsWith("_grpc.ts") ? `${runtime}/grpc` : runtime;
+      expect({ name, runtimeImports: [...new Set(runtimeImports)] }).toEqual({ name, runtimeImports: [expected] });
     }
     if (runtime !== "protoc-gen-a2a/runtime") {
       for (const content of out.values()) expect(content).not.toContain("protoc-gen-a2a/runtime");
@@ -333,7 +336,9 @@ describe("js_import_style", () => {
 describe("keep_empty_files", () => {
   const lonely = ["demo/v1/lonely.proto"];
   /** The files a proto with a service gets, renamed to lonely.proto's. */
-  const kept = () => [...run("target=ts").keys()].map((n) => n.replace("demo/v1/svc_", "demo/v1/lonely_")).sort();
+  // The files the plugin creates for a proto, kept even when empty (svc has no
+  // Agent Card RPC, so its svc_server.ts exists only when kept).
+  const kept = () => [...run("target=ts,keep_empty_files=true").keys()].map((n) => n.replace("demo/v1/svc_", "demo/v1/lonely_")).sort();
 
   test.each(["target=ts", "target=ts,keep_empty_files=false", "target=ts,keep_empty_files=0"])(
     "a proto with no service, %s, emits nothing",
@@ -369,7 +374,7 @@ describe("keep_empty_files", () => {
     expect([...run("target=ts", both).keys()].sort()).toEqual([...run("target=ts").keys()].sort());
     // The directory's a2a_errors.ts is shared by both protos, so it appears once.
     expect([...run("target=ts,keep_empty_files=true", both).keys()].sort()).toEqual(
-      [...new Set([...run("target=ts").keys(), ...kept()])].sort(),
+      [...new Set([...run("target=ts,keep_empty_files=true").keys(), ...kept()])].sort(),
     );
   });
 });
