@@ -12,6 +12,12 @@ export interface ScopeRequest {
   readonly headers: Headers;
   readonly signal: AbortSignal;
   header(name: string): string | null;
+  /**
+   * Calls `listener` when the client goes away (at once if it has). Offered
+   * by transports that can, so a scope's signal needs no second
+   * AbortController chained to the request's: one less per open stream.
+   */
+  onClose?(listener: () => void): void;
 }
 
 export interface CallScope {
@@ -93,9 +99,13 @@ class Scope implements CallScope, ScopeState {
     if (this.#controller === undefined) {
       const own = new AbortController();
       this.#controller = own;
-      const request = this.req.signal;
-      if (request.aborted) own.abort();
-      else request.addEventListener("abort", () => own.abort(), { once: true });
+      if (this.req.onClose !== undefined) {
+        this.req.onClose(() => own.abort());
+      } else {
+        const request = this.req.signal;
+        if (request.aborted) own.abort();
+        else request.addEventListener("abort", () => own.abort(), { once: true });
+      }
     }
     return this.#controller.signal;
   }

@@ -33,31 +33,45 @@ export function createEventSource<T>(options: {
       .then(() => iterator.return?.())
       .catch(() => undefined);
   };
+  // Made once per stream, not per pull: a pending pull holds nothing new.
+  const onError = (err: unknown): string | undefined => {
+    if (done) return undefined;
+    done = true;
+    // The handler may still be suspended (an event it yielded failed to
+    // encode): release it as a disconnect would.
+    stop();
+    return sseFrame(serializeError(err), options.errorEvent);
+  };
+  const onResult = (r: IteratorResult<T>): string | undefined => {
+    if (done) return undefined;
+    if (r.done === true) {
+      done = true;
+      return undefined;
+    }
+    try {
+      return sseFrame(serialize(r.value));
+    } catch (err) {
+      return onError(err);
+    }
+  };
   return {
     heartbeatMs: options.heartbeatMs,
-    async next() {
-      if (done) return undefined;
+    // A promise chain, not an async function: an idle stream then holds the
+    // handler's pending next() and nothing of ours suspended around it.
+    next() {
+      if (done) return Promise.resolve(undefined);
       if (pendingFirst !== undefined) {
         const first = pendingFirst;
         pendingFirst = undefined;
-        return sseFrame(first);
+        return Promise.resolve(sseFrame(first));
       }
+      let pending: Promise<IteratorResult<T>>;
       try {
-        const r = await iterator.next();
-        if (done) return undefined;
-        if (r.done === true) {
-          done = true;
-          return undefined;
-        }
-        return sseFrame(serialize(r.value));
+        pending = iterator.next();
       } catch (err) {
-        if (done) return undefined;
-        done = true;
-        // The handler may still be suspended (an event it yielded failed to
-        // encode): release it as a disconnect would.
-        stop();
-        return sseFrame(serializeError(err), options.errorEvent);
+        return Promise.resolve(onError(err));
       }
+      return pending.then(onResult, onError);
     },
     cancel() {
       if (done) return;

@@ -79,11 +79,16 @@ class NodeCoreRequest implements CoreRequest {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      const res = this.res;
-      if (res.closed && !res.writableFinished) controller.abort();
-      else res.once("close", () => !res.writableFinished && controller.abort());
+      this.onClose(() => controller.abort());
     }
     return this.#controller.signal;
+  }
+
+  onClose(listener: () => void): void {
+    const res = this.res;
+    if (res.closed) {
+      if (!res.writableFinished) listener();
+    } else res.once("close", () => !res.writableFinished && listener());
   }
 
   body(limit: number): Promise<Uint8Array> {
@@ -110,69 +115,67 @@ async function serve(core: BindingCore, req: IncomingMessage, res: ServerRespons
       res.end();
       return;
     case "stream":
-      await writeStream(res, response.headers, response.events, request.signal);
-      return;
+      // Returned, not awaited: this frame is not kept alive for the stream's life.
+      return writeStream(res, response.headers, response.events);
   }
 }
 
 // One timer per heartbeat period for all open streams, not one per stream: an
 // idle stream then costs only its entry in a set (the idle-stream memory target).
-const heartbeats = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly beats: Set<() => void> }>();
+const heartbeats = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly streams: Set<ServerResponse> }>();
 
-/** Calls `beat` every `ms` until the returned function is called. */
-function onHeartbeat(ms: number, beat: () => void): () => void {
+/** Writes a heartbeat comment to `res` every `ms` until the returned function is called. */
+function onHeartbeat(ms: number, res: ServerResponse): () => void {
   let group = heartbeats.get(ms);
   if (group === undefined) {
-    const beats = new Set<() => void>();
-    group = { beats, timer: setInterval(() => beats.forEach((b) => b()), ms) };
+    const streams = new Set<ServerResponse>();
+    group = { streams, timer: setInterval(() => streams.forEach((r) => r.write(sseHeartbeat)), ms) };
     heartbeats.set(ms, group);
   }
-  const { beats, timer } = group;
-  beats.add(beat);
+  const { streams, timer } = group;
+  streams.add(res);
   return () => {
-    if (!beats.delete(beat) || beats.size > 0) return;
+    if (!streams.delete(res) || streams.size > 0) return;
     clearInterval(timer);
     heartbeats.delete(ms);
   };
 }
 
-async function writeStream(
-  res: ServerResponse,
-  headers: Readonly<Record<string, string>>,
-  events: EventSource,
-  closed: AbortSignal,
-): Promise<void> {
-  const stopHeartbeat = events.heartbeatMs > 0 ? onHeartbeat(events.heartbeatMs, () => res.write(sseHeartbeat)) : undefined;
+async function writeStream(res: ServerResponse, headers: Readonly<Record<string, string>>, events: EventSource): Promise<void> {
+  // The response's own close event, not an AbortSignal: an idle stream then
+  // holds no controller of its own (the idle-stream memory target).
+  let closed = res.closed && !res.writableFinished;
+  let wake: (() => void) | undefined;
+  const stopHeartbeat = events.heartbeatMs > 0 ? onHeartbeat(events.heartbeatMs, res) : undefined;
   // Not only in finally: that waits for the handler's pending next(), and a
   // handler that ignores its signal would keep the heartbeat writing forever.
   const onClose = () => {
+    if (res.writableFinished) return;
+    closed = true;
     stopHeartbeat?.();
     events.cancel();
+    wake?.();
   };
-  closed.addEventListener("abort", onClose, { once: true });
+  res.once("close", onClose);
   res.writeHead(200, headers);
   res.flushHeaders();
   try {
-    for (let data = await events.next(); data !== undefined && !closed.aborted; data = await events.next()) {
-      if (!res.write(data)) await drained(res, closed);
+    for (let data = closed ? undefined : await events.next(); data !== undefined && !closed; data = await events.next()) {
+      if (!res.write(data)) {
+        // Paced by the client: the next event is pulled once the socket drained, or never if it closed.
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          res.once("drain", resolve);
+        });
+        res.off("drain", wake as () => void);
+        wake = undefined;
+      }
     }
   } finally {
     stopHeartbeat?.();
-    closed.removeEventListener("abort", onClose);
-    if (!closed.aborted) res.end();
+    res.off("close", onClose);
+    if (!closed) res.end();
   }
-}
-
-function drained(res: ServerResponse, closed: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      closed.removeEventListener("abort", done);
-      resolve();
-    };
-    res.on("drain", done);
-    closed.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** Headers as writeHead's flat [name, value, ...] list, which it takes without copying into an object. */
