@@ -87,16 +87,62 @@ const codecs = new WeakMap<DescMessage, Codec>();
  * `desc` or its init shape, without building the message.
  */
 export function encodeBinary<Desc extends DescMessage>(desc: Desc, value: MessageInitShape<Desc>): Uint8Array {
+  return encodeBinaryWith(desc, value, copyBytes);
+}
+
+const copyBytes = (bytes: Uint8Array, length: number): Uint8Array => bytes.slice(0, length);
+
+/**
+ * Encodes like `encodeBinary` and hands the encoded bytes, `bytes[0..length)`,
+ * to `copy`, whose result is returned. `bytes` may be the writer's own
+ * buffer, valid only during the call: `copy` must copy them (into a Node
+ * Buffer, say), which saves the intermediate copy `finish()` would make.
+ */
+export function encodeBinaryWith<Desc extends DescMessage, T>(
+  desc: Desc,
+  value: MessageInitShape<Desc>,
+  copy: (bytes: Uint8Array, length: number) => T,
+): T {
   const codec = codecOf(desc);
   // One writer is kept between calls so its buffer need not grow again each
   // time; a call made while it is in use (or after a throw) takes a new one.
   const w = spareWriter ?? new BinaryWriter();
   spareWriter = undefined;
   codec.write(w, (value ?? {}) as Fields);
-  const bytes = w.finish();
+  const inner = w as unknown as Partial<WriterInternals>;
+  let result: T;
+  let length: number;
+  if (inner.buffer instanceof Uint8Array && typeof inner.pos === "number" && inner.stackPos?.length === 0) {
+    length = inner.pos;
+    result = copy(inner.buffer, length);
+    // What finish() resets, without its copy.
+    inner.pos = 0;
+  } else {
+    const bytes = w.finish();
+    length = bytes.byteLength;
+    result = copy(bytes, length);
+  }
   // Do not keep a buffer a rare large message grew.
-  if (bytes.byteLength <= 65536) spareWriter = w;
-  return bytes;
+  if (length <= 65536) spareWriter = w;
+  return result;
+}
+
+/**
+ * How protobuf-es 2.x's BinaryWriter holds what it wrote: `buffer` up to
+ * `pos`, with `stackPos` empty once every fork is joined. Checked at each
+ * use; a writer that looks otherwise goes through finish().
+ */
+interface WriterInternals {
+  buffer: Uint8Array;
+  pos: number;
+  stackPos: number[];
+}
+
+/** Whether encodeBinaryWith reads the writer's buffer directly (false: it copies through finish()). */
+export function readsWriterBuffer(): boolean {
+  const w = new BinaryWriter().uint32(1);
+  const inner = w as unknown as Partial<WriterInternals>;
+  return inner.buffer instanceof Uint8Array && inner.pos === 1 && inner.stackPos?.length === 0;
 }
 
 let spareWriter: BinaryWriter | undefined;
@@ -131,15 +177,22 @@ function compile(desc: DescMessage): Codec {
       throw new Error(`cannot decode ${descString} from binary: maximum recursion depth of ${ctx.recursionLimit} reached`);
     }
   };
-  /** One record, after its tag: to its field's reader, or kept as unknown. */
-  const record = (message: Fields, r: BinaryReader, ctx: ReadContext, fieldNo: number, wireType: WireType, unknownFields: unknown[]) => {
+  /**
+   * One record, after its tag: to its field's reader, or kept as unknown.
+   * Returns the message's unknown fields, made only once one turns up (most
+   * messages have none, so none get an empty array).
+   */
+  const record = (message: Fields, r: BinaryReader, ctx: ReadContext, fieldNo: number, wireType: WireType, unknownFields: unknown[] | undefined) => {
     const read = fieldNo < dense.length ? dense[fieldNo] : sparse.get(fieldNo);
-    if (read === undefined) {
-      const data = r.skip(wireType, fieldNo, ctx.recursionLimit - ctx.depth);
-      if (ctx.readUnknownFields) unknownFields.push({ no: fieldNo, wireType, data });
-    } else {
+    if (read !== undefined) {
       read(message, r, ctx, wireType);
+      return unknownFields;
     }
+    const data = r.skip(wireType, fieldNo, ctx.recursionLimit - ctx.depth);
+    if (!ctx.readUnknownFields) return unknownFields;
+    const fields = unknownFields ?? (message.$unknown as unknown[] | undefined) ?? [];
+    fields.push({ no: fieldNo, wireType, data });
+    return fields;
   };
   const codec: Codec = {
     write(w, value) {
@@ -159,28 +212,28 @@ function compile(desc: DescMessage): Codec {
     read(message, r, ctx, length) {
       enter(ctx);
       const end = r.pos + length;
-      const unknownFields = (message.$unknown as unknown[] | undefined) ?? [];
+      let unknownFields: unknown[] | undefined;
       while (r.pos < end) {
         const tag = readTag(r, ctx.buf);
-        record(message, r, ctx, tag >>> 3, (tag & 7) as WireType, unknownFields);
+        unknownFields = record(message, r, ctx, tag >>> 3, (tag & 7) as WireType, unknownFields);
       }
-      if (unknownFields.length > 0) message.$unknown = unknownFields;
+      if (unknownFields !== undefined) message.$unknown = unknownFields;
       ctx.depth--;
     },
     readGroup(message, r, ctx, fieldNo) {
       enter(ctx);
       let recordNo: number | undefined;
       let wireType: WireType | undefined;
-      const unknownFields = (message.$unknown as unknown[] | undefined) ?? [];
+      let unknownFields: unknown[] | undefined;
       while (r.pos < r.len) {
         const tag = readTag(r, ctx.buf);
         recordNo = tag >>> 3;
         wireType = (tag & 7) as WireType;
         if (wireType === WireType.EndGroup) break;
-        record(message, r, ctx, recordNo, wireType, unknownFields);
+        unknownFields = record(message, r, ctx, recordNo, wireType, unknownFields);
       }
       if (wireType !== WireType.EndGroup || recordNo !== fieldNo) throw new Error("invalid end group tag");
-      if (unknownFields.length > 0) message.$unknown = unknownFields;
+      if (unknownFields !== undefined) message.$unknown = unknownFields;
       ctx.depth--;
     },
   };

@@ -51,15 +51,16 @@ export interface Dispatcher {
    * gating (D18). Throws the spec error; a no-op without a policy.
    */
   admit(spec: MethodSpec, scope: CallScope): Promise<void> | undefined;
+  /**
+   * Calls the handler's method for `spec` and returns what it returned (a
+   * promise, an async iterable, or a value), or throws the error for a
+   * left-out method (D18). For bindings that chain the result themselves.
+   */
+  invoke(spec: MethodSpec, request: Message, context: CallContext): unknown;
   /** Decodes and validates a request message; throws InvalidParams naming the fields at fault. */
   decode(spec: MethodSpec, json: JsonValue): Message;
   /** Calls a unary method and writes its result as ProtoJSON. */
   unary(spec: MethodSpec, request: Message, context: CallContext): Promise<JsonValue>;
-  /**
-   * Calls a unary method and returns its result for gRPC to write in
-   * binary: the handler's message, or its init shape as is (see grpcResult).
-   */
-  unaryMessage(spec: MethodSpec, request: Message, context: CallContext): Promise<Message>;
   /** Calls a streaming method: its events for gRPC, checked by the stream rules (D15), init shapes as is. */
   streamMessages(spec: MethodSpec, request: Message, context: CallContext): AsyncIterator<Message>;
   /** Checks REQUIRED fields of a request decoded elsewhere (gRPC binary); throws InvalidParams. */
@@ -177,9 +178,7 @@ export function createDispatcher(config: {
 
     checkRequired,
 
-    async unaryMessage(spec, request, context) {
-      return grpcResult(await invoke(spec, request, context));
-    },
+    invoke,
 
     streamMessages(spec, request, context) {
       const check = createStreamCheck(spec.output);

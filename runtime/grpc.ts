@@ -6,7 +6,8 @@
  * "protoc-gen-a2a/runtime/grpc", apart from the main runtime, so JSON-only
  * agents never load grpc-js.
  */
-import { toBinary, type Message } from "@bufbuild/protobuf";
+import { toBinary, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
+import { encodeBinaryWith } from "./binary-codec.js";
 import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
 import type { CallContext } from "./call-context.js";
 import { createCallScope, type CallScope, type ScopeRequest } from "./call-scope.js";
@@ -40,6 +41,22 @@ export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/**
+ * A message or its init shape in protobuf binary (as `encodeBinary`), as
+ * the Buffer grpc-js wants: one copy out of the codec's writer, into
+ * Buffer's pool for small messages. What the generated definitions
+ * serialize with.
+ */
+export function encodeBuffer<Desc extends DescMessage>(desc: Desc, value: MessageInitShape<Desc>): Buffer {
+  return encodeBinaryWith(desc, value, toBuffer);
+}
+
+function toBuffer(bytes: Uint8Array, length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  out.set(length === bytes.byteLength ? bytes : bytes.subarray(0, length));
+  return out;
+}
+
 /** Adds the service to `server`, served by `handler`. */
 export function addGrpcService<H extends object>(server: Server, config: GrpcServiceConfig<H>): void {
   const dispatch = createDispatcher(config);
@@ -49,7 +66,7 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
     implementation[key] =
       spec.kind === "unary"
         ? (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
-            void unary(dispatch, config.errors, versions, spec, call, callback);
+            unary(dispatch, config.errors, versions, spec, call, callback);
           }
         : (call: ServerWritableStream<Message, Message>) => {
             void serverStream(dispatch, config.errors, versions, spec, call);
@@ -60,46 +77,63 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
 
 type GrpcCall = ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>;
 
-/** The call as the call scope reads a request: metadata as headers, an abort on cancel or deadline. */
-function scopeRequest(call: GrpcCall): ScopeRequest & { readonly done: () => void } {
-  let controller: AbortController | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let headers: Headers | undefined;
-  const onCancel = () => controller?.abort();
-  return {
-    header(name) {
-      const values = call.metadata.get(name).filter((v): v is string => typeof v === "string");
-      return values.length === 0 ? null : values.join(", ");
-    },
-    get headers() {
-      if (headers === undefined) {
-        headers = new Headers();
-        for (const [name, value] of Object.entries(call.metadata.getMap())) {
-          if (typeof value === "string") headers.append(name, value);
-        }
+/**
+ * The call as the call scope reads a request: metadata as headers, an abort
+ * on cancel or deadline. A class rather than an object literal with getters
+ * and closures: one allocation per call, the rest made on first use.
+ */
+class GrpcRequest implements ScopeRequest {
+  #controller: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #headers: Headers | undefined;
+  #onCancel: (() => void) | undefined;
+
+  constructor(readonly call: GrpcCall) {}
+
+  header(name: string): string | null {
+    const values = this.call.metadata.get(name);
+    let joined: string | null = null;
+    for (const v of values) {
+      if (typeof v === "string") joined = joined === null ? v : `${joined}, ${v}`;
+    }
+    return joined;
+  }
+
+  get headers(): Headers {
+    if (this.#headers === undefined) {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(this.call.metadata.getMap())) {
+        if (typeof value === "string") headers.append(name, value);
       }
-      return headers;
-    },
-    get signal() {
-      if (controller === undefined) {
-        controller = new AbortController();
-        if (call.cancelled) controller.abort();
-        else call.once("cancelled", onCancel);
-        // grpc-js answers DEADLINE_EXCEEDED itself when the deadline passes but
-        // does not always report it as a cancel: the handler learns it here.
-        const deadline = call.getDeadline();
-        const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
-        if (Number.isFinite(ms)) timer = setTimeout(() => controller?.abort(), Math.max(0, ms));
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      const call = this.call;
+      if (call.cancelled) controller.abort();
+      else {
+        this.#onCancel = () => controller.abort();
+        call.once("cancelled", this.#onCancel);
       }
-      return controller.signal;
-    },
-    done() {
-      // Nothing to undo unless the signal was asked for.
-      if (controller === undefined) return;
-      if (timer !== undefined) clearTimeout(timer);
-      call.off("cancelled", onCancel);
-    },
-  };
+      // grpc-js answers DEADLINE_EXCEEDED itself when the deadline passes but
+      // does not always report it as a cancel: the handler learns it here.
+      const deadline = call.getDeadline();
+      const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
+      if (Number.isFinite(ms)) this.#timer = setTimeout(() => controller.abort(), Math.max(0, ms));
+    }
+    return this.#controller.signal;
+  }
+
+  /** Undoes what `signal` set up; nothing unless it was asked for. */
+  done(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#onCancel !== undefined) this.call.off("cancelled", this.#onCancel);
+  }
 }
 
 /** A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in `grpc-status-details-bin` (D19). */
@@ -111,7 +145,7 @@ function serviceError(err: unknown, errors: BindingErrorTable): Partial<ServiceE
 }
 
 /** The version check (D5) and the call scope; throws VersionNotSupported. */
-function openScope(req: ReturnType<typeof scopeRequest>, errors: BindingErrorTable, versions: VersionPolicy): CallScope {
+function openScope(req: GrpcRequest, errors: BindingErrorTable, versions: VersionPolicy): CallScope {
   const version = negotiateVersion(req.header("a2a-version"), null, versions);
   if (!version.ok) throw new A2AError(errors.VersionNotSupported, version.message);
   return createCallScope("GRPC", version.version, req);
@@ -134,26 +168,52 @@ function sendExtensions(call: GrpcCall, scope: CallScope): void {
   call.sendMetadata(md);
 }
 
-async function unary(
+/**
+ * A unary call. Without a policy to wait for, the handler is called in the
+ * same tick and its promise is the only one the call makes: this is the
+ * path every call of a busy gRPC agent takes.
+ */
+function unary(
   dispatch: Dispatcher,
   errors: BindingErrorTable,
   versions: VersionPolicy,
   spec: MethodSpec,
   call: ServerUnaryCall<Message, Message>,
   callback: sendUnaryData<Message>,
-): Promise<void> {
-  const req = scopeRequest(call);
-  try {
-    const scope = openScope(req, errors, versions);
-    const context = await admit(dispatch, spec, scope, call.request);
-    const result = await dispatch.unaryMessage(spec, call.request, context);
-    sendExtensions(call, scope);
-    callback(null, result);
-  } catch (err) {
-    callback(serviceError(err, errors));
-  } finally {
+): void {
+  const req = new GrpcRequest(call);
+  const fail = (err: unknown) => {
     req.done();
+    callback(serviceError(err, errors));
+  };
+  let scope: CallScope;
+  let result: unknown;
+  try {
+    scope = openScope(req, errors, versions);
+    const request = call.request;
+    const open = scope;
+    const invoke = () => {
+      dispatch.checkRequired(spec, request);
+      return dispatch.invoke(spec, request, open.context(dispatch.tenantOf(request)));
+    };
+    const admitted = dispatch.admit(spec, scope);
+    result = admitted === undefined ? invoke() : admitted.then(invoke);
+  } catch (err) {
+    fail(err);
+    return;
   }
+  const respond = (value: unknown) => {
+    req.done();
+    sendExtensions(call, scope);
+    // The handler's message or its init shape: the definition's encodeBuffer writes either.
+    callback(null, value as Message);
+  };
+  if (isPromiseLike(result)) result.then(respond, fail);
+  else respond(result);
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 async function serverStream(
@@ -163,7 +223,7 @@ async function serverStream(
   spec: MethodSpec,
   call: ServerWritableStream<Message, Message>,
 ): Promise<void> {
-  const req = scopeRequest(call);
+  const req = new GrpcRequest(call);
   let events: AsyncIterator<Message> | undefined;
   // A client that leaves, or a passed deadline, ends the handler's iterator at once.
   const stop = () => {

@@ -37,8 +37,13 @@ export function findMissingRequired(
   table: RequiredFieldTable,
 ): FieldViolation[] {
   assertType(schema, message);
+  const plans = plansOf(table);
+  // Nearly every request is complete: a check that builds no paths and no
+  // ancestor set decides that, and only a request at fault is walked again
+  // to name its missing fields.
+  if (!anyMissing(schema, message, plans, 0)) return [];
   const violations: FieldViolation[] = [];
-  walkMissing(schema, message, "", plansOf(table), violations, new Set());
+  walkMissing(schema, message, "", plans, violations, new Set());
   return violations;
 }
 
@@ -53,7 +58,18 @@ interface Step {
 // type (not per request) keeps the per-message cost to the fields that matter.
 const planCache = new WeakMap<RequiredFieldTable, Map<DescMessage, readonly Step[] | undefined>>();
 
-function plansOf(table: RequiredFieldTable): (desc: DescMessage) => readonly Step[] | undefined {
+const plansCache = new WeakMap<RequiredFieldTable, Plans>();
+
+function plansOf(table: RequiredFieldTable): Plans {
+  let fn = plansCache.get(table);
+  if (fn === undefined) {
+    fn = createPlans(table);
+    plansCache.set(table, fn);
+  }
+  return fn;
+}
+
+function createPlans(table: RequiredFieldTable): Plans {
   let plans = planCache.get(table);
   if (plans === undefined) {
     plans = new Map();
@@ -94,6 +110,38 @@ function fieldValue(message: Message, field: DescField): unknown {
   if (field.oneof !== undefined) return (record[field.oneof.localName] as { value: unknown }).value;
   return record[field.localName];
 }
+
+/**
+ * Whether any REQUIRED field along the plans is unset. Past `maxDepth`
+ * nested messages (only a message graph with a cycle gets there) it answers
+ * true, so the full walk, which tracks ancestors, decides.
+ */
+function anyMissing(desc: DescMessage, message: Message, plans: Plans, depth: number): boolean {
+  const steps = plans(desc);
+  if (steps === undefined) return false;
+  if (depth > maxDepth) return true;
+  for (let i = 0; i < steps.length; i++) {
+    const { field, required, nested } = steps[i] as Step;
+    if (!isFieldSet(message, field)) {
+      if (required) return true;
+      continue;
+    }
+    if (!nested) continue;
+    const child = field.message as DescMessage;
+    const value = fieldValue(message, field);
+    if (field.fieldKind === "list") {
+      const items = value as Message[];
+      for (let j = 0; j < items.length; j++) if (anyMissing(child, items[j] as Message, plans, depth + 1)) return true;
+    } else if (field.fieldKind === "map") {
+      const items = value as Record<string, Message>;
+      for (const key in items) if (Object.hasOwn(items, key) && anyMissing(child, items[key] as Message, plans, depth + 1)) return true;
+    } else if (anyMissing(child, value as Message, plans, depth + 1)) return true;
+  }
+  return false;
+}
+
+// Deeper than protobuf's own default recursion limit for parsing.
+const maxDepth = 100;
 
 function walkMissing(
   desc: DescMessage,

@@ -15,9 +15,8 @@ export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services
   const local = (name: string, generatedFile: string, typeOnly = false) =>
     r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
   const grpcRuntime = names.grpcRuntime(runtimeImport);
-  const encodeBinary = r.ref(f.import("encodeBinary", grpcRuntime));
+  const encodeBuffer = r.ref(f.import("encodeBuffer", grpcRuntime));
   const decodeBinary = r.ref(f.import("decodeBinary", grpcRuntime));
-  const asBuffer = r.ref(f.import("asBuffer", grpcRuntime));
   r.print("grpc", {
     services: services.map((s) => ({
       serviceName: s.desc.typeName,
@@ -34,9 +33,8 @@ export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services
         inputSchema: r.ref(f.importSchema(m.input)),
         output: r.ref(f.importShape(m.output)),
         outputSchema: r.ref(f.importSchema(m.output)),
-        encodeBinary,
+        encodeBuffer,
         decodeBinary,
-        asBuffer,
       })),
       add: r.ref(f.export("function", names.grpcAdd(s.desc))),
       server: r.ref(f.import("Server", "@grpc/grpc-js", true)),

@@ -28,7 +28,8 @@ import {
   StreamResponseSchema,
   TaskSchema,
 } from "../../generated/a2a_pb.js";
-import { decodeBinary, encodeBinary } from "../../runtime/binary-codec.js";
+import { decodeBinary, encodeBinary, readsWriterBuffer } from "../../runtime/binary-codec.js";
+import { encodeBuffer } from "../../runtime/grpc.js";
 import { createRequest } from "../support/protos.js";
 
 const proto3 = `syntax = "proto3";
@@ -262,6 +263,10 @@ function expectSameEncoding(desc: DescMessage, init: unknown): void {
   expect(attempt(() => encodeBinary(desc, init as never))).toEqual(expected);
   if (!expected.ok) return;
   expect(encodeBinary(desc, create(desc, init as never))).toEqual(expected.value);
+  // What the generated gRPC definitions send: the same bytes, in a Node Buffer.
+  const buffer = encodeBuffer(desc, init as never);
+  expect(Buffer.isBuffer(buffer)).toBe(true);
+  expect(new Uint8Array(buffer)).toEqual(expected.value);
   // Decoded by protobuf-es, the same message as created from the value.
   expect(toBinary(desc, fromBinary(desc, encodeBinary(desc, init as never)))).toEqual(toBinary(desc, fromBinary(desc, expected.value)));
 }
@@ -371,4 +376,32 @@ test.each([
   ["SendMessageResponse", SendMessageResponseSchema],
 ] as const)("A2A %s, random values", (_name, desc) => {
   roundTrips(desc, 7, 80, [TaskSchema]);
+});
+
+describe("encodeBuffer", () => {
+  test("reads protobuf-es's BinaryWriter buffer directly (a protobuf-es upgrade that changes it shows here)", () => {
+    expect(readsWriterBuffer()).toBe(true);
+  });
+
+  test("every call answers its own copy: the writer's buffer is reused, earlier results are not overwritten", () => {
+    const a = encodeBuffer(TaskSchema, { id: "first", contextId: "c-1" });
+    const aBytes = Uint8Array.from(a);
+    const b = encodeBuffer(TaskSchema, { id: "second-and-longer", contextId: "c-2" });
+    expect(new Uint8Array(a)).toEqual(aBytes);
+    expect(new Uint8Array(a)).toEqual(toBinary(TaskSchema, create(TaskSchema, { id: "first", contextId: "c-1" })));
+    expect(new Uint8Array(b)).toEqual(toBinary(TaskSchema, create(TaskSchema, { id: "second-and-longer", contextId: "c-2" })));
+    expect(a.buffer === b.buffer && a.byteOffset === b.byteOffset).toBe(false);
+  });
+
+  test("a value that fails to encode leaves the next encoding intact", () => {
+    expect(() => encodeBuffer(TaskSchema, { id: "x", status: { state: 1.5 as never } })).toThrow(/cannot encode field lf\.a2a\.v1\.TaskStatus\.state/);
+    const ok = encodeBuffer(TaskSchema, { id: "after" });
+    expect(new Uint8Array(ok)).toEqual(toBinary(TaskSchema, create(TaskSchema, { id: "after" })));
+  });
+
+  test("a message larger than the kept writer's limit, then a small one", () => {
+    const big = { id: "big", artifacts: [{ artifactId: "a", parts: [{ content: { case: "text" as const, value: "x".repeat(70_000) } }] }] };
+    expect(new Uint8Array(encodeBuffer(TaskSchema, big))).toEqual(toBinary(TaskSchema, create(TaskSchema, big)));
+    expect(new Uint8Array(encodeBuffer(TaskSchema, { id: "small" }))).toEqual(toBinary(TaskSchema, create(TaskSchema, { id: "small" })));
+  });
 });
