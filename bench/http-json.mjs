@@ -1,15 +1,21 @@
 #!/usr/bin/env node
 // The HTTP+JSON binding on loopback, req/s and p99 latency, for GET
-// /tasks/{id} (GetTask) and POST /message:send (SendMessage), for three
+// /tasks/{id} (GetTask) and POST /message:send (SendMessage), for four
 // servers doing the same trivial work (GetTask returns a stored task,
 // SendMessage a completed Task echoing the message text), measured in one
 // run:
 //
-//   ours      the generated createA2AServiceHttpJsonListener (node:http)
-//   a2a-js    @a2a-js/sdk 1.x, its express restHandler over a directly
-//             implemented A2ARequestHandler ("binding only")
-//   ceiling   bare node:http: a fixed string check for the route,
-//             JSON.parse the body, JSON.stringify the reply
+//   ours         the generated createA2AServiceHttpJsonListener (node:http)
+//   a2a-js       @a2a-js/sdk 1.x, its express restHandler over a directly
+//                implemented A2ARequestHandler ("binding only")
+//   a2a-js-full  @a2a-js/sdk 1.x as its users run an agent ("full stack"): the
+//                same express restHandler over its DefaultRequestHandler, an
+//                InMemoryTaskStore (holding the stored task from start-up)
+//                and an AgentExecutor publishing the echo task on the event
+//                bus (SendMessage answers with the user's message in the
+//                task's history, which the SDK adds)
+//   ceiling      bare node:http: a fixed string check for the route,
+//                JSON.parse the body, JSON.stringify the reply
 //
 // (The SDK does not export its RestTransportHandler, so unlike the JSON-RPC
 // bench there is no a2a-js-core target without express.)
@@ -17,9 +23,10 @@
 // Same method as bench/jsonrpc.mjs, whose machinery it shares
 // (bench/lib/harness.mjs): each server in its own child process on
 // 127.0.0.1, autocannon in another; every target must answer each request
-// with exactly the expected JSON before anything is measured (and after the
-// warm-up, and at the end); after a warm-up the runs alternate, for each run
-// and each route A,B,C, and the median is reported per route.
+// with exactly the expected JSON (http-json/fixture.mjs) before anything is
+// measured (and after the warm-up, and at the end); after a warm-up the runs
+// alternate, for each run and each route A,B,C, and the median is reported
+// per route.
 //
 // Environment: the same as bench/jsonrpc.mjs (BENCH_SECONDS, BENCH_RUNS,
 // BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_PIPELINING, BENCH_TARGETS,
@@ -47,9 +54,9 @@ import {
   verifyResponse,
 } from "./lib/harness.mjs";
 import { printTopCosts } from "./lib/profile-top.mjs";
-import { routes } from "./http-json/fixture.mjs";
+import { expectedOf, routes } from "./http-json/fixture.mjs";
 
-const settings = loadSettings("ours,a2a-js,ceiling");
+const settings = loadSettings("ours,a2a-js,a2a-js-full,ceiling");
 const { seconds, runs, warmup, connections, pipelining, targets, pin, profile, profileDir } = settings;
 const routeKeys = (process.env.BENCH_ROUTES ?? Object.keys(routes).join(",")).split(",").map((s) => s.trim()).filter(Boolean);
 
@@ -62,8 +69,8 @@ for (const k of routeKeys) {
 const contentType = /^application\/(a2a\+)?json(;|$)/;
 
 async function verify(server, key) {
-  const { request, expected, what } = routes[key];
-  return verifyResponse(server, request, expected, { what: `${routes[key].name} (${what})`, contentType });
+  const { request, what } = routes[key];
+  return verifyResponse(server, request, expectedOf(key, server.target), { what: `${routes[key].name} (${what})`, contentType });
 }
 
 // --- main ---
@@ -86,7 +93,8 @@ try {
   for (const k of routeKeys) {
     for (const s of servers) {
       const { bytes, contentType } = await verify(s, k);
-      console.log(`  verified ${s.target} ${routes[k].name}: 200 ${contentType}, the expected ${routes[k].what} result (${bytes} bytes)`);
+      const history = s.target === "a2a-js-full" && routes[k].expectedFull !== routes[k].expected ? ", with the user's message in its history as the SDK adds it" : "";
+      console.log(`  verified ${s.target} ${routes[k].name}: 200 ${contentType}, the expected ${routes[k].what} result${history} (${bytes} bytes)`);
     }
   }
   if (warmup > 0) {
@@ -117,7 +125,9 @@ for (const k of routeKeys) {
   console.log(resultTable(results));
   console.log("");
   printRatio(by, "ours", "a2a-js", 2);
+  printRatio(by, "ours", "a2a-js-full");
   printRatio(by, "ours", "ceiling", 0.7);
+  printRatio(by, "a2a-js", "a2a-js-full");
   printDriverNotes(results, `${routes[k].name} `);
   summary.push([routes[k].name, by]);
 }
@@ -125,7 +135,7 @@ if (summary.length > 1) {
   console.log("\nSummary (req/s ratios):");
   for (const [name, by] of summary) {
     const r = (a, b) => (by[a] && by[b] ? `${a}/${b} ${fmt(by[a].rps / by[b].rps, 2)}x` : undefined);
-    console.log(`  ${name.padEnd(20)} ${[r("ours", "a2a-js"), r("ours", "ceiling")].filter(Boolean).join("  ")}`);
+    console.log(`  ${name.padEnd(20)} ${[r("ours", "a2a-js"), r("ours", "a2a-js-full"), r("ours", "ceiling")].filter(Boolean).join("  ")}`);
   }
 }
 if (profile !== "") {

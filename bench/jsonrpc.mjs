@@ -1,12 +1,17 @@
 #!/usr/bin/env node
-// SendMessage over JSON-RPC on loopback, req/s and p99 latency, for three
+// SendMessage over JSON-RPC on loopback, req/s and p99 latency, for four
 // servers doing the same trivial work (a completed Task echoing the message
 // text), measured in one run:
 //
-//   ours      the generated createA2AServiceJsonRpcListener (node:http)
-//   a2a-js    @a2a-js/sdk 1.x, its express jsonRpcHandler over a directly
-//             implemented A2ARequestHandler ("binding only")
-//   ceiling   bare node:http: JSON.parse the body, JSON.stringify the reply
+//   ours         the generated createA2AServiceJsonRpcListener (node:http)
+//   a2a-js       @a2a-js/sdk 1.x, its express jsonRpcHandler over a directly
+//                implemented A2ARequestHandler ("binding only")
+//   a2a-js-full  @a2a-js/sdk 1.x as its users run an agent ("full stack"): the
+//                same express jsonRpcHandler over its DefaultRequestHandler,
+//                an InMemoryTaskStore and an AgentExecutor publishing the
+//                echo task on the event bus (answers with the user's message
+//                in the task's history, which the SDK adds)
+//   ceiling      bare node:http: JSON.parse the body, JSON.stringify the reply
 //
 // (and, on request, a2a-js-core: the SDK's JsonRpcTransportHandler behind
 // node:http without express.)
@@ -14,9 +19,10 @@
 // Each server runs in its own child process on 127.0.0.1; the load comes from
 // autocannon in another child process, so the driver's CPU is not the
 // server's. Before anything is measured every target must answer the request
-// with the expected JSON-RPC response. After a warm-up per target the targets
-// are run in turn, A,B,C,A,B,C,..., so drift of the machine hits all of them
-// alike, and the median of the runs is reported.
+// with exactly the expected JSON-RPC response (jsonrpc/fixture.mjs). After a
+// warm-up per target the targets are run in turn, A,B,C,A,B,C,..., so drift
+// of the machine hits all of them alike, and the median of the runs is
+// reported.
 //
 // "ours" runs generated/*.ts, transpiled by bench/lib/harness.mjs
 // (ts.transpileModule, no type check: the project compiles with
@@ -33,7 +39,7 @@
 //   BENCH_WARMUP=3        seconds of warm-up per target, not reported
 //   BENCH_CONNECTIONS=32  keep-alive connections
 //   BENCH_PIPELINING=1    requests in flight per connection
-//   BENCH_TARGETS=ours,a2a-js,ceiling   (a2a-js-core is also available)
+//   BENCH_TARGETS=ours,a2a-js,a2a-js-full,ceiling   (a2a-js-core is also available)
 //   BENCH_OTHER_MAX=0.25 a run during which other processes (or the host's
 //                         steal) took more cores than this is discarded...
 //   BENCH_RETRIES=2       ...and repeated, at most this many times per run
@@ -63,9 +69,9 @@ import {
   verifyResponse,
 } from "./lib/harness.mjs";
 import { printTopCosts } from "./lib/profile-top.mjs";
-import { expectedResponse, requestBody, requestHeaders } from "./jsonrpc/fixture.mjs";
+import { expectedResponseOf, requestBody, requestHeaders } from "./jsonrpc/fixture.mjs";
 
-const settings = loadSettings("ours,a2a-js,ceiling");
+const settings = loadSettings("ours,a2a-js,a2a-js-full,ceiling");
 const { seconds, runs, warmup, connections, pipelining, targets, pin, profile, profileDir } = settings;
 
 for (const t of targets) {
@@ -75,7 +81,7 @@ for (const t of targets) {
 const request = { path: "/", method: "POST", headers: requestHeaders, body: requestBody };
 
 async function verify(server) {
-  const { bytes } = await verifyResponse(server, request, expectedResponse, { what: "SendMessage" });
+  const { bytes } = await verifyResponse(server, request, expectedResponseOf(server.target), { what: "SendMessage" });
   return bytes;
 }
 
@@ -95,7 +101,8 @@ try {
   for (const t of targets) servers.push(await startServer(t, `jsonrpc/server-${t}.mjs`, settings));
   for (const s of servers) {
     const bytes = await verify(s);
-    console.log(`  verified ${s.target}: 200 application/json, the expected SendMessage result (${bytes} bytes)`);
+    const history = s.target === "a2a-js-full" ? ", with the user's message in its history as the SDK adds it" : "";
+    console.log(`  verified ${s.target}: 200 application/json, the expected SendMessage result${history} (${bytes} bytes)`);
   }
   if (warmup > 0) {
     for (const s of servers) await load(driver, s, request, warmup, settings);
@@ -122,7 +129,9 @@ console.log(resultTable(results));
 
 console.log("");
 printRatio(by, "ours", "a2a-js", 2);
+printRatio(by, "ours", "a2a-js-full");
 printRatio(by, "ours", "ceiling", 0.7);
+printRatio(by, "a2a-js", "a2a-js-full");
 printRatio(by, "ours", "a2a-js-core");
 printRatio(by, "a2a-js-core", "a2a-js");
 printDriverNotes(results);

@@ -20,6 +20,14 @@
 //   a2a-js-jsonrpc   @a2a-js/sdk express jsonRpcHandler over a directly
 //                    implemented A2ARequestHandler (SSE)
 //   a2a-js-rest      @a2a-js/sdk express restHandler, POST /message:stream (SSE)
+//   a2a-js-full-jsonrpc, a2a-js-full-rest, a2a-js-full-grpc
+//                    @a2a-js/sdk as its users run an agent ("full stack"): the
+//                    same express mountings (and grpcService) over its
+//                    DefaultRequestHandler, an InMemoryTaskStore and an
+//                    AgentExecutor publishing the same events on the event bus
+//                    (bench/streams/a2a-js-full.mjs); measured at their own N
+//                    (BENCH_FULL_STREAM_SIZES), since their cost per event
+//                    grows with the stream
 //   ceiling-sse      bare node:http: JSON.parse the body, write the same frames
 //                    (JSON.stringify each, wait for drain); the floor of an SSE
 //                    stream, events/s and memory
@@ -27,11 +35,14 @@
 // Environment:
 //   BENCH_RUNS=5                  measured runs per target and N (median reported)
 //   BENCH_STREAM_SIZES=1000,10000 chunks per stream
+//   BENCH_FULL_STREAM_SIZES=100,1000  chunks per stream for the a2a-js-full-* targets
 //   BENCH_STREAM_BUDGET_MS=1000   per run, streams are repeated (one after the
 //                                 other) until this is spent (at least one)
-//   BENCH_STREAM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-rest,ceiling-sse
+//   BENCH_STREAM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-rest,
+//                        a2a-js-full-jsonrpc,a2a-js-full-rest,a2a-js-full-grpc,ceiling-sse
 //   BENCH_IDLE_STREAMS=1000       idle streams in the memory test
-//   BENCH_MEM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,ceiling-sse
+//   BENCH_MEM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-full-jsonrpc,ceiling-sse
+//                                 (a2a-js-rest, a2a-js-full-rest and a2a-js-full-grpc can be added)
 //   BENCH_OTHER_MAX=0.25, BENCH_RETRIES=2   disturbed runs (as in the other benches)
 //   BENCH_PIN=1                   servers on CPU 0, the client on CPU 1 (taskset)
 //   BENCH_PROFILE=<target>        run that target's server with --cpu-prof during
@@ -49,10 +60,19 @@ import { a2aVersion, idleText, jsonRpcBody, restBody, streamText } from "./strea
 const list = (name, fallback) => (process.env[name] ?? fallback).split(",").map((s) => s.trim()).filter(Boolean);
 const runs = Math.round(num("BENCH_RUNS", 5));
 const sizes = list("BENCH_STREAM_SIZES", "1000,10000").map(Number);
+// The full-stack targets' cost per event grows with the stream (each event copies the whole task, its
+// growing artifact included, out of and back into the task store): ~1 ms per event at N = 1,000, so a
+// 10,000-chunk stream would take ~100 s. They are measured at their own, smaller N.
+const fullSizes = list("BENCH_FULL_STREAM_SIZES", "100,1000").map(Number);
+const isFull = (t) => t.startsWith("a2a-js-full-");
+const sizesOf = (t) => (isFull(t) ? fullSizes : sizes);
 const budgetMs = num("BENCH_STREAM_BUDGET_MS", 1000);
-const streamTargets = list("BENCH_STREAM_TARGETS", "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-rest,ceiling-sse");
+const streamTargets = list(
+  "BENCH_STREAM_TARGETS",
+  "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-rest,a2a-js-full-jsonrpc,a2a-js-full-rest,a2a-js-full-grpc,ceiling-sse",
+);
 const idleCount = Math.round(num("BENCH_IDLE_STREAMS", 1000));
-const memTargets = list("BENCH_MEM_TARGETS", "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,ceiling-sse");
+const memTargets = list("BENCH_MEM_TARGETS", "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-full-jsonrpc,ceiling-sse");
 const otherMax = Number(process.env.BENCH_OTHER_MAX ?? 0.25);
 const retries = Math.round(Number(process.env.BENCH_RETRIES ?? 2));
 const pin = process.env.BENCH_PIN === "1";
@@ -63,12 +83,16 @@ const snapshots = process.env.BENCH_HEAP_SNAPSHOT === "1";
 const jsonHeaders = { "content-type": "application/json", "A2A-Version": a2aVersion };
 const sseJsonRpc = { kind: "sse", path: "/", headers: jsonHeaders, body: jsonRpcBody, envelope: true };
 const sseRest = { kind: "sse", path: "/message:stream", headers: jsonHeaders, body: restBody, envelope: false };
+const grpcStream = { kind: "grpc", path: "/lf.a2a.v1.A2AService/SendStreamingMessage", headers: { "a2a-version": a2aVersion }, body: (t) => t, envelope: false };
 const TARGETS = {
   "ours-jsonrpc": { ...sseJsonRpc, what: "ours, JSON-RPC SSE" },
   "ours-http-json": { ...sseRest, what: "ours, HTTP+JSON SSE" },
-  "ours-grpc": { kind: "grpc", path: "/lf.a2a.v1.A2AService/SendStreamingMessage", headers: { "a2a-version": a2aVersion }, body: (t) => t, envelope: false, what: "ours, gRPC server stream" },
+  "ours-grpc": { ...grpcStream, what: "ours, gRPC server stream" },
   "a2a-js-jsonrpc": { ...sseJsonRpc, what: "a2a-js, JSON-RPC SSE (express)" },
   "a2a-js-rest": { ...sseRest, what: "a2a-js, REST SSE (express)" },
+  "a2a-js-full-jsonrpc": { ...sseJsonRpc, what: "a2a-js full stack (DefaultRequestHandler, task store, event bus), JSON-RPC SSE (express)" },
+  "a2a-js-full-rest": { ...sseRest, what: "a2a-js full stack, REST SSE (express)" },
+  "a2a-js-full-grpc": { ...grpcStream, what: "a2a-js full stack, gRPC server stream (grpcService)" },
   "ceiling-sse": { ...sseRest, what: "bare node:http SSE (JSON.stringify per frame, drain)" },
 };
 for (const t of [...streamTargets, ...memTargets]) if (TARGETS[t] === undefined) throw new Error(`unknown target ${t}`);
@@ -157,7 +181,8 @@ async function measure(client, s, n) {
 
 prepareOurs("a2a_grpc.ts");
 console.log(
-  `Streams on loopback. Part 1: events/s on one SendStreamingMessage of N chunks (N + 1 events), N = ${sizes.join(", ")}; ` +
+  `Streams on loopback. Part 1: events/s on one SendStreamingMessage of N chunks (N + 1 events), N = ${sizes.join(", ")}` +
+    `${streamTargets.some(isFull) ? ` (a2a-js-full-*: N = ${fullSizes.join(", ")})` : ""}; ` +
     `${runs} runs per target and N, each repeating the stream for ${budgetMs} ms (at least once); targets alternate; ` +
     `client in its own process${pin ? ", servers pinned to CPU 0 and the client to CPU 1" : ""}; ${cpus().length} CPUs, Node ${process.versions.node}`,
 );
@@ -172,13 +197,15 @@ try {
   // Warm-up: a second of N = 1,000 and one stream of every size, per target.
   for (const s of servers) {
     await streams(client, s, 1000, 1_000_000, 1000);
-    for (const n of sizes) await streams(client, s, n, 1, 0);
+    for (const n of sizesOf(s.target)) await streams(client, s, n, 1, 0);
   }
+  const allSizes = [...new Set(servers.flatMap((s) => sizesOf(s.target)))].sort((x, y) => x - y);
   for (let i = 0; i < runs; i++) {
     console.log(`run ${i + 1}/${runs}`);
-    for (const n of sizes) {
+    for (const n of allSizes) {
       // Rotate the order every run so no target always follows the same one.
-      for (let j = 0; j < servers.length; j++) await measure(client, servers[(i + j) % servers.length], n);
+      const at = servers.filter((s) => sizesOf(s.target).includes(n));
+      for (let j = 0; j < at.length; j++) await measure(client, at[(i + j) % at.length], n);
     }
   }
 } finally {
@@ -187,9 +214,12 @@ try {
 
 const rows = [];
 const flat = [];
+/** target -> N -> medians */
+const medians = {};
 for (const s of servers) {
-  const by = {};
-  for (const n of sizes) {
+  const by = (medians[s.target] = {});
+  const sz = sizesOf(s.target);
+  for (const n of sz) {
     const rs = s.runs[n] ?? [];
     if (rs.length === 0) continue;
     const m = (k) => median(rs.map((r) => r[k]));
@@ -207,7 +237,7 @@ for (const s of servers) {
       fmt(m("streams"), 0),
     ]);
   }
-  if (sizes.length >= 2 && by[sizes[0]] && by[sizes.at(-1)]) flat.push({ target: s.target, a: by[sizes[0]], b: by[sizes.at(-1)] });
+  if (sz.length >= 2 && by[sz[0]] && by[sz.at(-1)]) flat.push({ target: s.target, na: sz[0], nb: sz.at(-1), a: by[sz[0]], b: by[sz.at(-1)] });
 }
 if (rows.length > 0) console.log(`\nMedian of ${runs} runs per target and N; events/s and µs/event over whole streams (request to last event, as the client saw them):\n`);
 if (rows.length > 0) console.log(
@@ -216,13 +246,14 @@ if (rows.length > 0) console.log(
     ...rows,
   ]),
 );
-if (flat.length > 0) {
-  const [a, b] = [sizes[0], sizes.at(-1)];
+// One flatness table per pair of N (the full-stack targets have their own).
+for (const [a, b] of [...new Set(flat.map((f) => `${f.na},${f.nb}`))].map((k) => k.split(",").map(Number))) {
+  const group = flat.filter((f) => f.na === a && f.nb === b);
   console.log(`\nFlatness: µs per event at N = ${fmt(b, 0)} over N = ${fmt(a, 0)} (1.00 = flat; targets: >= 100,000 events/s at both N, ratio <= 1.25):\n`);
   console.log(
     table([
       ["target", `µs/event N=${fmt(a, 0)}`, `µs/event N=${fmt(b, 0)}`, "ratio", "server CPU ratio", ">= 100k events/s", "flat"],
-      ...flat.map(({ target, a, b }) => [
+      ...group.map(({ target, a, b }) => [
         target,
         fmt(a.us, 2),
         fmt(b.us, 2),
@@ -233,13 +264,30 @@ if (flat.length > 0) {
       ]),
     ]),
   );
-  const byT = Object.fromEntries(flat.map((f) => [f.target, f]));
-  for (const [o, x] of [["ours-jsonrpc", "a2a-js-jsonrpc"], ["ours-http-json", "a2a-js-rest"], ["ours-jsonrpc", "ceiling-sse"], ["ours-http-json", "ceiling-sse"]]) {
-    if (byT[o] && byT[x]) console.log(`${o}/${x}: ${fmt(byT[o].a.eps / byT[x].a.eps, 1)}x events/s at N = ${fmt(a, 0)}, ${fmt(byT[o].b.eps / byT[x].b.eps, 1)}x at N = ${fmt(b, 0)}`);
-  }
 }
+// Ratios of events/s at every N both targets ran (ours against the full stack: at the N they share).
+const ratioPairs = [
+  ["ours-jsonrpc", "a2a-js-jsonrpc"],
+  ["ours-http-json", "a2a-js-rest"],
+  ["ours-jsonrpc", "a2a-js-full-jsonrpc"],
+  ["ours-http-json", "a2a-js-full-rest"],
+  ["ours-grpc", "a2a-js-full-grpc"],
+  ["a2a-js-jsonrpc", "a2a-js-full-jsonrpc"],
+  ["a2a-js-rest", "a2a-js-full-rest"],
+  ["ours-jsonrpc", "ceiling-sse"],
+  ["ours-http-json", "ceiling-sse"],
+];
+const ratioLines = [];
+for (const [o, x] of ratioPairs) {
+  const common = Object.keys(medians[o] ?? {}).map(Number).filter((n) => medians[x]?.[n] !== undefined).sort((p, q) => p - q);
+  if (common.length === 0) continue;
+  const digits = (r) => (r >= 0.1 ? 1 : 3);
+  const at = common.map((n) => [medians[o][n].eps / medians[x][n].eps, n]);
+  ratioLines.push(`${o}/${x}: ${at.map(([r, n], k) => `${fmt(r, digits(r))}x${k === 0 ? " events/s" : ""} at N = ${fmt(n, 0)}`).join(", ")}`);
+}
+if (ratioLines.length > 0) console.log(`\n${ratioLines.join("\n")}`);
 for (const s of servers) {
-  const c = median((s.runs[sizes[0]] ?? []).map((r) => r.clientCpu));
+  const c = median((s.runs[sizesOf(s.target)[0]] ?? []).map((r) => r.clientCpu));
   if (c > 0.9) console.log(`note: the client used ${pct(c)} of a core against ${s.target}: it may be what limits that target.`);
 }
 if (profile !== "" && servers.some((s) => s.target === profile)) {
@@ -287,7 +335,7 @@ if (memTargets.length > 0 && idleCount > 0) {
       if (snapshots) await s.child.request({ cmd: "snapshot", file: join(profileDir, `streams-${t}-open.heapsnapshot`) });
       const opened = (await s.child.request({ cmd: "counts" })).opened - before.opened;
       await client.request({ close: true });
-      // Every handler's finally block must run once its client left; a2a-js gives handlers no signal, so give it 3 s.
+      // Every handler's finally block must run once its client left; a2a-js gives handlers (and executors) no signal, so give it 3 s.
       const t0 = performance.now();
       const c1 = await waitClosed(before.closed + idleCount, 3000);
       const closeMs = performance.now() - t0;

@@ -6,19 +6,13 @@
 // the binding on every call.
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import { A2AService, grpcService, UserBuilder } from "@a2a-js/sdk/server/grpc";
-import { EchoRequestHandler } from "../lib/a2a-js-handler.mjs";
+import { EchoRequestHandler, withGrpcInterface } from "../lib/a2a-js-handler.mjs";
 import { listen } from "./listen.mjs";
 
 class GrpcEchoRequestHandler extends EchoRequestHandler {
   #card;
   async getAgentCard() {
-    if (this.#card === undefined) {
-      const card = await super.getAgentCard();
-      this.#card = {
-        ...card,
-        supportedInterfaces: [...card.supportedInterfaces, { url: "127.0.0.1", protocolBinding: "GRPC", tenant: "", protocolVersion: "1.0" }],
-      };
-    }
+    this.#card ??= withGrpcInterface(await super.getAgentCard());
     return this.#card;
   }
 }

@@ -1,7 +1,8 @@
 // The one request every target is benchmarked with, and the one response
 // every target must give: SendMessage answered by a completed Task that
-// echoes the message text in an artifact.
-import { echoTaskJson, message } from "../lib/a2a-fixture.mjs";
+// echoes the message text in an artifact (a2a-js-full: the same Task with the
+// user's message in its history, which the SDK's DefaultRequestHandler adds).
+import { echoTaskJson, echoTaskWithHistoryJson, message } from "../lib/a2a-fixture.mjs";
 
 export { echoTaskJson };
 
@@ -24,3 +25,13 @@ export const expectedResponse = {
   id: requestObject.id,
   result: echoTaskJson(requestObject.params.message),
 };
+
+/** What the a2a-js-full target must answer: expectedResponse plus the history the SDK's ResultManager adds. */
+export const expectedFullResponse = {
+  jsonrpc: "2.0",
+  id: requestObject.id,
+  result: echoTaskWithHistoryJson(requestObject.params.message),
+};
+
+/** The exact response `target` must give. */
+export const expectedResponseOf = (target) => (target === "a2a-js-full" ? expectedFullResponse : expectedResponse);

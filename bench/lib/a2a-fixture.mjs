@@ -23,6 +23,18 @@ export function echoTaskJson(message) {
   };
 }
 
+/**
+ * What @a2a-js/sdk's full stack (DefaultRequestHandler + InMemoryTaskStore,
+ * the a2a-js-full targets) answers SendMessage with when its executor
+ * publishes exactly the echo task: its ResultManager prepends the user's
+ * message, as the client sent it, to the task's history. Everything else is
+ * echoTaskJson(message).
+ */
+export function echoTaskWithHistoryJson(message) {
+  const { task } = echoTaskJson(message);
+  return { task: { ...task, history: [message] } };
+}
+
 /** Id of the one stored task. */
 export const storedTaskId = "task-1";
 

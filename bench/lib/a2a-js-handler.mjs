@@ -4,12 +4,14 @@
 // bench/lib/a2a-fixture.mjs has them in ProtoJSON); getAgentCard returns a
 // static card, because the SDK's express handlers read it on every request to
 // check the A2A-Version header against the card's interface for their
-// binding; every other method throws.
+// binding; every other method throws. The card, the echo task and the stored
+// task (in the SDK's own shapes) are exported for the full-stack target too
+// (bench/lib/a2a-js-full.mjs), so both serve exactly the same values.
 import { Role, TaskState } from "@a2a-js/sdk";
 import { TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { storedTaskId } from "./a2a-fixture.mjs";
 
-const agentCard = {
+export const agentCard = {
   name: "bench",
   description: "benchmark agent",
   supportedInterfaces: [
@@ -27,32 +29,53 @@ const agentCard = {
   signatures: [],
 };
 
-const textPart = (value) => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "" });
+/** The card with the GRPC interface the SDK's grpcService checks a2a-version against on every call. */
+export const withGrpcInterface = (card) => ({
+  ...card,
+  supportedInterfaces: [...card.supportedInterfaces, { url: "127.0.0.1", protocolBinding: "GRPC", tenant: "", protocolVersion: "1.0" }],
+});
+
+/** The card with capabilities.streaming (bench/streams). */
+export const withStreaming = (card) => ({ ...card, capabilities: { ...card.capabilities, streaming: true } });
+
+export const textPart = (value) => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "" });
 const text = "hello from the benchmark";
-const tasks = new Map([
-  [
-    storedTaskId,
+
+/** The stored task (bench/lib/a2a-fixture.mjs's storedTaskJson). */
+export const storedTask = {
+  id: storedTaskId,
+  contextId: "ctx-1",
+  status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined },
+  artifacts: [{ artifactId: "echo", name: "", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] }],
+  history: [
     {
-      id: storedTaskId,
+      messageId: "msg-1",
       contextId: "ctx-1",
-      status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined },
-      artifacts: [{ artifactId: "echo", name: "", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] }],
-      history: [
-        {
-          messageId: "msg-1",
-          contextId: "ctx-1",
-          taskId: storedTaskId,
-          role: Role.ROLE_USER,
-          parts: [textPart(text)],
-          metadata: undefined,
-          extensions: [],
-          referenceTaskIds: [],
-        },
-      ],
+      taskId: storedTaskId,
+      role: Role.ROLE_USER,
+      parts: [textPart(text)],
       metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
     },
   ],
-]);
+  metadata: undefined,
+};
+const tasks = new Map([[storedTaskId, storedTask]]);
+
+/** The completed Task echoing `message`'s text (a Message in the SDK's shape), what SendMessage answers. */
+export function echoTask(message) {
+  const part = message?.parts[0];
+  const text = part?.content?.$case === "text" ? part.content.value : "";
+  return {
+    id: `task-${message?.messageId}`,
+    contextId: message?.contextId ?? "",
+    status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined },
+    artifacts: [{ artifactId: "echo", name: "", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] }],
+    history: [],
+    metadata: undefined,
+  };
+}
 
 const unsupported = (name) => async () => {
   throw new UnsupportedOperationError(`${name} is not supported by the benchmark agent`);
@@ -63,17 +86,7 @@ export class EchoRequestHandler {
     return agentCard;
   }
   async sendMessage(params) {
-    const message = params.message;
-    const part = message?.parts[0];
-    const text = part?.content?.$case === "text" ? part.content.value : "";
-    return {
-      id: `task-${message?.messageId}`,
-      contextId: message?.contextId ?? "",
-      status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: undefined },
-      artifacts: [{ artifactId: "echo", name: "", description: "", parts: [textPart(text)], metadata: undefined, extensions: [] }],
-      history: [],
-      metadata: undefined,
-    };
+    return echoTask(params.message);
   }
   async getTask(params) {
     const task = tasks.get(params.id);

@@ -118,6 +118,9 @@ export function startDriver(settings, script = "lib/load.mjs") {
 export async function startServer(target, module, settings) {
   const { profile, profileDir, pin } = settings;
   const execArgv = profile === target ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${target}.cpuprofile`] : [];
+  // BENCH_SERVER_FLAGS: extra node flags for every server (e.g. --trace-gc, --heap-prof), for diagnosis only.
+  const extra = (process.env.BENCH_SERVER_FLAGS ?? "").split(/\s+/).filter((f) => f !== "");
+  execArgv.push(...extra);
   if (execArgv.length > 0) mkdirSync(profileDir, { recursive: true });
   const child = startNode(join(benchDir, "lib/serve.mjs"), [module], { cpu: 0, execArgv, pin });
   const ready = await child.request();

@@ -4,9 +4,10 @@
 //                 artifact ("chunk 0" .. "chunk <N-1>", the last with
 //                 lastChunk), then the stream ends: N + 1 events in all;
 //   "idle"        the working Task, then the handler waits (ours: until the
-//                 call's signal aborts; a2a-js: until the bench says
-//                 "release", since its handlers get no signal) and its
-//                 finally block reports to the server process.
+//                 call's signal aborts; a2a-js, and a2a-js-full's executor:
+//                 until the bench says "release", since the SDK gives them no
+//                 signal) and its finally block reports to the server
+//                 process.
 export const taskId = "task-stream";
 export const contextId = "ctx-1";
 export const artifactId = "stream";

@@ -7,10 +7,12 @@
 //                                        their finally block, or after `ms` ms (whichever first)
 //   <- { cmd: "counts" }              -> { opened, closed }
 //   <- { cmd: "snapshot", file }      -> { file } (after gc, v8.writeHeapSnapshot)
-//   <- { cmd: "release" }             -> { released: true } (a2a-js: wake the idle handlers)
+//   <- { cmd: "release" }             -> { released: true } (a2a-js, a2a-js-full: wake the idle
+//                                        handlers / executors)
 //   <- { cmd: "exit" }                -> { exit: true }, then exits
 // Usage: node --expose-gc bench/streams/server.mjs <target>
-//   target: ours-jsonrpc | ours-http-json | ours-grpc | a2a-js-jsonrpc | a2a-js-rest | ceiling-sse
+//   target: ours-jsonrpc | ours-http-json | ours-grpc | a2a-js-jsonrpc | a2a-js-rest |
+//           a2a-js-full-jsonrpc | a2a-js-full-rest | a2a-js-full-grpc | ceiling-sse
 import { createServer } from "node:http";
 
 const target = process.argv[2];
@@ -37,6 +39,31 @@ if (target.startsWith("ours-")) {
     const { createA2AServiceHttpJsonListener } = await import("../.build/generated/a2a_http.js");
     const listener = target === "ours-jsonrpc" ? createA2AServiceJsonRpcListener(handler) : createA2AServiceHttpJsonListener(handler);
     ({ port, close } = await listen(createServer(listener)));
+  }
+} else if (target.startsWith("a2a-js-full-")) {
+  // The SDK's full stack (DefaultRequestHandler, InMemoryTaskStore, the
+  // streaming AgentExecutor of ./a2a-js-full.mjs), mounted like a2a-js-*.
+  ({ counts, onCount, release } = await import("./a2a-js-handler.mjs"));
+  const { createStreamFullStackHandler } = await import("./a2a-js-full.mjs");
+  if (target === "a2a-js-full-grpc") {
+    const grpc = await import("@grpc/grpc-js");
+    const { A2AService, grpcService, UserBuilder } = await import("@a2a-js/sdk/server/grpc");
+    const server = new grpc.Server();
+    const requestHandler = await createStreamFullStackHandler({ grpc: true });
+    server.addService(A2AService, grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+    port = await new Promise((resolve, reject) =>
+      server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    close = () => server.forceShutdown();
+  } else {
+    const { default: express } = await import("express");
+    const { jsonRpcHandler, restHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
+    const app = express();
+    const options = { requestHandler: await createStreamFullStackHandler(), userBuilder: UserBuilder.noAuthentication };
+    if (target === "a2a-js-full-jsonrpc") app.use(jsonRpcHandler(options));
+    else if (target === "a2a-js-full-rest") app.use(restHandler(options));
+    else throw new Error(`unknown target ${target}`);
+    ({ port, close } = await listen(createServer(app)));
   }
 } else if (target.startsWith("a2a-js-")) {
   const mod = await import("./a2a-js-handler.mjs");
