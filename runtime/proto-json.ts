@@ -6,6 +6,7 @@
  * would quietly list everything), so unknown fields are removed here instead
  * and the parse itself stays strict.
  */
+import { readJsonFast } from "./json-reader.js";
 import { fromJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 
 /** A request body that is not a valid ProtoJSON message; `field` is the JSON path of the bad value when it could be found. */
@@ -20,11 +21,17 @@ export class JsonDecodeError extends Error {
 }
 
 /**
- * Decodes `json` into a message of `desc`. The common case (no unknown
- * fields) costs one strict parse; only a body that fails it is walked.
+ * Decodes `json` into a message of `desc`. The common case is read by the
+ * fast path (runtime/json-reader.ts); what it leaves costs one strict parse
+ * (no unknown fields), and only a body that fails that is walked.
  * Throws JsonDecodeError.
  */
 export function decodeJson(desc: DescMessage, json: JsonValue): Message {
+  return readJsonFast(desc, json) ?? decodeJsonStrict(desc, json);
+}
+
+/** decodeJson through protobuf-es alone: what a body the fast path leaves gets. */
+export function decodeJsonStrict(desc: DescMessage, json: JsonValue): Message {
   try {
     return fromJson(desc, json);
   } catch (first) {
