@@ -31,6 +31,9 @@
 //   ceiling-sse      bare node:http: JSON.parse the body, write the same frames
 //                    (JSON.stringify each, wait for drain); the floor of an SSE
 //                    stream, events/s and memory
+//   ceiling-grpc     bare grpc-js: a server stream with identity serializers
+//                    writing one pre-encoded message and held until cancelled;
+//                    the floor of an idle gRPC stream (memory part only)
 //
 // Environment:
 //   BENCH_RUNS=5                  measured runs per target and N (median reported)
@@ -41,15 +44,16 @@
 //   BENCH_STREAM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-rest,
 //                        a2a-js-full-jsonrpc,a2a-js-full-rest,a2a-js-full-grpc,ceiling-sse
 //   BENCH_IDLE_STREAMS=1000       idle streams in the memory test
-//   BENCH_MEM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-full-jsonrpc,ceiling-sse
+//   BENCH_MEM_TARGETS=ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-full-jsonrpc,ceiling-sse,ceiling-grpc
 //                                 (a2a-js-rest, a2a-js-full-rest and a2a-js-full-grpc can be added)
 //   BENCH_OTHER_MAX=0.25, BENCH_RETRIES=2   disturbed runs (as in the other benches)
 //   BENCH_PIN=1                   servers on CPU 0, the client on CPU 1 (taskset)
 //   BENCH_PROFILE=<target>        run that target's server with --cpu-prof during
 //                                 part 1 and print its top costs per event
-//   BENCH_HEAP_SNAPSHOT=1         part 2 also writes heap snapshots (baseline and
-//                                 open) to bench/.profiles/ and prints what the open
-//                                 streams hold, by constructor (bench/streams/heap-diff.mjs)
+//   BENCH_HEAP_SNAPSHOT=1         part 2 also writes heap snapshots (baseline, open
+//                                 and closed) to bench/.profiles/ and prints what the
+//                                 open streams hold, and what stays after they closed,
+//                                 by constructor (bench/streams/heap-diff.mjs)
 import { cpus } from "node:os";
 import { join, relative } from "node:path";
 import { readFileSync, mkdirSync } from "node:fs";
@@ -72,7 +76,7 @@ const streamTargets = list(
   "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-rest,a2a-js-full-jsonrpc,a2a-js-full-rest,a2a-js-full-grpc,ceiling-sse",
 );
 const idleCount = Math.round(num("BENCH_IDLE_STREAMS", 1000));
-const memTargets = list("BENCH_MEM_TARGETS", "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-full-jsonrpc,ceiling-sse");
+const memTargets = list("BENCH_MEM_TARGETS", "ours-jsonrpc,ours-http-json,ours-grpc,a2a-js-jsonrpc,a2a-js-full-jsonrpc,ceiling-sse,ceiling-grpc");
 const otherMax = Number(process.env.BENCH_OTHER_MAX ?? 0.25);
 const retries = Math.round(Number(process.env.BENCH_RETRIES ?? 2));
 const pin = process.env.BENCH_PIN === "1";
@@ -94,8 +98,11 @@ const TARGETS = {
   "a2a-js-full-rest": { ...sseRest, what: "a2a-js full stack, REST SSE (express)" },
   "a2a-js-full-grpc": { ...grpcStream, what: "a2a-js full stack, gRPC server stream (grpcService)" },
   "ceiling-sse": { ...sseRest, what: "bare node:http SSE (JSON.stringify per frame, drain)" },
+  "ceiling-grpc": { ...grpcStream, what: "bare grpc-js server stream (identity serializers, one pre-encoded message)", memoryOnly: true },
 };
 for (const t of [...streamTargets, ...memTargets]) if (TARGETS[t] === undefined) throw new Error(`unknown target ${t}`);
+// ceiling-grpc only ever holds an idle stream: it is the floor of part 2, not a part 1 server.
+for (const t of streamTargets) if (TARGETS[t].memoryOnly === true) throw new Error(`${t} is a target of the memory part only (BENCH_MEM_TARGETS)`);
 
 function machineTicks() {
   try {
@@ -341,6 +348,7 @@ if (memTargets.length > 0 && idleCount > 0) {
       const closeMs = performance.now() - t0;
       const finalizedOnClose = c1.closed - before.closed;
       const afterClose = await mem();
+      if (snapshots) await s.child.request({ cmd: "snapshot", file: join(profileDir, `streams-${t}-closed.heapsnapshot`) });
       let afterRelease;
       let finalizedAfterRelease;
       if (finalizedOnClose < idleCount) {
@@ -360,6 +368,8 @@ if (memTargets.length > 0 && idleCount > 0) {
       if (snapshots) {
         const { printHeapDiff } = await import("./streams/heap-diff.mjs");
         printHeapDiff(join(profileDir, `streams-${t}-base.heapsnapshot`), join(profileDir, `streams-${t}-open.heapsnapshot`), idleCount);
+        console.log("  what stays after close (before any release):");
+        printHeapDiff(join(profileDir, `streams-${t}-base.heapsnapshot`), join(profileDir, `streams-${t}-closed.heapsnapshot`), idleCount, 10);
       }
     } finally {
       await stopServer(s);

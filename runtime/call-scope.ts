@@ -7,17 +7,23 @@
 import type { Binding, CallContext } from "./call-context.js";
 import { parseExtensions } from "./service-params.js";
 
+/** What a transport aborts when the client goes away: an AbortController, or a stream's writer. */
+export interface Abortable {
+  abort(): void;
+}
+
 /** What a scope needs of the request; `headers` and `signal` may themselves be lazy. */
 export interface ScopeRequest {
   readonly headers: Headers;
   readonly signal: AbortSignal;
   header(name: string): string | null;
   /**
-   * Calls `listener` when the client goes away (at once if it has). Offered
+   * Aborts `target` when the client goes away (at once if it has). Offered
    * by transports that can, so a scope's signal needs no second
-   * AbortController chained to the request's: one less per open stream.
+   * AbortController chained to the request's, and the controller itself is
+   * the listener: no closure per open stream.
    */
-  onClose?(listener: () => void): void;
+  onClose?(target: Abortable): void;
 }
 
 export interface CallScope {
@@ -100,7 +106,7 @@ class Scope implements CallScope, ScopeState {
       const own = new AbortController();
       this.#controller = own;
       if (this.req.onClose !== undefined) {
-        this.req.onClose(() => own.abort());
+        this.req.onClose(own);
       } else {
         const request = this.req.signal;
         if (request.aborted) own.abort();

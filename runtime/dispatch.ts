@@ -12,13 +12,13 @@ import type { CallContext } from "./call-context.js";
 import type { CallScope } from "./call-scope.js";
 import { badRequest } from "./error-encoding.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
-import { createEventSource } from "./event-stream.js";
+import { createEventSource, type EventEncoder } from "./event-stream.js";
 import { jsonWriter } from "./json-writer.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import type { AgentPolicy } from "./policy.js";
 import { JsonDecodeError, decodeJson } from "./proto-json.js";
 import { findMissingRequired } from "./required-fields.js";
-import { createStreamCheck } from "./stream-rules.js";
+import { createStreamCheck, type StreamCheck } from "./stream-rules.js";
 
 /**
  * The generated error table: the rows the bindings raise themselves, and any
@@ -61,8 +61,8 @@ export interface Dispatcher {
   decode(spec: MethodSpec, json: JsonValue): Message;
   /** Calls a unary method and writes its result as ProtoJSON. */
   unary(spec: MethodSpec, request: Message, context: CallContext): Promise<JsonValue>;
-  /** Calls a streaming method: its events for gRPC, checked by the stream rules (D15), init shapes as is. */
-  streamMessages(spec: MethodSpec, request: Message, context: CallContext): AsyncIterator<Message>;
+  /** Calls a streaming method for gRPC: the handler's iterator, with the stream rules (D15) applied to each result. */
+  streamMessages(spec: MethodSpec, request: Message, context: CallContext): MessageStream;
   /** Checks REQUIRED fields of a request decoded elsewhere (gRPC binary); throws InvalidParams. */
   checkRequired(spec: MethodSpec, request: Message): void;
   /**
@@ -74,16 +74,35 @@ export interface Dispatcher {
   tenantOf(request: Message): string | undefined;
 }
 
+/**
+ * How a binding frames one stream's events. Methods, not function fields: a
+ * binding can answer with one small object per stream (JSON-RPC's carries
+ * the call's id) instead of a closure per member.
+ */
 export interface StreamFraming {
   /** The `data:` payload of one event, from its ProtoJSON. */
-  readonly event: (json: JsonValue) => string;
+  event(json: JsonValue): string;
   /** The `data:` payload of the error that ends the stream. */
-  readonly error: (err: unknown) => string;
+  error(err: unknown): string;
   /** SSE event name of that error frame, if the binding names it. */
-  readonly errorEvent?: string;
+  readonly errorEvent?: string | undefined;
   /** Aborts the call's signal. */
-  readonly abort: () => void;
+  abort(): void;
   readonly heartbeatMs: number;
+}
+
+/**
+ * A handler's stream as the gRPC binding pulls it: the writer calls the
+ * handler's iterator itself, so an idle stream waits on one pending next()
+ * with nothing of ours suspended around it.
+ */
+export interface MessageStream {
+  readonly iterator: AsyncIterator<unknown>;
+  /**
+   * The message to send for one result of `iterator.next()`, or undefined
+   * when the stream is over; throws the error that ends it (D15).
+   */
+  accept(result: IteratorResult<unknown>): Message | undefined;
 }
 
 type HandlerFn = (request: Message, context: CallContext) => unknown;
@@ -181,27 +200,8 @@ export function createDispatcher(config: {
     invoke,
 
     streamMessages(spec, request, context) {
-      const check = createStreamCheck(spec.output);
       const source = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
-      let started = false;
-      return {
-        async next() {
-          const r = await source.next();
-          if (r.done === true) {
-            // As on the HTTP bindings: a stream owes at least its first event (D15).
-            if (!started) throw new A2AError(errors.Internal, "the stream ended before its first event");
-            return { done: true, value: undefined };
-          }
-          started = true;
-          const problem = check?.(r.value);
-          if (problem !== undefined) throw new A2AError(errors.InvalidAgentResponse, problem);
-          return { done: false, value: grpcResult(r.value) };
-        },
-        async return() {
-          await source.return?.();
-          return { done: true, value: undefined };
-        },
-      };
+      return new CheckedMessages(source, createStreamCheck(spec.output), errors);
     },
 
     async unary(spec, request, context) {
@@ -209,21 +209,15 @@ export function createDispatcher(config: {
     },
 
     async openStream(spec, request, context, framing) {
-      const output = spec.output;
-      const check = createStreamCheck(output);
-      const serialize = (event: unknown) => {
-        const problem = check?.(event);
-        if (problem !== undefined) throw new A2AError(errors.InvalidAgentResponse, problem);
-        return framing.event(write(output, event));
-      };
+      const encoder = new FramedEvents(spec.output, createStreamCheck(spec.output), framing, write, errors);
       let iterator: AsyncIterator<unknown> | undefined;
       let first: string;
       try {
         iterator = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
         const r = await iterator.next();
         if (r.done === true) throw new A2AError(errors.Internal, "the stream ended before its first event");
-        // Serialized before answering, so an unencodable first event is still a plain error response.
-        first = serialize(r.value);
+        // Encoded before answering, so an unencodable first event is still a plain error response.
+        first = encoder.event(r.value);
       } catch (err) {
         framing.abort();
         void Promise.resolve()
@@ -231,15 +225,7 @@ export function createDispatcher(config: {
           .catch(() => undefined);
         throw err;
       }
-      return createEventSource({
-        first,
-        iterator,
-        serialize,
-        serializeError: framing.error,
-        ...(framing.errorEvent === undefined ? {} : { errorEvent: framing.errorEvent }),
-        abort: framing.abort,
-        heartbeatMs: framing.heartbeatMs,
-      });
+      return createEventSource(iterator, first, encoder, framing.heartbeatMs);
     },
 
     tenantOf(request) {
@@ -247,4 +233,58 @@ export function createDispatcher(config: {
       return typeof tenant === "string" && tenant !== "" ? tenant : undefined;
     },
   };
+}
+
+type WriteJson = (desc: DescMessage, value: unknown) => JsonValue;
+
+/** One stream's events on the HTTP bindings: the stream rules (D15), ProtoJSON with REQUIRED defaults, the binding's framing. */
+class FramedEvents implements EventEncoder<unknown> {
+  constructor(
+    private readonly output: DescMessage,
+    private readonly check: StreamCheck | undefined,
+    private readonly framing: StreamFraming,
+    private readonly write: WriteJson,
+    private readonly errors: BindingErrorTable,
+  ) {}
+
+  get errorEvent(): string | undefined {
+    return this.framing.errorEvent;
+  }
+
+  event(value: unknown): string {
+    const problem = this.check?.next(value);
+    if (problem !== undefined) throw new A2AError(this.errors.InvalidAgentResponse, problem);
+    return this.framing.event(this.write(this.output, value));
+  }
+
+  error(err: unknown): string {
+    return this.framing.error(err);
+  }
+
+  abort(): void {
+    this.framing.abort();
+  }
+}
+
+/** One stream's results on the gRPC path, checked by the stream rules (D15). */
+class CheckedMessages implements MessageStream {
+  #started = false;
+
+  constructor(
+    readonly iterator: AsyncIterator<unknown>,
+    private readonly check: StreamCheck | undefined,
+    private readonly errors: BindingErrorTable,
+  ) {}
+
+  accept(r: IteratorResult<unknown>): Message | undefined {
+    if (r.done === true) {
+      // As on the HTTP bindings: a stream owes at least its first event (D15).
+      if (!this.#started) throw new A2AError(this.errors.Internal, "the stream ended before its first event");
+      return undefined;
+    }
+    this.#started = true;
+    const problem = this.check?.next(r.value);
+    if (problem !== undefined) throw new A2AError(this.errors.InvalidAgentResponse, problem);
+    return grpcResult(r.value);
+  }
 }

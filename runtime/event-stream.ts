@@ -1,82 +1,103 @@
 import { sseFrame, type EventSource } from "./binding-core.js";
 
+/** How one stream's events become SSE payloads; the dispatcher makes one per stream. */
+export interface EventEncoder<T> {
+  /** The `data:` payload of one event; throws when the event may not or cannot be sent. */
+  event(value: T): string;
+  /** The `data:` payload of the error that ends the stream. */
+  error(err: unknown): string;
+  /** SSE event name of that error frame; undefined for a plain `data:` frame. */
+  readonly errorEvent: string | undefined;
+  /** Aborts the handler's signal. */
+  abort(): void;
+}
+
 /**
  * Turns a handler's stream into an EventSource after its first event was
  * already pulled (the cores pull it before answering, so an error before the
  * first event is still a plain error response, D14).
  *
- * After the first event, an error from the handler (or from serializing one
- * of its events) becomes one last event (`serializeError`) and the stream
- * ends. `cancel()` aborts the handler's signal, which is what releases a
- * handler blocked in an await, and asks the iterator to `return()`, which a
- * generator runs its `finally` for once it reaches its next `yield`.
+ * After the first event, an error from the handler (or from encoding one
+ * of its events) becomes one last event and the stream ends. `cancel()`
+ * aborts the handler's signal, which is what releases a handler blocked in
+ * an await, and asks the iterator to `return()`, which a generator runs its
+ * `finally` for once it reaches its next `yield`.
  */
-export function createEventSource<T>(options: {
-  /** The first event's payload, already serialized by the caller. */
-  readonly first: string;
-  readonly iterator: AsyncIterator<T>;
-  readonly serialize: (event: T) => string;
-  readonly serializeError: (err: unknown) => string;
-  /** SSE event name of the final error frame; none by default (plain `data:`). */
-  readonly errorEvent?: string;
-  readonly abort: () => void;
+export function createEventSource<T>(iterator: AsyncIterator<T>, first: string, encoder: EventEncoder<T>, heartbeatMs: number): EventSource {
+  return new HandlerEvents(iterator, first, encoder, heartbeatMs);
+}
+
+// A class, not an object of closures: an idle stream holds this object, its
+// two callbacks and the handler's pending next(), nothing of ours suspended.
+class HandlerEvents<T> implements EventSource {
   readonly heartbeatMs: number;
-}): EventSource {
-  const { iterator, serialize, serializeError, abort } = options;
-  let pendingFirst: string | undefined = options.first;
-  let done = false;
-  const stop = () => {
-    abort();
+  readonly #iterator: AsyncIterator<T>;
+  readonly #encoder: EventEncoder<T>;
+  #first: string | undefined;
+  #done = false;
+  // Made once per stream, not per pull.
+  readonly #onResult = (r: IteratorResult<T>): string | undefined => this.#result(r);
+  readonly #onError = (err: unknown): string | undefined => this.#fail(err);
+
+  constructor(iterator: AsyncIterator<T>, first: string, encoder: EventEncoder<T>, heartbeatMs: number) {
+    this.#iterator = iterator;
+    this.#first = first;
+    this.#encoder = encoder;
+    this.heartbeatMs = heartbeatMs;
+  }
+
+  next(): Promise<string | undefined> {
+    if (this.#done) return Promise.resolve(undefined);
+    const first = this.#first;
+    if (first !== undefined) {
+      this.#first = undefined;
+      return Promise.resolve(sseFrame(first));
+    }
+    let pending: Promise<IteratorResult<T>>;
+    try {
+      pending = this.#iterator.next();
+    } catch (err) {
+      return Promise.resolve(this.#fail(err));
+    }
+    return pending.then(this.#onResult, this.#onError);
+  }
+
+  cancel(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#stop();
+  }
+
+  #result(r: IteratorResult<T>): string | undefined {
+    if (this.#done) return undefined;
+    if (r.done === true) {
+      this.#done = true;
+      return undefined;
+    }
+    try {
+      return sseFrame(this.#encoder.event(r.value));
+    } catch (err) {
+      return this.#fail(err);
+    }
+  }
+
+  #fail(err: unknown): string | undefined {
+    if (this.#done) return undefined;
+    this.#done = true;
+    // The handler may still be suspended (an event it yielded failed to
+    // encode): release it as a disconnect would.
+    this.#stop();
+    const encoder = this.#encoder;
+    return sseFrame(encoder.error(err), encoder.errorEvent);
+  }
+
+  #stop(): void {
+    this.#encoder.abort();
+    const iterator = this.#iterator;
     // return() may reject or never settle for a generator stuck in an
     // await; either way nothing waits on it.
     void Promise.resolve()
       .then(() => iterator.return?.())
       .catch(() => undefined);
-  };
-  // Made once per stream, not per pull: a pending pull holds nothing new.
-  const onError = (err: unknown): string | undefined => {
-    if (done) return undefined;
-    done = true;
-    // The handler may still be suspended (an event it yielded failed to
-    // encode): release it as a disconnect would.
-    stop();
-    return sseFrame(serializeError(err), options.errorEvent);
-  };
-  const onResult = (r: IteratorResult<T>): string | undefined => {
-    if (done) return undefined;
-    if (r.done === true) {
-      done = true;
-      return undefined;
-    }
-    try {
-      return sseFrame(serialize(r.value));
-    } catch (err) {
-      return onError(err);
-    }
-  };
-  return {
-    heartbeatMs: options.heartbeatMs,
-    // A promise chain, not an async function: an idle stream then holds the
-    // handler's pending next() and nothing of ours suspended around it.
-    next() {
-      if (done) return Promise.resolve(undefined);
-      if (pendingFirst !== undefined) {
-        const first = pendingFirst;
-        pendingFirst = undefined;
-        return Promise.resolve(sseFrame(first));
-      }
-      let pending: Promise<IteratorResult<T>>;
-      try {
-        pending = iterator.next();
-      } catch (err) {
-        return Promise.resolve(onError(err));
-      }
-      return pending.then(onResult, onError);
-    },
-    cancel() {
-      if (done) return;
-      done = true;
-      stop();
-    },
-  };
+  }
 }

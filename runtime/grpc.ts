@@ -9,9 +9,8 @@
 import { toBinary, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
 import { encodeBinaryWith } from "./binary-codec.js";
 import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
-import type { CallContext } from "./call-context.js";
-import { createCallScope, type CallScope, type ScopeRequest } from "./call-scope.js";
-import { createDispatcher, type BindingErrorTable, type Dispatcher } from "./dispatch.js";
+import { createCallScope, type Abortable, type CallScope, type ScopeRequest } from "./call-scope.js";
+import { createDispatcher, type BindingErrorTable, type Dispatcher, type MessageStream } from "./dispatch.js";
 import { grpcStatusOf, rpcCode, toA2AError } from "./error-encoding.js";
 import { A2AError } from "./errors.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
@@ -69,7 +68,7 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
             unary(dispatch, config.errors, versions, spec, call, callback);
           }
         : (call: ServerWritableStream<Message, Message>) => {
-            void serverStream(dispatch, config.errors, versions, spec, call);
+            new ServerStream(call, new GrpcRequest(call), config.errors).start(dispatch, versions, spec);
           };
   }
   server.addService(config.definition, implementation);
@@ -78,14 +77,17 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
 type GrpcCall = ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>;
 
 /**
- * The call as the call scope reads a request: metadata as headers, an abort
+ * The call as the call scope reads a request: metadata as headers, a close
  * on cancel or deadline. A class rather than an object literal with getters
  * and closures: one allocation per call, the rest made on first use.
  */
 class GrpcRequest implements ScopeRequest {
   #controller: AbortController | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
   #headers: Headers | undefined;
+  /** Aborted once the call is cancelled or past its deadline; undefined until something asks. */
+  #targets: Abortable[] | undefined;
+  #closed = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
   #onCancel: (() => void) | undefined;
 
   constructor(readonly call: GrpcCall) {}
@@ -114,25 +116,63 @@ class GrpcRequest implements ScopeRequest {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      const call = this.call;
-      if (call.cancelled) controller.abort();
-      else {
-        this.#onCancel = () => controller.abort();
-        call.once("cancelled", this.#onCancel);
-      }
-      // grpc-js answers DEADLINE_EXCEEDED itself when the deadline passes but
-      // does not always report it as a cancel: the handler learns it here.
-      const deadline = call.getDeadline();
-      const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
-      if (Number.isFinite(ms)) this.#timer = setTimeout(() => controller.abort(), Math.max(0, ms));
+      this.onClose(controller);
     }
     return this.#controller.signal;
   }
 
-  /** Undoes what `signal` set up; nothing unless it was asked for. */
+  /** The client cancelled or the deadline passed (known once something asked with `onClose`). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Aborts `target` when the call is cancelled or its deadline passes (at
+   * once if it was cancelled). One grpc-js listener and one timer per call
+   * for every target: the scope's signal and the stream writer share them,
+   * so a stream needs no AbortController of its own.
+   */
+  onClose(target: Abortable): void {
+    if (this.#closed) {
+      target.abort();
+      return;
+    }
+    if (this.#targets !== undefined) {
+      // concat() copies to the exact size; push() (and spreading) would grow a one-element array to 17 slots.
+      this.#targets = this.#targets.concat(target);
+      return;
+    }
+    this.#targets = [target];
+    const call = this.call;
+    if (call.cancelled) {
+      this.#close();
+      return;
+    }
+    const close = () => this.#close();
+    this.#onCancel = close;
+    call.on("cancelled", close);
+    // grpc-js answers DEADLINE_EXCEEDED itself when the deadline passes but
+    // does not always report it as a cancel: the handler learns it here.
+    const deadline = call.getDeadline();
+    const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
+    if (Number.isFinite(ms)) this.#timer = setTimeout(close, Math.max(0, ms));
+  }
+
+  /** Undoes what `onClose` set up; nothing unless something asked. */
   done(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#onCancel !== undefined) this.call.off("cancelled", this.#onCancel);
+    this.#timer = undefined;
+    this.#onCancel = undefined;
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.done();
+    const targets = this.#targets ?? [];
+    this.#targets = undefined;
+    for (const target of targets) target.abort();
   }
 }
 
@@ -149,14 +189,6 @@ function openScope(req: GrpcRequest, errors: BindingErrorTable, versions: Versio
   const version = negotiateVersion(req.header("a2a-version"), null, versions);
   if (!version.ok) throw new A2AError(errors.VersionNotSupported, version.message);
   return createCallScope("GRPC", version.version, req);
-}
-
-/** Policy, then REQUIRED fields, then the context the handler gets. */
-async function admit(dispatch: Dispatcher, spec: MethodSpec, scope: CallScope, request: Message): Promise<CallContext> {
-  const admitted = dispatch.admit(spec, scope);
-  if (admitted !== undefined) await admitted;
-  dispatch.checkRequired(spec, request);
-  return scope.context(dispatch.tenantOf(request));
 }
 
 /** Echoes the extensions the handler activated, as initial metadata. */
@@ -216,52 +248,101 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
-async function serverStream(
-  dispatch: Dispatcher,
-  errors: BindingErrorTable,
-  versions: VersionPolicy,
-  spec: MethodSpec,
-  call: ServerWritableStream<Message, Message>,
-): Promise<void> {
-  const req = new GrpcRequest(call);
-  let events: AsyncIterator<Message> | undefined;
-  // A client that leaves, or a passed deadline, ends the handler's iterator at once.
-  const stop = () => {
-    void Promise.resolve()
-      .then(() => events?.return?.())
-      .catch(() => undefined);
-  };
-  try {
-    const scope = openScope(req, errors, versions);
-    const context = await admit(dispatch, spec, scope, call.request);
-    const signal = req.signal;
-    signal.addEventListener("abort", stop, { once: true });
-    events = dispatch.streamMessages(spec, call.request, context);
-    let first = true;
-    for (let r = await events.next(); r.done !== true && !signal.aborted; r = await events.next()) {
-      if (first) sendExtensions(call, scope);
-      first = false;
-      if (!call.write(r.value)) await drained(call, signal);
-    }
-    if (!signal.aborted) call.end();
-  } catch (err) {
-    stop();
-    if (!call.cancelled) call.emit("error", serviceError(err, errors));
-  } finally {
-    req.done();
-  }
-}
+/**
+ * A server-streaming call: the version check, the policy, then the
+ * handler's events written one at a time, waiting for `drain`. Callbacks on
+ * one object rather than an async loop: an idle stream holds this object
+ * and the handler's pending next(), nothing of ours suspended around it.
+ */
+class ServerStream implements Abortable {
+  #messages: MessageStream | undefined;
+  /** Until the first event is written, when its extensions are echoed. */
+  #scope: CallScope | undefined;
+  readonly #onResult = (r: IteratorResult<unknown>): void => this.#write(r);
+  readonly #onError = (err: unknown): void => this.#fail(err);
 
-function drained(call: ServerWritableStream<Message, Message>, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const finish = () => {
-      call.off("drain", finish);
-      signal.removeEventListener("abort", finish);
-      resolve();
-    };
-    call.on("drain", finish);
-    signal.addEventListener("abort", finish, { once: true });
-  });
+  constructor(
+    private readonly call: ServerWritableStream<Message, Message>,
+    private readonly req: GrpcRequest,
+    private readonly errors: BindingErrorTable,
+  ) {}
+
+  start(dispatch: Dispatcher, versions: VersionPolicy, spec: MethodSpec): void {
+    let scope: CallScope;
+    let admitted: Promise<void> | undefined;
+    try {
+      scope = openScope(this.req, this.errors, versions);
+      admitted = dispatch.admit(spec, scope);
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    if (admitted === undefined) this.#open(dispatch, spec, scope);
+    else admitted.then(() => this.#open(dispatch, spec, scope), this.#onError);
+  }
+
+  #open(dispatch: Dispatcher, spec: MethodSpec, scope: CallScope): void {
+    const request = this.call.request;
+    try {
+      dispatch.checkRequired(spec, request);
+      this.#messages = dispatch.streamMessages(spec, request, scope.context(dispatch.tenantOf(request)));
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    this.#scope = scope;
+    this.req.onClose(this);
+    if (!this.req.closed) this.#pull();
+  }
+
+  #pull(): void {
+    let pending: Promise<IteratorResult<unknown>>;
+    try {
+      pending = (this.#messages as MessageStream).iterator.next();
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    pending.then(this.#onResult, this.#onError);
+  }
+
+  #write(r: IteratorResult<unknown>): void {
+    const { call, req } = this;
+    if (req.closed) return;
+    let ok: boolean;
+    try {
+      const message = (this.#messages as MessageStream).accept(r);
+      if (message === undefined) {
+        req.done();
+        call.end();
+        return;
+      }
+      if (this.#scope !== undefined) sendExtensions(call, this.#scope);
+      this.#scope = undefined;
+      ok = call.write(message);
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    // Paced by the client: the next event is pulled once grpc-js drained, or never if the call closed.
+    if (ok) this.#pull();
+    else call.once("drain", () => req.closed || this.#pull());
+  }
+
+  #fail(err: unknown): void {
+    this.abort();
+    this.req.done();
+    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.errors));
+  }
+
+  /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */
+  abort(): void {
+    const iterator = this.#messages?.iterator;
+    // return() may reject or never settle for a generator stuck in an await; nothing waits on it.
+    void Promise.resolve()
+      .then(() => iterator?.return?.())
+      .catch(() => undefined);
+  }
 }
 
 export * from "./grpc-extras.js";

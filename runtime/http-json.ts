@@ -6,8 +6,8 @@
  */
 import type { JsonValue } from "@bufbuild/protobuf";
 import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
-import { createCallScope } from "./call-scope.js";
-import { createDispatcher, type BindingErrorTable } from "./dispatch.js";
+import { createCallScope, type CallScope } from "./call-scope.js";
+import { createDispatcher, type BindingErrorTable, type StreamFraming } from "./dispatch.js";
 import { badRequest, httpErrorBody, toA2AError } from "./error-encoding.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { createTranscoder, type Transcoder } from "./http-transcoding.js";
@@ -117,6 +117,35 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     }
   }
 
+  // One object per open stream, holding only its scope; the methods are shared.
+  class HttpJsonStream implements StreamFraming {
+    constructor(private readonly scope: CallScope) {}
+
+    get heartbeatMs(): number {
+      return heartbeatMs;
+    }
+
+    // The spec is silent on errors after a stream started (A2A #1262): one
+    // last event carries the same AIP-193 body a plain response would, named
+    // `error` so clients that dispatch on the event type (@a2a-js/sdk does)
+    // see an error, not an empty StreamResponse.
+    get errorEvent(): string {
+      return "error";
+    }
+
+    event(json: JsonValue): string {
+      return JSON.stringify(json);
+    }
+
+    error(err: unknown): string {
+      return JSON.stringify(httpErrorBody(toA2AError(err, errors.Internal)));
+    }
+
+    abort(): void {
+      this.scope.abort();
+    }
+  }
+
   return {
     async handle(req) {
       const mediaType = responseMediaType(req);
@@ -163,17 +192,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       if (spec.kind !== "unary") {
         let events: EventSource;
         try {
-          events = await dispatch.openStream(spec, request, context, {
-            event: (json) => JSON.stringify(json),
-            // The spec is silent on errors after a stream started (A2A #1262):
-            // one last event carries the same AIP-193 body a plain response
-            // would, named `error` so clients that dispatch on the event type
-            // (@a2a-js/sdk does) see an error, not an empty StreamResponse.
-            error: (err) => JSON.stringify(httpErrorBody(toA2AError(err, errors.Internal))),
-            errorEvent: "error",
-            abort: () => scope.abort(),
-            heartbeatMs,
-          });
+          events = await dispatch.openStream(spec, request, context, new HttpJsonStream(scope));
         } catch (err) {
           return errorResponse(err, mediaType, echo());
         }

@@ -6,7 +6,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
 import { createCallScope, type CallScope } from "./call-scope.js";
-import { createDispatcher, type BindingErrorTable } from "./dispatch.js";
+import { createDispatcher, type BindingErrorTable, type StreamFraming } from "./dispatch.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { jsonRpcErrorObject, toA2AError } from "./error-encoding.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
@@ -111,6 +111,31 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     }
   }
 
+  // One object per open stream with the call's id and scope; the methods
+  // are shared, so a stream holds no closures of its own here.
+  class JsonRpcStream implements StreamFraming {
+    constructor(
+      private readonly id: JsonRpcId,
+      private readonly scope: CallScope,
+    ) {}
+
+    get heartbeatMs(): number {
+      return heartbeatMs;
+    }
+
+    event(result: JsonValue): string {
+      return JSON.stringify({ jsonrpc: "2.0", id: this.id, result });
+    }
+
+    error(err: unknown): string {
+      return JSON.stringify(errorEnvelope(this.id, err));
+    }
+
+    abort(): void {
+      this.scope.abort();
+    }
+  }
+
   async function stream(call: Call, scope: CallScope, echo: () => Record<string, string> | undefined): Promise<CoreResponse> {
     const id = call.id ?? null;
     let events: EventSource;
@@ -118,12 +143,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       const admitted = dispatch.admit(call.spec, scope);
       if (admitted !== undefined) await admitted;
       const request = dispatch.decode(call.spec, call.params);
-      events = await dispatch.openStream(call.spec, request, scope.context(dispatch.tenantOf(request)), {
-        event: (result) => JSON.stringify({ jsonrpc: "2.0", id, result }),
-        error: (err) => JSON.stringify(errorEnvelope(id, err)),
-        abort: () => scope.abort(),
-        heartbeatMs,
-      });
+      events = await dispatch.openStream(call.spec, request, scope.context(dispatch.tenantOf(request)), new JsonRpcStream(id, scope));
     } catch (err) {
       return body(200, errorEnvelope(id, err), echo());
     }

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
+import type { Abortable } from "./call-scope.js";
 
 export interface BindingCore {
   handle(request: CoreRequest): Promise<CoreResponse>;
@@ -31,9 +32,11 @@ export interface NodeServeOptions {
 }
 
 /**
- * Serves one request with a binding core. Rejects only on a failure the core
- * did not answer (a socket error while reading, say); `createNodeListener`
- * then answers with `answerFailure`, a framework adapter may hand it on.
+ * Serves one request with a binding core. Settles once the response is
+ * written or, for a stream, started (a stream ends on its own, its failures
+ * end the response). Rejects only on a failure the core did not answer (a
+ * socket error while reading, say); `createNodeListener` then answers with
+ * `answerFailure`, a framework adapter may hand it on.
  */
 export function serveNodeRequest(core: BindingCore, req: IncomingMessage, res: ServerResponse, options?: NodeServeOptions): Promise<void> {
   return serve(core, req, res, options);
@@ -79,16 +82,21 @@ class NodeCoreRequest implements CoreRequest {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      this.onClose(() => controller.abort());
+      this.onClose(controller);
     }
     return this.#controller.signal;
   }
 
-  onClose(listener: () => void): void {
+  onClose(target: Abortable): void {
     const res = this.res;
     if (res.closed) {
-      if (!res.writableFinished) listener();
-    } else res.once("close", () => !res.writableFinished && listener());
+      if (!res.writableFinished) target.abort();
+    } else {
+      // on, not once: close fires once, and once() wraps every listener in two more objects.
+      res.on("close", () => {
+        if (!res.writableFinished) target.abort();
+      });
+    }
   }
 
   body(limit: number): Promise<Uint8Array> {
@@ -115,8 +123,9 @@ async function serve(core: BindingCore, req: IncomingMessage, res: ServerRespons
       res.end();
       return;
     case "stream":
-      // Returned, not awaited: this frame is not kept alive for the stream's life.
-      return writeStream(res, response.headers, response.events);
+      // Not awaited: neither this frame nor the caller's promise lives as long as the stream.
+      new SseWriter(res, response.events).start(response.headers);
+      return;
   }
 }
 
@@ -124,57 +133,107 @@ async function serve(core: BindingCore, req: IncomingMessage, res: ServerRespons
 // idle stream then costs only its entry in a set (the idle-stream memory target).
 const heartbeats = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly streams: Set<ServerResponse> }>();
 
-/** Writes a heartbeat comment to `res` every `ms` until the returned function is called. */
-function onHeartbeat(ms: number, res: ServerResponse): () => void {
+/** Writes a heartbeat comment to `res` every `ms` until `removeHeartbeat`. */
+function addHeartbeat(ms: number, res: ServerResponse): void {
   let group = heartbeats.get(ms);
   if (group === undefined) {
     const streams = new Set<ServerResponse>();
     group = { streams, timer: setInterval(() => streams.forEach((r) => r.write(sseHeartbeat)), ms) };
     heartbeats.set(ms, group);
   }
-  const { streams, timer } = group;
-  streams.add(res);
-  return () => {
-    if (!streams.delete(res) || streams.size > 0) return;
-    clearInterval(timer);
-    heartbeats.delete(ms);
-  };
+  group.streams.add(res);
 }
 
-async function writeStream(res: ServerResponse, headers: Readonly<Record<string, string>>, events: EventSource): Promise<void> {
-  // The response's own close event, not an AbortSignal: an idle stream then
-  // holds no controller of its own (the idle-stream memory target).
-  let closed = res.closed && !res.writableFinished;
-  let wake: (() => void) | undefined;
-  const stopHeartbeat = events.heartbeatMs > 0 ? onHeartbeat(events.heartbeatMs, res) : undefined;
-  // Not only in finally: that waits for the handler's pending next(), and a
-  // handler that ignores its signal would keep the heartbeat writing forever.
-  const onClose = () => {
-    if (res.writableFinished) return;
-    closed = true;
-    stopHeartbeat?.();
-    events.cancel();
-    wake?.();
-  };
-  res.once("close", onClose);
-  res.writeHead(200, headers);
-  res.flushHeaders();
-  try {
-    for (let data = closed ? undefined : await events.next(); data !== undefined && !closed; data = await events.next()) {
-      if (!res.write(data)) {
-        // Paced by the client: the next event is pulled once the socket drained, or never if it closed.
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          res.once("drain", resolve);
-        });
-        res.off("drain", wake as () => void);
-        wake = undefined;
-      }
+/** Stops `res`'s heartbeat; safe to call more than once. */
+function removeHeartbeat(ms: number, res: ServerResponse): void {
+  const group = heartbeats.get(ms);
+  if (group === undefined || !group.streams.delete(res) || group.streams.size > 0) return;
+  clearInterval(group.timer);
+  heartbeats.delete(ms);
+}
+
+/**
+ * Writes an event source to `res`, one pull at a time, waiting for `drain`
+ * before the next. Callbacks on one object rather than an async loop: an
+ * idle stream holds this object and the source's pending pull, with no
+ * suspended frame or chain of promises of ours (the idle-stream memory
+ * target). Nothing waits for the stream to end: `serve` returns once it
+ * started.
+ */
+class SseWriter {
+  readonly #res: ServerResponse;
+  readonly #events: EventSource;
+  /** The client went away. */
+  #closed = false;
+  readonly #onEvent = (data: string | undefined): void => this.#write(data);
+  readonly #onFailure = (): void => this.#end();
+  // The response's own close event, not an AbortSignal: an idle stream holds
+  // no controller of its own.
+  readonly #onClose = (): void => this.#clientLeft();
+
+  constructor(res: ServerResponse, events: EventSource) {
+    this.#res = res;
+    this.#events = events;
+  }
+
+  start(headers: Readonly<Record<string, string>>): void {
+    const res = this.#res;
+    const events = this.#events;
+    if (events.heartbeatMs > 0) addHeartbeat(events.heartbeatMs, res);
+    res.on("close", this.#onClose);
+    res.writeHead(200, headers);
+    res.flushHeaders();
+    // Gone before the first event was written: release the handler as a later disconnect would.
+    if (res.closed && !res.writableFinished) this.#clientLeft();
+    else this.#pull();
+  }
+
+  // Failures of a source or a write end the response, as answerFailure would;
+  // they must not escape a promise callback, where no one would catch them.
+  #pull(): void {
+    let pending: Promise<string | undefined>;
+    try {
+      pending = this.#events.next();
+    } catch {
+      this.#end();
+      return;
     }
-  } finally {
-    stopHeartbeat?.();
-    res.off("close", onClose);
-    if (!closed) res.end();
+    pending.then(this.#onEvent, this.#onFailure);
+  }
+
+  #write(data: string | undefined): void {
+    if (this.#closed) return;
+    if (data === undefined) {
+      this.#end();
+      return;
+    }
+    let flushed: boolean;
+    try {
+      flushed = this.#res.write(data);
+    } catch {
+      this.#end();
+      return;
+    }
+    // Paced by the client: the next event is pulled once the socket drained, or never if it closed.
+    if (flushed) this.#pull();
+    else this.#res.once("drain", () => this.#closed || this.#pull());
+  }
+
+  /** The stream is over (or its source failed): end the response. */
+  #end(): void {
+    const events = this.#events;
+    if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
+    if (!this.#closed) this.#res.end();
+  }
+
+  #clientLeft(): void {
+    if (this.#res.writableFinished || this.#closed) return;
+    this.#closed = true;
+    // Now, not when the pending pull settles: a handler that ignores its
+    // signal would otherwise keep the heartbeat writing forever.
+    const events = this.#events;
+    if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
+    events.cancel();
   }
 }
 

@@ -8,25 +8,45 @@
  */
 import type { DescMessage } from "@bufbuild/protobuf";
 
-/** Returns why `event` may not come next, or undefined when it may. */
-export type StreamCheck = (event: unknown) => string | undefined;
+/** The rule's state for one stream: `next(event)` says why `event` may not come next, or undefined when it may. */
+export interface StreamCheck {
+  next(event: unknown): string | undefined;
+}
+
+// Which oneof the rule reads, per stream type; computed once per type, not per stream.
+const ruleKeys = new WeakMap<DescMessage, string | null>();
+
+function ruleKey(desc: DescMessage): string | undefined {
+  let key = ruleKeys.get(desc);
+  if (key === undefined) {
+    const oneof = desc.oneofs.find((o) => o.fields.some((f) => f.localName === "task") && o.fields.some((f) => f.localName === "message"));
+    key = oneof === undefined ? null : oneof.localName;
+    ruleKeys.set(desc, key);
+  }
+  return key ?? undefined;
+}
 
 export function createStreamCheck(desc: DescMessage): StreamCheck | undefined {
-  const oneof = desc.oneofs.find(
-    (o) => o.fields.some((f) => f.localName === "task") && o.fields.some((f) => f.localName === "message"),
-  );
-  if (oneof === undefined) return undefined;
-  const key = oneof.localName;
-  let count = 0;
-  let afterMessage = false;
-  return (event) => {
-    const kase = (event as Record<string, { case?: unknown } | undefined>)[key]?.case;
-    const index = count++;
-    if (afterMessage) return `the stream continued after a message (event ${index} is ${String(kase)})`;
+  const key = ruleKey(desc);
+  return key === undefined ? undefined : new OneofRule(key);
+}
+
+// An object with two counters, not a closure over them: an open stream holds
+// one small object (the idle-stream memory target).
+class OneofRule implements StreamCheck {
+  #count = 0;
+  #afterMessage = false;
+
+  constructor(readonly key: string) {}
+
+  next(event: unknown): string | undefined {
+    const kase = (event as Record<string, { case?: unknown } | undefined>)[this.key]?.case;
+    const index = this.#count++;
+    if (this.#afterMessage) return `the stream continued after a message (event ${index} is ${String(kase)})`;
     if (index === 0 && kase !== "task" && kase !== "message") {
       return `the first event of a stream must be a task or a message, not ${kase === undefined ? "an empty event" : String(kase)}`;
     }
-    afterMessage = kase === "message";
+    this.#afterMessage = kase === "message";
     return undefined;
-  };
+  }
 }

@@ -12,7 +12,8 @@
 //   <- { cmd: "exit" }                -> { exit: true }, then exits
 // Usage: node --expose-gc bench/streams/server.mjs <target>
 //   target: ours-jsonrpc | ours-http-json | ours-grpc | a2a-js-jsonrpc | a2a-js-rest |
-//           a2a-js-full-jsonrpc | a2a-js-full-rest | a2a-js-full-grpc | ceiling-sse
+//           a2a-js-full-jsonrpc | a2a-js-full-rest | a2a-js-full-grpc | ceiling-sse |
+//           ceiling-grpc (memory part only)
 import { createServer } from "node:http";
 
 const target = process.argv[2];
@@ -106,6 +107,46 @@ if (target.startsWith("ours-")) {
     });
   });
   ({ port, close } = await listen(server));
+} else if (target === "ceiling-grpc") {
+  // The floor of an idle gRPC server stream on grpc-js: identity
+  // (de)serializers, one message encoded at start-up written once, the call
+  // held until the client cancels it. What grpc-js itself keeps per call.
+  const grpc = await import("@grpc/grpc-js");
+  const { create, toBinary } = await import("@bufbuild/protobuf");
+  const { StreamResponseSchema, TaskState } = await import("../.build/generated/a2a_pb.js");
+  const { taskId, contextId } = await import("./fixture.mjs");
+  const first = Buffer.from(
+    toBinary(StreamResponseSchema, create(StreamResponseSchema, { payload: { case: "task", value: { id: taskId, contextId, status: { state: TaskState.WORKING } } } })),
+  );
+  counts = { opened: 0, closed: 0 };
+  onCount = { fn: () => {} };
+  const identity = (bytes) => bytes;
+  const definition = {
+    sendStreamingMessage: {
+      path: "/lf.a2a.v1.A2AService/SendStreamingMessage",
+      requestStream: false,
+      responseStream: true,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    },
+  };
+  const server = new grpc.Server();
+  server.addService(definition, {
+    sendStreamingMessage(call) {
+      counts.opened++;
+      call.on("cancelled", () => {
+        counts.closed++;
+        onCount.fn();
+      });
+      call.write(first);
+    },
+  });
+  port = await new Promise((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  close = () => server.forceShutdown();
 } else {
   throw new Error(`unknown target ${target}`);
 }

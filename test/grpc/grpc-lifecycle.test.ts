@@ -268,6 +268,60 @@ describe("a client that leaves ends the handler", () => {
     // connection still lets a trickle of data through now and then, see the note above.)
   }, 20_000);
 
+  // The call is cancelled while its policy hook still runs: the handler must
+  // not be started afterwards, or its generator would be left parked at its
+  // first yield with no one to pull or return it.
+  test("server stream cancelled during authentication: the handler is never started", async () => {
+    const authStarted = deferred();
+    const gate = deferred();
+    // The server's own view of the cancel, so the test waits for it rather than for a while.
+    const serverSawCancel = deferred();
+    const onCancel: grpc.ServerInterceptor = (_method, call) =>
+      new grpc.ServerInterceptingCall(call, {
+        start: (next) => next(new grpc.ServerListenerBuilder().withOnCancel(() => serverSawCancel.resolve()).build()),
+      });
+    const gated = new grpc.Server({ interceptors: [onCancel] });
+    addA2AServiceToServer(gated, { sendStreamingMessage: (request, context) => stream(request, context) }, {
+      policy: {
+        authenticate: async () => {
+          authStarted.resolve();
+          await gate.promise;
+          return undefined;
+        },
+      },
+    });
+    stream = async function* (_request, context) {
+      watch(context);
+      try {
+        yield taskEvent();
+        await aborted(context.signal);
+      } finally {
+        probe.finished.resolve();
+      }
+    };
+    const port = await new Promise<number>((resolve, reject) =>
+      gated.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    );
+    const local = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as typeof client;
+    try {
+      const call = local.sendStreamingMessage(sendRequest(), md());
+      const error = deferred<grpc.ServiceError>();
+      call.on("error", (e: grpc.ServiceError) => error.resolve(e));
+      await within(authStarted.promise, 1000, "the authentication hook");
+      call.cancel();
+      expect((await within(error.promise, 1000, "the client's error")).code).toBe(grpc.status.CANCELLED);
+      await within(serverSawCancel.promise, 1000, "the server to see the cancel");
+      gate.resolve();
+      // What follows the hook is promise continuations only: they have all run by the next macrotask.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(probe.started.settled).toBe(false);
+    } finally {
+      local.close();
+      gated.forceShutdown();
+    }
+  });
+
   test("server stream past its deadline: the signal aborts within 1 s of the deadline, the client sees DEADLINE_EXCEEDED", async () => {
     stream = async function* (_request, context) {
       const signal = watch(context);

@@ -319,6 +319,19 @@ const handler: A2AServiceHandler = {
       for (const e of events) yield e;
       return;
     }
+    if (mode === "leave-before-first") {
+      // Its first event comes only once the client has left.
+      try {
+        probe.started.resolve();
+        await waitForAbort(context.signal);
+        probe.aborted.resolve(Date.now());
+        yield events[0]!;
+        yield events[3]!;
+      } finally {
+        probe.finallyRan.resolve();
+      }
+      return;
+    }
     if (mode === "ignore-signal") {
       // A handler that never looks at its signal; only the test releases it.
       try {
@@ -1176,6 +1189,23 @@ describe("client disconnect mid-stream (D14)", () => {
     expect(await connections(server)).toBe(0);
   });
 
+  // The stream is answered only after the client left: the adapter must
+  // still end the handler's generator, parked at its first yield.
+  test("a client that leaves before the first event: the signal aborts and the generator's finally runs", async () => {
+    const { server, url, closed } = await isolated();
+    const probe = newProbe();
+    probes.set("leave-before-first", probe);
+    const req = http.request(url, { method: "POST", agent: false, headers: buildHeaders() });
+    req.on("error", () => undefined);
+    req.end(JSON.stringify(streamCall("l", "leave-before-first")));
+    await within(probe.started.promise, 1000, "the handler to start");
+    req.destroy();
+    await within(probe.aborted.promise, 1000, "the handler's signal to abort");
+    await within(probe.finallyRan.promise, 1000, "the generator's finally");
+    await within(closed, 1000, "the server socket to close");
+    expect(await connections(server)).toBe(0);
+  });
+
   test("a disconnect during a unary call aborts its signal", async () => {
     const { url } = await isolated();
     const sawAbort = deferred<boolean>();
@@ -1206,11 +1236,10 @@ describe("client disconnect mid-stream (D14)", () => {
     await pending;
   });
 
-  // D14: after a disconnect the adapter must stop writing. node-http.ts
-  // writeStream only clears the heartbeat interval in its `finally`, which
-  // waits for the handler's pending next(); a handler that does not watch its
-  // signal keeps the interval writing into the destroyed response (and keeps
-  // the timer alive) for as long as it blocks.
+  // D14: after a disconnect the adapter must stop writing at once, not when
+  // the handler's pending next() settles: a handler that does not watch its
+  // signal would otherwise keep the heartbeat writing into the destroyed
+  // response (and the timer alive) for as long as it blocks.
   test("no heartbeat is written after the client disconnected, even if the handler ignores its signal", async () => {
     const probe = newProbe();
     probes.set("ignore-signal", probe);
