@@ -34,9 +34,9 @@
 // bench` runs it first.
 //
 // Environment:
-//   BENCH_SECONDS=5       seconds per measured run
+//   BENCH_SECONDS=4       seconds per measured run
 //   BENCH_RUNS=5          measured runs per target (the median is reported)
-//   BENCH_WARMUP=3        seconds of warm-up per target, not reported
+//   BENCH_WARMUP=2        seconds of warm-up per target, not reported
 //   BENCH_CONNECTIONS=32  keep-alive connections
 //   BENCH_PIPELINING=1    requests in flight per connection
 //   BENCH_TARGETS=ours,a2a-js,a2a-js-full,ceiling   (a2a-js-core is also available)

@@ -24,9 +24,9 @@ export const num = (name, fallback) => {
 /** The BENCH_* knobs both loopback benchmarks read (see bench/README.md). */
 export function loadSettings(defaultTargets) {
   return {
-    seconds: num("BENCH_SECONDS", 5),
+    seconds: num("BENCH_SECONDS", 4),
     runs: Math.round(num("BENCH_RUNS", 5)),
-    warmup: Number(process.env.BENCH_WARMUP ?? 3),
+    warmup: Number(process.env.BENCH_WARMUP ?? 2),
     connections: Math.round(num("BENCH_CONNECTIONS", 32)),
     pipelining: Math.round(num("BENCH_PIPELINING", 1)),
     targets: (process.env.BENCH_TARGETS ?? defaultTargets).split(",").map((s) => s.trim()).filter(Boolean),

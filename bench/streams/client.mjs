@@ -20,13 +20,17 @@ import { SendMessageRequestSchema, StreamResponseSchema, Role } from "../.build/
 import { checkLastEvent, contextId } from "./fixture.mjs";
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
-let session;
+// One kept-alive session per server: each gRPC target must be measured on its own port.
+const sessions = new Map();
 
 function grpcSession(port) {
+  let session = sessions.get(port);
   if (session === undefined || session.destroyed || session.closed) {
     session = http2.connect(`http://127.0.0.1:${port}`, { settings: { initialWindowSize: 1 << 20 } });
     session.on("error", () => undefined);
-    session.on("connect", () => session.setLocalWindowSize(16 << 20));
+    const opened = session;
+    opened.on("connect", () => opened.setLocalWindowSize(16 << 20));
+    sessions.set(port, session);
   }
   return session;
 }
