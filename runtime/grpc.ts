@@ -35,11 +35,6 @@ export interface GrpcServiceConfig<H extends object> extends GrpcOptions {
   readonly handler: H;
 }
 
-/** The bytes protobuf-es wrote, as the Buffer grpc-js wants, without copying them. */
-export function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
 /**
  * A message or its init shape in protobuf binary (as `encodeBinary`), as
  * the Buffer grpc-js wants: one copy out of the codec's writer, into

@@ -31,6 +31,7 @@ import {
 import { decodeBinary, encodeBinary, readsWriterBuffer } from "../../runtime/binary-codec.js";
 import { encodeBuffer } from "../../runtime/grpc.js";
 import { createRequest } from "../support/protos.js";
+import { rng } from "../support/rng.js";
 
 const proto3 = `syntax = "proto3";
 package bc.v1;
@@ -108,17 +109,6 @@ const All = message("bc.v1.All");
 const Inner = message("bc.v1.Inner");
 const Unpacked = message("bc.v1.Unpacked");
 const P2 = message("bc.v2.P2");
-
-/** A small deterministic PRNG (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generator(seed: number) {
   const r = rng(seed);

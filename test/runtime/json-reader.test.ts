@@ -17,6 +17,7 @@ import {
 import { readJsonFast } from "../../runtime/json-reader.js";
 import { decodeJson, decodeJsonStrict } from "../../runtime/proto-json.js";
 import { createRequest } from "../support/protos.js";
+import { rng } from "../support/rng.js";
 
 const proto3 = `syntax = "proto3";
 package jr.v1;
@@ -51,17 +52,6 @@ const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: requ
 const message = (name: string) => registry.getMessage(name) as DescMessage;
 const All = message("jr.v1.All");
 const P2 = message("jr.v2.P2");
-
-/** mulberry32: a failure reproduces from its seed. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What clients send wrong, or what only protobuf-es's path takes. */
 const oddValues: JsonValue[] = [null, "", "7", "1.5", 1.5, -1, 2 ** 31, 2 ** 32, -(2 ** 31) - 1, true, [], {}, "COLOR_RED", "NOPE", 0, { __proto__: 1 } as unknown as JsonValue];

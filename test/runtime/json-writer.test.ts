@@ -19,6 +19,7 @@ import { jsonWriter } from "../../runtime/json-writer.js";
 import type { RequiredFieldTable } from "../../runtime/method-spec.js";
 import { toJsonWithRequired } from "../../runtime/required-fields.js";
 import { createRequest } from "../support/protos.js";
+import { rng } from "../support/rng.js";
 
 const fixture = `syntax = "proto3";
 package jw.v1;
@@ -67,17 +68,6 @@ const fixtureTable: RequiredFieldTable = Object.fromEntries(
     { required: t.required.map((f) => f.localName), nested: t.nested.map((f) => f.localName) },
   ]),
 );
-
-/** A small deterministic PRNG (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generator(seed: number) {
   const r = rng(seed);
