@@ -109,10 +109,10 @@ export function encodeBinaryWith<Desc extends DescMessage, T>(
   const w = spareWriter ?? new BinaryWriter();
   spareWriter = undefined;
   codec.write(w, (value ?? {}) as Fields);
-  const inner = w as unknown as Partial<WriterInternals>;
+  const inner = internalsOf(w);
   let result: T;
   let length: number;
-  if (inner.buffer instanceof Uint8Array && typeof inner.pos === "number" && inner.stackPos?.length === 0) {
+  if (inner !== undefined) {
     length = inner.pos;
     result = copy(inner.buffer, length);
     // What finish() resets, without its copy.
@@ -138,11 +138,14 @@ interface WriterInternals {
   stackPos: number[];
 }
 
+function internalsOf(w: BinaryWriter): WriterInternals | undefined {
+  const inner = w as unknown as Partial<WriterInternals>;
+  return inner.buffer instanceof Uint8Array && typeof inner.pos === "number" && inner.stackPos?.length === 0 ? (inner as WriterInternals) : undefined;
+}
+
 /** Whether encodeBinaryWith reads the writer's buffer directly (false: it copies through finish()). */
 export function readsWriterBuffer(): boolean {
-  const w = new BinaryWriter().uint32(1);
-  const inner = w as unknown as Partial<WriterInternals>;
-  return inner.buffer instanceof Uint8Array && inner.pos === 1 && inner.stackPos?.length === 0;
+  return internalsOf(new BinaryWriter().uint32(1))?.pos === 1;
 }
 
 let spareWriter: BinaryWriter | undefined;

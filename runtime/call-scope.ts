@@ -12,6 +12,16 @@ export interface Abortable {
   abort(): void;
 }
 
+/**
+ * The `signal` of a request whose transport offers `onClose`: an
+ * AbortController that `onClose` aborts, the controller itself the listener.
+ */
+export function signalOnClose(req: { onClose(target: Abortable): void }): AbortSignal {
+  const controller = new AbortController();
+  req.onClose(controller);
+  return controller.signal;
+}
+
 /** What a scope needs of the request; `headers` and `signal` may themselves be lazy. */
 export interface ScopeRequest {
   readonly headers: Headers;

@@ -12,7 +12,7 @@ import type { CallContext } from "./call-context.js";
 import type { CallScope } from "./call-scope.js";
 import { badRequest } from "./error-encoding.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
-import { createEventSource, type EventEncoder } from "./event-stream.js";
+import { createEventSource, releaseIterator, type EventEncoder } from "./event-stream.js";
 import { jsonWriter } from "./json-writer.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import type { AgentPolicy } from "./policy.js";
@@ -211,18 +211,17 @@ export function createDispatcher(config: {
     async openStream(spec, request, context, framing) {
       const encoder = new FramedEvents(spec.output, createStreamCheck(spec.output), framing, write, errors);
       let iterator: AsyncIterator<unknown> | undefined;
-      let first: string;
+      let first = "";
       try {
         iterator = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
         const r = await iterator.next();
-        if (r.done === true) throw new A2AError(errors.Internal, "the stream ended before its first event");
+        // Nothing yielded: endStream throws (D15).
+        if (r.done === true) endStream(encoder.check, errors);
         // Encoded before answering, so an unencodable first event is still a plain error response.
-        first = encoder.event(r.value);
+        else first = encoder.event(r.value);
       } catch (err) {
         framing.abort();
-        void Promise.resolve()
-          .then(() => iterator?.return?.())
-          .catch(() => undefined);
+        releaseIterator(iterator);
         throw err;
       }
       return createEventSource(iterator, first, encoder, framing.heartbeatMs);
@@ -237,11 +236,23 @@ export function createDispatcher(config: {
 
 type WriteJson = (desc: DescMessage, value: unknown) => JsonValue;
 
+/** The stream rules (D15) on one of the handler's events: InvalidAgentResponse for one that may not come next. */
+function acceptEvent(check: StreamCheck, value: unknown, errors: BindingErrorTable): void {
+  const problem = check.next(value);
+  if (problem !== undefined) throw new A2AError(errors.InvalidAgentResponse, problem);
+}
+
+/** The stream rules (D15) at the handler's end of stream: Internal for a stream that owed an event. */
+function endStream(check: StreamCheck, errors: BindingErrorTable): void {
+  const problem = check.end();
+  if (problem !== undefined) throw new A2AError(errors.Internal, problem);
+}
+
 /** One stream's events on the HTTP bindings: the stream rules (D15), ProtoJSON with REQUIRED defaults, the binding's framing. */
 class FramedEvents implements EventEncoder<unknown> {
   constructor(
     private readonly output: DescMessage,
-    private readonly check: StreamCheck | undefined,
+    readonly check: StreamCheck,
     private readonly framing: StreamFraming,
     private readonly write: WriteJson,
     private readonly errors: BindingErrorTable,
@@ -252,8 +263,7 @@ class FramedEvents implements EventEncoder<unknown> {
   }
 
   event(value: unknown): string {
-    const problem = this.check?.next(value);
-    if (problem !== undefined) throw new A2AError(this.errors.InvalidAgentResponse, problem);
+    acceptEvent(this.check, value, this.errors);
     return this.framing.event(this.write(this.output, value));
   }
 
@@ -268,23 +278,18 @@ class FramedEvents implements EventEncoder<unknown> {
 
 /** One stream's results on the gRPC path, checked by the stream rules (D15). */
 class CheckedMessages implements MessageStream {
-  #started = false;
-
   constructor(
     readonly iterator: AsyncIterator<unknown>,
-    private readonly check: StreamCheck | undefined,
+    private readonly check: StreamCheck,
     private readonly errors: BindingErrorTable,
   ) {}
 
   accept(r: IteratorResult<unknown>): Message | undefined {
     if (r.done === true) {
-      // As on the HTTP bindings: a stream owes at least its first event (D15).
-      if (!this.#started) throw new A2AError(this.errors.Internal, "the stream ended before its first event");
+      endStream(this.check, this.errors);
       return undefined;
     }
-    this.#started = true;
-    const problem = this.check?.next(r.value);
-    if (problem !== undefined) throw new A2AError(this.errors.InvalidAgentResponse, problem);
+    acceptEvent(this.check, r.value, this.errors);
     return grpcResult(r.value);
   }
 }

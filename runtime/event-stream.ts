@@ -93,11 +93,17 @@ class HandlerEvents<T> implements EventSource {
 
   #stop(): void {
     this.#encoder.abort();
-    const iterator = this.#iterator;
-    // return() may reject or never settle for a generator stuck in an
-    // await; either way nothing waits on it.
-    void Promise.resolve()
-      .then(() => iterator.return?.())
-      .catch(() => undefined);
+    releaseIterator(this.#iterator);
   }
+}
+
+/**
+ * Asks a handler's iterator to `return()`, which a generator runs its
+ * `finally` for once it reaches its next `yield`. Nothing waits on it: it
+ * may reject, or never settle for a generator stuck in an await.
+ */
+export function releaseIterator(iterator: AsyncIterator<unknown> | undefined): void {
+  void Promise.resolve()
+    .then(() => iterator?.return?.())
+    .catch(() => undefined);
 }

@@ -9,10 +9,11 @@
 import { toBinary, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
 import { encodeBinaryWith } from "./binary-codec.js";
 import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
-import { createCallScope, type Abortable, type CallScope, type ScopeRequest } from "./call-scope.js";
+import { createCallScope, signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "./call-scope.js";
 import { createDispatcher, type BindingErrorTable, type Dispatcher, type MessageStream } from "./dispatch.js";
 import { grpcStatusOf, rpcCode, toA2AError } from "./error-encoding.js";
 import { A2AError } from "./errors.js";
+import { releaseIterator } from "./event-stream.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import type { AgentPolicy } from "./policy.js";
 import { negotiateVersion, type VersionPolicy } from "./service-params.js";
@@ -77,7 +78,7 @@ type GrpcCall = ServerUnaryCall<Message, Message> | ServerWritableStream<Message
  * and closures: one allocation per call, the rest made on first use.
  */
 class GrpcRequest implements ScopeRequest {
-  #controller: AbortController | undefined;
+  #signal: AbortSignal | undefined;
   #headers: Headers | undefined;
   /** Aborted once the call is cancelled or past its deadline; undefined until something asks. */
   #targets: Abortable[] | undefined;
@@ -108,12 +109,7 @@ class GrpcRequest implements ScopeRequest {
   }
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      const controller = new AbortController();
-      this.#controller = controller;
-      this.onClose(controller);
-    }
-    return this.#controller.signal;
+    return (this.#signal ??= signalOnClose(this));
   }
 
   /** The client cancelled or the deadline passed (known once something asked with `onClose`). */
@@ -332,11 +328,7 @@ class ServerStream implements Abortable {
 
   /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */
   abort(): void {
-    const iterator = this.#messages?.iterator;
-    // return() may reject or never settle for a generator stuck in an await; nothing waits on it.
-    void Promise.resolve()
-      .then(() => iterator?.return?.())
-      .catch(() => undefined);
+    releaseIterator(this.#messages?.iterator);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
-import type { Abortable } from "./call-scope.js";
+import { signalOnClose, type Abortable } from "./call-scope.js";
 
 export interface BindingCore {
   handle(request: CoreRequest): Promise<CoreResponse>;
@@ -58,7 +58,7 @@ class NodeCoreRequest implements CoreRequest {
   readonly method: string;
   readonly url: string;
   #headers: Headers | undefined;
-  #controller: AbortController | undefined;
+  #signal: AbortSignal | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -79,12 +79,7 @@ class NodeCoreRequest implements CoreRequest {
   }
 
   get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      const controller = new AbortController();
-      this.#controller = controller;
-      this.onClose(controller);
-    }
-    return this.#controller.signal;
+    return (this.#signal ??= signalOnClose(this));
   }
 
   onClose(target: Abortable): void {

@@ -37,14 +37,9 @@ export function findMissingRequired(
   table: RequiredFieldTable,
 ): FieldViolation[] {
   assertType(schema, message);
-  const plans = plansOf(table);
-  // Nearly every request is complete: a check that builds no paths and no
-  // ancestor set decides that, and only a request at fault is walked again
-  // to name its missing fields.
-  if (!anyMissing(schema, message, plans, 0)) return [];
-  const violations: FieldViolation[] = [];
-  walkMissing(schema, message, "", plans, violations, new Set());
-  return violations;
+  const walk = new MissingWalk(plansOf(table));
+  walk.visit(schema, message);
+  return walk.violations;
 }
 
 /** What the walks need of one message type: its REQUIRED and nested fields, in declaration order. */
@@ -111,75 +106,65 @@ function fieldValue(message: Message, field: DescField): unknown {
   return record[field.localName];
 }
 
-/**
- * Whether any REQUIRED field along the plans is unset. Past `maxDepth`
- * nested messages (only a message graph with a cycle gets there) it answers
- * true, so the full walk, which tracks ancestors, decides.
- */
-function anyMissing(desc: DescMessage, message: Message, plans: Plans, depth: number): boolean {
-  const steps = plans(desc);
-  if (steps === undefined) return false;
-  if (depth > maxDepth) return true;
-  for (let i = 0; i < steps.length; i++) {
-    const { field, required, nested } = steps[i] as Step;
-    if (!isFieldSet(message, field)) {
-      if (required) return true;
-      continue;
-    }
-    if (!nested) continue;
-    const child = field.message as DescMessage;
-    const value = fieldValue(message, field);
-    if (field.fieldKind === "list") {
-      const items = value as Message[];
-      for (let j = 0; j < items.length; j++) if (anyMissing(child, items[j] as Message, plans, depth + 1)) return true;
-    } else if (field.fieldKind === "map") {
-      const items = value as Record<string, Message>;
-      for (const key in items) if (Object.hasOwn(items, key) && anyMissing(child, items[key] as Message, plans, depth + 1)) return true;
-    } else if (anyMissing(child, value as Message, plans, depth + 1)) return true;
-  }
-  return false;
-}
+/** A step of a path: a field's JSON name, a list index, or a map key (boxed, to tell it from a name). */
+type Segment = string | number | { readonly key: string };
 
-// Deeper than protobuf's own default recursion limit for parsing.
-const maxDepth = 100;
+// One walk decides and names: the path is a stack of segments spelled out only
+// for a missing field, so a complete request (nearly every one) builds no
+// strings, and a message met again on the way down (a cycle) is not entered.
+class MissingWalk {
+  readonly violations: FieldViolation[] = [];
+  readonly #path: Segment[] = [];
+  readonly #ancestors: Message[] = [];
 
-function walkMissing(
-  desc: DescMessage,
-  message: Message,
-  path: string,
-  plans: Plans,
-  out: FieldViolation[],
-  ancestors: Set<Message>,
-): void {
-  const steps = plans(desc);
-  if (steps === undefined || ancestors.has(message)) return;
-  ancestors.add(message);
-  for (const { field, required, nested } of steps) {
-    // isFieldSet also answers for oneof members: set only when the oneof's
-    // case is this member.
-    if (!isFieldSet(message, field)) {
-      if (required) out.push({ field: join(path, field.jsonName), description: requiredFieldDescription });
-      continue;
-    }
-    if (!nested) continue;
-    const child = field.message as DescMessage;
-    const value = fieldValue(message, field);
-    const here = join(path, field.jsonName);
-    if (field.fieldKind === "list") {
-      (value as Message[]).forEach((item, i) => walkMissing(child, item, `${here}[${i}]`, plans, out, ancestors));
-    } else if (field.fieldKind === "map") {
-      for (const [key, item] of Object.entries(value as Record<string, Message>)) {
-        walkMissing(child, item, `${here}[${JSON.stringify(key)}]`, plans, out, ancestors);
+  constructor(private readonly plans: Plans) {}
+
+  visit(desc: DescMessage, message: Message): void {
+    const steps = this.plans(desc);
+    if (steps === undefined || this.#ancestors.includes(message)) return;
+    this.#ancestors.push(message);
+    for (const { field, required, nested } of steps) {
+      // isFieldSet also answers for oneof members: set only when the oneof's
+      // case is this member.
+      if (!isFieldSet(message, field)) {
+        if (required) this.#report(field.jsonName);
+        continue;
       }
-    } else {
-      walkMissing(child, value as Message, here, plans, out, ancestors);
+      if (!nested) continue;
+      const child = field.message as DescMessage;
+      const value = fieldValue(message, field);
+      const path = this.#path;
+      path.push(field.jsonName);
+      if (field.fieldKind === "list") {
+        const items = value as Message[];
+        for (let i = 0; i < items.length; i++) {
+          path.push(i);
+          this.visit(child, items[i] as Message);
+          path.pop();
+        }
+      } else if (field.fieldKind === "map") {
+        const items = value as Record<string, Message>;
+        for (const key in items) {
+          if (!Object.hasOwn(items, key)) continue;
+          path.push({ key });
+          this.visit(child, items[key] as Message);
+          path.pop();
+        }
+      } else {
+        this.visit(child, value as Message);
+      }
+      path.pop();
     }
+    this.#ancestors.pop();
   }
-  ancestors.delete(message);
-}
 
-function join(path: string, name: string): string {
-  return path === "" ? name : `${path}.${name}`;
+  #report(name: string): void {
+    let field = "";
+    for (const s of this.#path) {
+      field += typeof s === "number" ? `[${s}]` : typeof s === "string" ? (field === "" ? s : `.${s}`) : `[${JSON.stringify(s.key)}]`;
+    }
+    this.violations.push({ field: field === "" ? name : `${field}.${name}`, description: requiredFieldDescription });
+  }
 }
 
 /**

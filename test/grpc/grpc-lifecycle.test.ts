@@ -21,6 +21,7 @@ import { A2AServiceGrpcDefinition, addA2AServiceToServer } from "../../generated
 import { TaskNotFoundError } from "../../generated/a2a_errors.js";
 import {
   GetTaskRequestSchema,
+  Role,
   SendMessageRequestSchema,
   StreamResponseSchema,
   TaskState,
@@ -88,6 +89,8 @@ const aborted = (signal: AbortSignal) =>
   });
 
 const taskEvent = (id = "t") => create(StreamResponseSchema, { payload: { case: "task", value: { id, contextId: "c", status: { state: TaskState.WORKING } } } });
+const messageEvent = () =>
+  create(StreamResponseSchema, { payload: { case: "message", value: { messageId: "m", role: Role.AGENT, parts: [{ content: { case: "text", value: "done" } }] } } });
 const statusEvent = (state = TaskState.WORKING) =>
   create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: "t", contextId: "c", status: { state } } } });
 
@@ -600,5 +603,37 @@ describe("stream rules and errors after the first event", () => {
     expect(s.events).toEqual([]);
     expect(status.code).toBe(grpc.status.INTERNAL);
     expect(status.details).toBe("the stream ended before its first event");
+  });
+
+  // D15 on gRPC, as on the HTTP bindings: the first event is a task or a message, and nothing follows a message.
+  test("a stream that starts with a status update is INTERNAL with INVALID_AGENT_RESPONSE, nothing sent (D15)", async () => {
+    stream = async function* () {
+      yield statusEvent();
+    };
+    const s = openStream();
+    const error = await within(s.error.promise, 1000, "the client's error");
+    expect(s.events).toEqual([]);
+    expect(error.code).toBe(grpc.status.INTERNAL);
+    expect(error.details).toBe("the first event of a stream must be a task or a message, not statusUpdate");
+    expect(statusDetails(error).info).toMatchObject({ reason: "INVALID_AGENT_RESPONSE", domain: "a2a-protocol.org" });
+  });
+
+  test("an event after a message: the message, then INTERNAL with INVALID_AGENT_RESPONSE, and the handler is ended (D15)", async () => {
+    stream = async function* () {
+      try {
+        yield messageEvent();
+        yield taskEvent();
+        yield taskEvent("never sent");
+      } finally {
+        probe.finished.resolve();
+      }
+    };
+    const s = openStream();
+    const error = await within(s.error.promise, 1000, "the client's error");
+    expect(s.events.map((e) => e.payload.case)).toEqual(["message"]);
+    expect(error.code).toBe(grpc.status.INTERNAL);
+    expect(error.details).toBe("the stream continued after a message (event 1 is task)");
+    expect(statusDetails(error).info).toMatchObject({ reason: "INVALID_AGENT_RESPONSE" });
+    await within(probe.finished.promise, 1000, "the generator's finally");
   });
 });

@@ -13,14 +13,12 @@
 import {
   ScalarType,
   create,
-  createFileRegistry,
   fromBinary,
   toBinary,
   type DescField,
   type DescMessage,
   type JsonValue,
 } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import {
   AgentCardSchema,
   SendMessageRequestSchema,
@@ -30,7 +28,7 @@ import {
 } from "../../generated/a2a_pb.js";
 import { decodeBinary, encodeBinary, readsWriterBuffer } from "../../runtime/binary-codec.js";
 import { encodeBuffer } from "../../runtime/grpc.js";
-import { createRequest } from "../support/protos.js";
+import { compileMessages } from "../support/protos.js";
 import { rng } from "../support/rng.js";
 
 const proto3 = `syntax = "proto3";
@@ -102,9 +100,7 @@ message Req { required string id = 1; optional int32 n = 2; }
 message WithGroup { optional group G = 1 { optional int32 a = 2; } optional string after = 3; }
 `;
 
-const request = createRequest({ "bc/v1/all.proto": proto3, "bc/v2/p2.proto": proto2 });
-const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: request.protoFile }));
-const message = (name: string) => registry.getMessage(name) as DescMessage;
+const message = compileMessages({ "bc/v1/all.proto": proto3, "bc/v2/p2.proto": proto2 });
 const All = message("bc.v1.All");
 const Inner = message("bc.v1.Inner");
 const Unpacked = message("bc.v1.Unpacked");

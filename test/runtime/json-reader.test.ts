@@ -5,8 +5,7 @@
  * it does not answer, protobuf-es decides. Random bodies over every field
  * kind, mutated into the inputs clients get wrong.
  */
-import { create, createFileRegistry, fromJson, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { fromJson, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import {
   AgentCardSchema,
   ListTasksRequestSchema,
@@ -16,7 +15,7 @@ import {
 } from "../../generated/a2a_pb.js";
 import { readJsonFast } from "../../runtime/json-reader.js";
 import { decodeJson, decodeJsonStrict } from "../../runtime/proto-json.js";
-import { createRequest } from "../support/protos.js";
+import { compileMessages } from "../support/protos.js";
 import { rng } from "../support/rng.js";
 
 const proto3 = `syntax = "proto3";
@@ -47,9 +46,7 @@ package jr.v2;
 message P2 { optional int32 i = 1 [default = 7]; optional string s = 2; }
 `;
 
-const request = createRequest({ "jr/v1/all.proto": proto3, "jr/v2/p2.proto": proto2 });
-const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: request.protoFile }));
-const message = (name: string) => registry.getMessage(name) as DescMessage;
+const message = compileMessages({ "jr/v1/all.proto": proto3, "jr/v2/p2.proto": proto2 });
 const All = message("jr.v1.All");
 const P2 = message("jr.v2.P2");
 

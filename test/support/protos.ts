@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { create, fromBinary } from "@bufbuild/protobuf";
+import { create, createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import {
   CodeGeneratorRequestSchema,
   FileDescriptorSetSchema,
@@ -54,6 +54,16 @@ export function createRequest(files: Readonly<Record<string, string>>, parameter
   } finally {
     done();
   }
+}
+
+/** Compiles `files` with `buf build`; returns a lookup of their message descriptors by full name (throws for an unknown one). */
+export function compileMessages(files: Readonly<Record<string, string>>): (typeName: string) => DescMessage {
+  const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: createRequest(files).protoFile }));
+  return (typeName) => {
+    const desc = registry.getMessage(typeName);
+    if (desc === undefined) throw new Error(`no message ${typeName} in the compiled protos`);
+    return desc;
+  };
 }
 
 /** Runs the plugin in-process; returns generated file name -> content. Throws what the plugin throws. */
