@@ -18,10 +18,17 @@
  * service, reading like hand-written code), the codec covers any message a
  * service reaches (including well-known and imported types) without the
  * plugin emitting serializers for them, and the whole of the codec sits in
- * one module a property test holds to protobuf-es (test/runtime/binary-codec.test.ts):
+ * two modules a property test holds to protobuf-es (test/runtime/binary-codec.cases.ts):
  * `encodeBinary(desc, v)` gives the bytes of `toBinary(desc, create(desc, v))`
  * and `decodeBinary(desc, b)` the message `fromBinary(desc, b)` gives (deeply
  * equal, `$unknown` and prototypes included), or the same error.
+ *
+ * This module decides, per field, what is written and read (a plan:
+ * property, presence rule, value writer and reader); codec-fields.ts turns
+ * a message's plans into code that reaches its properties by name, compiled
+ * once per message type where the platform allows it. Per-message code is
+ * what static serializers (ts-proto's) get for free: closures shared by all
+ * fields made every property access megamorphic, and encoding 3-4x slower.
  *
  * Every field kind is handled here: scalars, open and closed enums, packed
  * and unpacked lists, maps, oneofs, explicit presence (proto3 optional,
@@ -46,40 +53,42 @@ import {
 } from "@bufbuild/protobuf";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { FeatureSet_FieldPresence, isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import {
+  closureCode,
+  compiledCode,
+  type ChildRead,
+  type ContainerRead,
+  type FieldPlan,
+  type FieldReader,
+  type Fields,
+  type ReadContext,
+  type ReadPlan,
+  type ValueWrite,
+  type WriteMessage,
+  type WritePlan,
+} from "./codec-fields.js";
 
-/** A message or an init shape, as the codec reads it. */
-type Fields = Record<string, unknown>;
 type ListField = Extract<DescField, { fieldKind: "list" }>;
 type MapField = Extract<DescField, { fieldKind: "map" }>;
 
-interface ReadContext {
-  /** The buffer being read (BinaryReader keeps its own private). */
-  readonly buf: Uint8Array;
-  readonly readUnknownFields: boolean;
-  readonly recursionLimit: number;
-  /** Messages entered so far, counted as fromBinary counts them. */
-  depth: number;
-}
-
-/** Writes the fields of a message or init shape (no tag, no length prefix). */
-type WriteFields = (w: BinaryWriter, value: Fields) => void;
 /** Reads `length` bytes of fields into `message`, as fromBinary's compiled reader does. */
-type ReadFields = (message: Fields, r: BinaryReader, ctx: ReadContext, length: number) => void;
-/** Writes one field of `value` if it is set; `isMessage` tells a message of the type from an init shape. */
-type FieldWriter = (w: BinaryWriter, value: Fields, isMessage: boolean) => void;
-/** Reads one record of a field, after its tag. */
-type FieldReader = (message: Fields, r: BinaryReader, ctx: ReadContext, wireType: WireType) => void;
+type ReadMessage = (message: Fields, r: BinaryReader, ctx: ReadContext, length: number) => void;
 
 interface Codec {
-  readonly write: WriteFields;
-  readonly read: ReadFields;
+  readonly write: WriteMessage;
+  readonly read: ReadMessage;
   /** Reads a group's fields up to its end tag, as fromBinary's readGroup does. */
   readonly readGroup: (message: Fields, r: BinaryReader, ctx: ReadContext, fieldNo: number) => void;
+  /** A new message of the type, as create(desc) makes it. */
+  readonly zero: () => Fields;
+  /** Whether its fields are reached by compiled code (else closures, see codec-fields.ts). */
+  readonly compiled: boolean;
+  /** Whether `zero` is an object literal (else create()). */
+  readonly literalZero: boolean;
 }
 
 const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
 const LEGACY_REQUIRED = FeatureSet_FieldPresence.LEGACY_REQUIRED;
-const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 const codecs = new WeakMap<DescMessage, Codec>();
 
 /**
@@ -150,31 +159,50 @@ export function readsWriterBuffer(): boolean {
 
 let spareWriter: BinaryWriter | undefined;
 
+/**
+ * How the codec of `desc` reaches fields: `compiled`, per-message code
+ * (with `literalZero` when new messages are an object literal rather than
+ * create()), or closures where code generation is not allowed.
+ */
+export function codecKind(desc: DescMessage): { compiled: boolean; literalZero: boolean } {
+  const codec = codecOf(desc);
+  return { compiled: codec.compiled, literalZero: codec.literalZero };
+}
+
+export { allowCodeGeneration } from "./codec-fields.js";
+
 /** The message `fromBinary(desc, bytes, options)` gives. */
 export function decodeBinary<Desc extends DescMessage>(desc: Desc, bytes: Uint8Array, options?: Partial<BinaryReadOptions>): MessageShape<Desc> {
   const codec = codecOf(desc);
-  const message = create(desc);
+  const message = codec.zero();
   const ctx: ReadContext = {
     buf: bytes,
     readUnknownFields: options?.readUnknownFields ?? true,
     recursionLimit: options?.recursionLimit ?? 100,
     depth: 0,
   };
-  codec.read(message as unknown as Fields, new BinaryReader(bytes), ctx, bytes.byteLength);
-  return message;
+  codec.read(message, new BinaryReader(bytes), ctx, bytes.byteLength);
+  return message as MessageShape<Desc>;
 }
 
 function codecOf(desc: DescMessage): Codec {
   return codecs.get(desc) ?? compile(desc);
 }
 
+/** A new message of `desc`, as create(desc) makes it. */
+function newMessage(desc: DescMessage): Fields {
+  return codecOf(desc).zero();
+}
+
 function compile(desc: DescMessage): Codec {
   const typeName = desc.typeName;
   const descString = String(desc);
-  const writers: FieldWriter[] = [];
-  // Field readers by number; numbers past the dense table go in a map.
-  const dense: (FieldReader | undefined)[] = [];
-  const sparse = new Map<number, FieldReader>();
+  // Planning looks no other codec up (value writers and readers do on first
+  // use), so a recursive type needs no codec registered before its plans.
+  const plans = [...desc.fields].sort((a, b) => a.number - b.number).map(fieldPlan);
+  const created = () => create(desc) as unknown as Fields;
+  const code = compiledCode(typeName, plans, created()) ?? closureCode(typeName, plans);
+  const readField = code.readField;
   const enter = (ctx: ReadContext) => {
     if (++ctx.depth > ctx.recursionLimit) {
       throw new Error(`cannot decode ${descString} from binary: maximum recursion depth of ${ctx.recursionLimit} reached`);
@@ -186,11 +214,7 @@ function compile(desc: DescMessage): Codec {
    * messages have none, so none get an empty array).
    */
   const record = (message: Fields, r: BinaryReader, ctx: ReadContext, fieldNo: number, wireType: WireType, unknownFields: unknown[] | undefined) => {
-    const read = fieldNo < dense.length ? dense[fieldNo] : sparse.get(fieldNo);
-    if (read !== undefined) {
-      read(message, r, ctx, wireType);
-      return unknownFields;
-    }
+    if (readField(message, r, ctx, fieldNo, wireType)) return unknownFields;
     const data = r.skip(wireType, fieldNo, ctx.recursionLimit - ctx.depth);
     if (!ctx.readUnknownFields) return unknownFields;
     const fields = unknownFields ?? (message.$unknown as unknown[] | undefined) ?? [];
@@ -198,20 +222,7 @@ function compile(desc: DescMessage): Codec {
     return fields;
   };
   const codec: Codec = {
-    write(w, value) {
-      const isMessage = value.$typeName === typeName;
-      for (let i = 0; i < writers.length; i++) (writers[i] as FieldWriter)(w, value, isMessage);
-      // create() does not carry $unknown over from an init shape; toBinary writes a message's.
-      if (isMessage) {
-        const unknown = value.$unknown as { no: number; wireType: WireType; data: Uint8Array }[] | undefined;
-        if (unknown !== undefined) {
-          for (let i = 0; i < unknown.length; i++) {
-            const u = unknown[i] as (typeof unknown)[number];
-            w.tag(u.no, u.wireType).raw(u.data);
-          }
-        }
-      }
-    },
+    write: code.write,
     read(message, r, ctx, length) {
       enter(ctx);
       const end = r.pos + length;
@@ -239,20 +250,16 @@ function compile(desc: DescMessage): Codec {
       if (unknownFields !== undefined) message.$unknown = unknownFields;
       ctx.depth--;
     },
+    zero: code.zero ?? created,
+    compiled: code.compiled,
+    literalZero: code.zero !== undefined,
   };
-  // Registered before its fields are compiled, so recursive types resolve to it.
   codecs.set(desc, codec);
-  for (const field of [...desc.fields].sort((a, b) => a.number - b.number)) {
-    writers.push(fieldWriter(field));
-    const read = fieldReader(field);
-    if (field.number < 1024) {
-      while (dense.length <= field.number) dense.push(undefined);
-      dense[field.number] = read;
-    } else {
-      sparse.set(field.number, read);
-    }
-  }
   return codec;
+}
+
+function fieldPlan(field: DescField): FieldPlan {
+  return { number: field.number, write: writePlan(field), read: readPlan(field) };
 }
 
 /** BinaryReader.tag() with its checks, as one number (no array per record). */
@@ -280,63 +287,35 @@ function isUnboxedWrapper(field: DescField): boolean {
   return field.fieldKind === "message" && field.oneof === undefined && isWrapperDesc(field.message);
 }
 
-function fieldWriter(field: DescField): FieldWriter {
+function writePlan(field: DescField): WritePlan {
   const name = field.localName;
+  let write: ValueWrite;
   switch (field.fieldKind) {
     case "scalar":
-    case "enum": {
-      const write = taggedScalarWriter(field);
-      if (field.oneof !== undefined) return oneofWriter(field, write);
-      if (field.presence !== IMPLICIT) return explicitWriter(field, write);
-      const isSet = implicitIsSet(field);
-      if (field.scalar === ScalarType.BYTES) {
-        // The zero check is on the Uint8Array create() makes of a number[].
-        return (w, value) => {
-          const v = toU8(value[name]);
-          if (v != null && isSet(v)) write(w, v);
-        };
+    case "enum":
+      write = taggedScalarWriter(field);
+      if (field.oneof === undefined && field.presence === IMPLICIT) {
+        // Bytes: the zero check is on the Uint8Array create() makes of a number[].
+        const convert = field.scalar === ScalarType.BYTES ? toU8 : undefined;
+        return { kind: "implicit", name, isSet: implicitIsSet(field), convert, write };
       }
-      return (w, value) => {
-        const v = value[name];
-        if (v != null && isSet(v)) write(w, v);
-      };
-    }
-    case "message": {
-      const write = isUnboxedWrapper(field) ? wrapperWriter(field) : messageWriter(field.number, field.message, fieldDelimited(field), isJsonStruct(field));
-      if (field.oneof !== undefined) return oneofWriter(field, write);
-      return explicitWriter(field, write);
-    }
+      break;
+    case "message":
+      write = isUnboxedWrapper(field) ? wrapperWriter(field) : messageWriter(field.number, field.message, fieldDelimited(field), isJsonStruct(field));
+      break;
     case "list":
-      return listWriter(field);
+      return { kind: "container", name, write: listWriter(field) };
     case "map":
-      return mapWriter(field);
+      return { kind: "container", name, write: mapWriter(field) };
   }
+  if (field.oneof !== undefined) return { kind: "oneof", oneof: field.oneof.localName, name, write };
+  // Explicit presence (messages, proto3 optional, proto2): set when create() would set it.
+  const required = field.presence === LEGACY_REQUIRED ? `cannot encode ${String(field)} to binary: required field not set` : undefined;
+  return { kind: "explicit", name, required, write };
 }
 
 function fieldDelimited(field: DescField): boolean {
   return (field as { delimitedEncoding?: boolean }).delimitedEncoding === true;
-}
-
-/** A field with explicit presence (messages, proto3 optional, proto2): set when create() would set it. */
-function explicitWriter(field: DescField, write: (w: BinaryWriter, v: unknown) => void): FieldWriter {
-  const name = field.localName;
-  const required = field.presence === LEGACY_REQUIRED ? `cannot encode ${String(field)} to binary: required field not set` : undefined;
-  return (w, value, isMessage) => {
-    const v = value[name];
-    // create() sets what is not null; toBinary writes a message's own property
-    // (proto2 defaults live on the prototype).
-    if (isMessage ? v !== undefined && hasOwn(value, name) : v != null) write(w, v);
-    else if (required !== undefined) throw new Error(required);
-  };
-}
-
-function oneofWriter(field: DescField, write: (w: BinaryWriter, v: unknown) => void): FieldWriter {
-  const oneof = (field.oneof as NonNullable<DescField["oneof"]>).localName;
-  const name = field.localName;
-  return (w, value) => {
-    const o = value[oneof] as { case?: unknown; value?: unknown } | undefined;
-    if (o != null && o.case === name) write(w, o.value);
-  };
 }
 
 /** Whether a non-null value of an implicit-presence field is set (toBinary's zero checks). */
@@ -481,13 +460,12 @@ function wrapperWriter(field: DescField): (w: BinaryWriter, v: unknown) => void 
   return (w, v) => write(w, { [valueName]: v });
 }
 
-function listWriter(field: ListField): FieldWriter {
-  const name = field.localName;
+/** Writes a list's items (the container is not null). */
+function listWriter(field: ListField): ValueWrite {
   if (field.listKind === "message") {
     const write = messageWriter(field.number, field.message, fieldDelimited(field), isJsonStruct(field));
-    return (w, value) => {
-      const items = value[name] as unknown[] | undefined;
-      if (items == null) return;
+    return (w, v) => {
+      const items = v as unknown[];
       for (let i = 0; i < items.length; i++) write(w, items[i]);
     };
   }
@@ -495,9 +473,9 @@ function listWriter(field: ListField): FieldWriter {
   const write = scalarWrite(type);
   if (field.packed) {
     const tag = ((field.number << 3) | WireType.LengthDelimited) >>> 0;
-    return (w, value) => {
-      const items = value[name] as unknown[] | undefined;
-      if (items == null || items.length === 0) return;
+    return (w, v) => {
+      const items = v as unknown[];
+      if (items.length === 0) return;
       w.uint32(tag).fork();
       try {
         for (let i = 0; i < items.length; i++) write(w, items[i]);
@@ -508,9 +486,8 @@ function listWriter(field: ListField): FieldWriter {
     };
   }
   const tag = ((field.number << 3) | wireTypeOf(type)) >>> 0;
-  return (w, value) => {
-    const items = value[name] as unknown[] | undefined;
-    if (items == null) return;
+  return (w, v) => {
+    const items = v as unknown[];
     try {
       for (let i = 0; i < items.length; i++) {
         w.uint32(tag);
@@ -556,8 +533,8 @@ function mapKeyConverter(type: ScalarType): (key: string) => unknown {
   }
 }
 
-function mapWriter(field: MapField): FieldWriter {
-  const name = field.localName;
+/** Writes a map's entries (the container is not null). */
+function mapWriter(field: MapField): ValueWrite {
   const entryTag = ((field.number << 3) | WireType.LengthDelimited) >>> 0;
   const keyType = field.mapKey as ScalarType;
   const keyTag = ((1 << 3) | wireTypeOf(keyType)) >>> 0;
@@ -588,9 +565,8 @@ function mapWriter(field: MapField): FieldWriter {
       }
     };
   }
-  return (w, value) => {
-    const record = value[name] as Fields | undefined;
-    if (record == null) return;
+  return (w, v) => {
+    const record = v as Fields;
     const keys = Object.keys(record);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
@@ -665,77 +641,59 @@ function setOwn(o: Fields, key: string, value: unknown): void {
 // ---------------------------------------------------------------------------
 // Reading (every reader mirrors the one fromBinary compiles for the field)
 
-function fieldReader(field: DescField): FieldReader {
+function readPlan(field: DescField): ReadPlan {
   const name = field.localName;
   const oneof = field.oneof?.localName;
   switch (field.fieldKind) {
-    case "scalar": {
-      const read = scalarRead(field.scalar, field.utf8Validation, field.longAsString);
-      if (oneof !== undefined) {
-        return (message, r) => {
-          message[oneof] = { case: name, value: read(r) };
-        };
-      }
-      return (message, r) => {
-        message[name] = read(r);
-      };
-    }
+    case "scalar":
     case "enum": {
-      if (field.enum.open) {
-        if (oneof !== undefined) {
-          return (message, r) => {
-            message[oneof] = { case: name, value: r.int32() };
-          };
-        }
-        return (message, r) => {
-          message[name] = r.int32();
-        };
-      }
-      // Closed enums: an unknown number is kept as an unknown field.
-      const known = new Set(field.enum.values.map((v) => v.number));
-      const fieldNo = field.number;
-      return (message, r, ctx, wireType) => {
-        const val = r.int32();
-        if (known.has(val)) {
-          if (oneof !== undefined) message[oneof] = { case: name, value: val };
-          else message[name] = val;
-        } else if (ctx.readUnknownFields) {
-          const w = new BinaryWriter();
-          w.int32(val);
-          const unknownFields = (message.$unknown as unknown[] | undefined) ?? [];
-          unknownFields.push({ no: fieldNo, wireType, data: w.finish() });
-          message.$unknown = unknownFields;
-        }
-      };
+      if (field.fieldKind === "enum" && !field.enum.open) return { kind: "custom", read: closedEnumReader(field) };
+      const read = field.fieldKind === "enum" ? readInt32 : scalarRead(field.scalar, field.utf8Validation, field.longAsString);
+      return oneof !== undefined ? { kind: "oneofAssign", oneof, name, read } : { kind: "assign", name, read };
     }
     case "message": {
       const read = childReader(field.number, field.message, fieldDelimited(field), isJsonStruct(field));
-      if (oneof !== undefined) {
-        return (message, r, ctx) => {
-          const o = message[oneof] as { case?: unknown; value?: unknown };
-          message[oneof] = { case: name, value: read(o.case === name ? o.value : undefined, r, ctx) };
-        };
-      }
-      if (isUnboxedWrapper(field)) {
-        const desc = field.message;
-        const valueName = (desc.fields[0] as DescField).localName;
-        return (message, r, ctx) => {
-          const child = create(desc) as unknown as Fields;
-          const local = message[name];
-          if (local !== undefined) child[valueName] = local;
-          read(child, r, ctx);
-          message[name] = child[valueName];
-        };
-      }
-      return (message, r, ctx) => {
-        message[name] = read(message[name], r, ctx);
+      if (oneof !== undefined) return { kind: "oneofMerge", oneof, name, read };
+      if (!isUnboxedWrapper(field)) return { kind: "merge", name, read };
+      // Read as the wrapper message around the value held (so a repeated record merges), then unboxed.
+      const desc = field.message;
+      const valueName = (desc.fields[0] as DescField).localName;
+      const unboxed: ChildRead = (existing, r, ctx) => {
+        const child = newMessage(desc);
+        if (existing !== undefined) child[valueName] = existing;
+        read(child, r, ctx);
+        return child[valueName];
       };
+      return { kind: "merge", name, read: unboxed };
     }
     case "list":
-      return listReader(field);
+      return { kind: "container", name, read: listReader(field) };
     case "map":
-      return mapReader(field);
+      return { kind: "container", name, read: mapReader(field) };
   }
+}
+
+const readInt32 = (r: BinaryReader): number => r.int32();
+
+/** Closed enums: an unknown number is kept as an unknown field. */
+function closedEnumReader(field: Extract<DescField, { fieldKind: "enum" }>): FieldReader {
+  const name = field.localName;
+  const oneof = field.oneof?.localName;
+  const known = new Set(field.enum.values.map((v) => v.number));
+  const fieldNo = field.number;
+  return (message, r, ctx, wireType) => {
+    const val = r.int32();
+    if (known.has(val)) {
+      if (oneof !== undefined) message[oneof] = { case: name, value: val };
+      else message[name] = val;
+    } else if (ctx.readUnknownFields) {
+      const w = new BinaryWriter();
+      w.int32(val);
+      const unknownFields = (message.$unknown as unknown[] | undefined) ?? [];
+      unknownFields.push({ no: fieldNo, wireType, data: w.finish() });
+      message.$unknown = unknownFields;
+    }
+  };
 }
 
 /**
@@ -750,13 +708,13 @@ function childReader(fieldNo: number, desc: DescMessage, delimited: boolean, jso
     : (child, r, ctx) => (codec ??= codecOf(desc)).read(child, r, ctx, r.uint32());
   if (jsonStruct) {
     return (existing, r, ctx) => {
-      const child = existing === undefined ? (create(desc) as unknown as Fields) : structToMessage(existing);
+      const child = existing === undefined ? newMessage(desc) : structToMessage(existing);
       readInto(child, r, ctx);
       return structToJson(child);
     };
   }
   return (existing, r, ctx) => {
-    const child = (existing ?? create(desc)) as Fields;
+    const child = (existing ?? newMessage(desc)) as Fields;
     readInto(child, r, ctx);
     return child;
   };
@@ -799,20 +757,20 @@ function scalarRead(type: ScalarType, utf8Validation: boolean, longAsString: boo
   }
 }
 
-function listReader(field: ListField): FieldReader {
-  const name = field.localName;
+/** Adds one record to a list (both packed and unpacked records of a packable list). */
+function listReader(field: ListField): ContainerRead {
   if (field.listKind === "message") {
     const read = childReader(field.number, field.message, fieldDelimited(field), isJsonStruct(field));
-    return (message, r, ctx) => {
-      (message[name] as unknown[]).push(read(undefined, r, ctx));
+    return (items, r, ctx) => {
+      (items as unknown[]).push(read(undefined, r, ctx));
     };
   }
   const type = scalarTypeOf(field);
   const read = scalarRead(type, field.utf8Validation, field.listKind === "scalar" ? field.longAsString : false);
   const packable = type !== ScalarType.STRING && type !== ScalarType.BYTES;
   // Packed or not, whatever the field's declaration: both are read.
-  return (message, r, _ctx, wireType) => {
-    const items = message[name] as unknown[];
+  return (container, r, _ctx, wireType) => {
+    const items = container as unknown[];
     if (wireType === WireType.LengthDelimited && packable) {
       const end = r.uint32() + r.pos;
       while (r.pos < end) items.push(read(r));
@@ -842,8 +800,8 @@ function zeroOf(type: ScalarType): () => unknown {
   }
 }
 
-function mapReader(field: MapField): FieldReader {
-  const name = field.localName;
+/** Adds one entry to a map. */
+function mapReader(field: MapField): ContainerRead {
   const keyType = field.mapKey as ScalarType;
   const readKey = scalarRead(keyType, field.utf8Validation, false);
   const keyZero = zeroOf(keyType)();
@@ -867,12 +825,12 @@ function mapReader(field: MapField): FieldReader {
       const read = childReader(2, field.message, false, isJsonStruct(field));
       const desc = field.message;
       readValue = (r, ctx, existing) => read(existing, r, ctx);
-      valueDefault = isJsonStruct(field) ? () => ({}) : () => create(desc);
+      valueDefault = isJsonStruct(field) ? () => ({}) : () => newMessage(desc);
       break;
     }
   }
-  return (message, r, ctx) => {
-    const record = message[name] as Fields;
+  return (container, r, ctx) => {
+    const record = container as Fields;
     let key: unknown;
     let val: unknown;
     const len = r.uint32();

@@ -1,0 +1,402 @@
+/**
+ * The compiled binary codec must agree with protobuf-es exactly:
+ * - encodeBinary(desc, v) gives the bytes of toBinary(desc, create(desc, v)),
+ *   for an init shape and for the created message alike;
+ * - decodeBinary(desc, b) gives what fromBinary(desc, b) gives (toStrictEqual:
+ *   same fields, defaults, $unknown and prototypes; `equals` would not do, as
+ *   NaN is never equal to itself), or throws the same error.
+ * Checked on random values (fixed seed) of fixtures with every field kind
+ * (proto3, and proto2 for closed enums, defaults, required fields and groups),
+ * on bytes protobuf-es would never write (packed vs unpacked, concatenated
+ * messages that merge, unknown fields, truncation), and on A2A's types.
+ * Run twice: with compiled per-message code (binary-codec.test.ts) and with
+ * the closures used where code generation is disallowed
+ * (binary-codec-closures.test.ts).
+ */
+import {
+  ScalarType,
+  create,
+  fromBinary,
+  toBinary,
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+} from "@bufbuild/protobuf";
+import {
+  AgentCardSchema,
+  SendMessageRequestSchema,
+  SendMessageResponseSchema,
+  StreamResponseSchema,
+  TaskSchema,
+} from "../../generated/a2a_pb.js";
+import { decodeBinary, encodeBinary, readsWriterBuffer } from "../../runtime/binary-codec.js";
+import { encodeBuffer } from "../../runtime/grpc.js";
+import { compileMessages } from "../support/protos.js";
+import { rng } from "../support/rng.js";
+
+const proto3 = `syntax = "proto3";
+package bc.v1;
+import "google/protobuf/struct.proto";
+import "google/protobuf/timestamp.proto";
+import "google/protobuf/duration.proto";
+import "google/protobuf/wrappers.proto";
+import "google/protobuf/any.proto";
+import "google/protobuf/empty.proto";
+enum Color { COLOR_UNSPECIFIED = 0; COLOR_RED = 1; COLOR_BLUE = 2; }
+message All {
+  double f_double = 1; float f_float = 2; int64 f_int64 = 3; uint64 f_uint64 = 4; int32 f_int32 = 5;
+  fixed64 f_fixed64 = 6; fixed32 f_fixed32 = 7; bool f_bool = 8; string f_string = 9; bytes f_bytes = 10;
+  uint32 f_uint32 = 11; sfixed32 f_sfixed32 = 12; sfixed64 f_sfixed64 = 13; sint32 f_sint32 = 14; sint64 f_sint64 = 15;
+  Color f_enum = 16; Inner f_msg = 17;
+  optional string o_string = 18; optional int32 o_int32 = 19; optional Color o_enum = 20; optional bool o_bool = 21;
+  repeated int64 r_int64 = 22; repeated string r_string = 23; repeated Color r_enum = 24; repeated Inner r_msg = 25;
+  repeated bytes r_bytes = 26; repeated double r_double = 27;
+  map<string, Inner> m_msg = 28; map<int64, string> m_int64 = 29; map<bool, Color> m_bool = 30; map<int32, bytes> m_bytes = 31;
+  oneof choice { string c_string = 32; Inner c_msg = 33; int32 c_int32 = 34; Color c_enum = 35; bytes c_bytes = 53; google.protobuf.Struct c_struct = 54; google.protobuf.StringValue c_wrapped = 55; }
+  google.protobuf.Struct f_struct = 36; google.protobuf.Value f_value = 37; google.protobuf.ListValue f_list = 38;
+  google.protobuf.Timestamp f_ts = 39; google.protobuf.Duration f_dur = 40; repeated google.protobuf.Timestamp r_ts = 41;
+  repeated google.protobuf.Struct r_struct = 42; map<string, google.protobuf.Struct> m_struct = 43;
+  google.protobuf.StringValue w_string = 44; google.protobuf.Int64Value w_int64 = 45; google.protobuf.BytesValue w_bytes = 46;
+  google.protobuf.BoolValue w_bool = 47; google.protobuf.DoubleValue w_double = 48;
+  google.protobuf.Any f_any = 49; google.protobuf.Empty f_empty = 50;
+  repeated sint32 r_sint32 = 51; repeated fixed64 r_fixed64 = 52;
+  map<uint64, Color> m_uint64 = 56; map<sfixed32, double> m_sfixed32 = 57; map<string, bytes> m_str_bytes = 58;
+  repeated bool r_bool = 59; repeated float r_float = 60; repeated uint32 r_uint32 = 61;
+  All recurse = 62;
+  int64 big_number = 3000;
+}
+message Inner {
+  string name = 1;
+  int64 big = 2;
+  bytes raw = 3;
+  Inner child = 4;
+  map<string, string> labels = 5;
+}
+// Field numbers of All, written unpacked.
+message Unpacked {
+  repeated int64 r_int64 = 22 [packed = false]; repeated Color r_enum = 24 [packed = false]; repeated double r_double = 27 [packed = false];
+  repeated sint32 r_sint32 = 51 [packed = false]; repeated fixed64 r_fixed64 = 52 [packed = false];
+  repeated bool r_bool = 59 [packed = false]; repeated float r_float = 60 [packed = false]; repeated uint32 r_uint32 = 61 [packed = false];
+}
+`;
+
+const proto2 = `syntax = "proto2";
+package bc.v2;
+enum Closed { CLOSED_A = 1; CLOSED_B = 2; }
+message P2 {
+  optional int32 i = 1 [default = 7];
+  optional string s = 2 [default = "d"];
+  optional Closed e = 3;
+  repeated Closed re = 4;
+  repeated int32 unpacked = 5;
+  repeated int32 packed = 6 [packed = true];
+  optional P2 child = 7;
+  map<string, Closed> m = 8;
+  optional bytes b = 9 [default = "x"];
+  optional int64 l = 10 [jstype = JS_STRING];
+  repeated uint64 rl = 11 [jstype = JS_STRING];
+  oneof o { Closed o_e = 12; string o_s = 13; }
+  optional Req req = 14;
+  repeated WithGroup groups = 15;
+}
+message Req { required string id = 1; optional int32 n = 2; }
+message WithGroup { optional group G = 1 { optional int32 a = 2; } optional string after = 3; }
+`;
+
+const message = compileMessages({ "bc/v1/all.proto": proto3, "bc/v2/p2.proto": proto2 });
+const All = message("bc.v1.All");
+const Inner = message("bc.v1.Inner");
+const Unpacked = message("bc.v1.Unpacked");
+const P2 = message("bc.v2.P2");
+
+/** The fixture messages, proto3 and proto2, and A2A's. */
+export const fixtures = { All, Inner, Unpacked, P2, Task: TaskSchema, AgentCard: AgentCardSchema, StreamResponse: StreamResponseSchema } as const;
+
+function generator(seed: number) {
+  const r = rng(seed);
+  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const scalar = (field: DescField, type: ScalarType): unknown => {
+    const zero = r() < 0.3;
+    const long = (v: bigint) => ((field as { longAsString?: boolean }).longAsString === true ? String(v) : v);
+    switch (type) {
+      case ScalarType.STRING:
+        return zero ? "" : pick(["a", "é ü", "<&>", "line\nbreak", "x".repeat(40), "ü".repeat(70), "😀 emoji"]);
+      case ScalarType.BOOL:
+        return zero ? false : true;
+      case ScalarType.BYTES:
+        return zero ? pick([new Uint8Array(0), []]) : pick([new Uint8Array([1, 2, 255, Math.floor(r() * 256)]), [9, 8], new Uint8Array(200).fill(3)]);
+      case ScalarType.DOUBLE:
+      case ScalarType.FLOAT:
+        return zero ? pick([0, -0]) : pick([1.5, -2.25, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e21]);
+      case ScalarType.INT64:
+      case ScalarType.SINT64:
+      case ScalarType.SFIXED64:
+        return long(zero ? 0n : pick([1n, -5n, 9007199254740993n, -9223372036854775808n]));
+      case ScalarType.UINT64:
+      case ScalarType.FIXED64:
+        return long(zero ? 0n : pick([1n, 18446744073709551615n]));
+      case ScalarType.UINT32:
+      case ScalarType.FIXED32:
+        return zero ? 0 : pick([1, 300, 4294967295]);
+      default:
+        return zero ? 0 : pick([1, -7, 2147483647, -2147483648, 200]);
+    }
+  };
+  const enumValue = (field: DescField): number => pick([0, ...(field.enum?.values.map((v) => v.number) ?? []), 99, -3]);
+  const json = (depth: number): JsonValue =>
+    depth > 1 ? pick([1, "x", true, null]) : pick([1.5, "s", false, null, [1, "a", null], { k: depth < 1 ? json(depth + 1) : 1 }]);
+  const value = (desc: DescMessage, depth: number): unknown => {
+    switch (desc.typeName) {
+      case "google.protobuf.Timestamp":
+      case "google.protobuf.Duration":
+        return { seconds: BigInt(Math.floor(r() * 1e9)), nanos: pick([0, 5_000_000, 123_456_789]) };
+      case "google.protobuf.Value":
+        return pick([
+          { kind: { case: "stringValue", value: "v" } },
+          { kind: { case: "numberValue", value: 2 } },
+          { kind: { case: "nullValue", value: 0 } },
+          { kind: { case: "boolValue", value: false } },
+          { kind: { case: "structValue", value: { fields: { a: { kind: { case: "numberValue", value: 1 } } } } } },
+          {},
+        ]);
+      case "google.protobuf.ListValue":
+        return { values: [{ kind: { case: "stringValue", value: "l" } }] };
+      case "google.protobuf.Any":
+        return pick([{}, { typeUrl: "type.googleapis.com/bc.v1.Inner", value: toBinary(Inner, create(Inner, { name: "in any" })) }]);
+      case "google.protobuf.StringValue":
+        return pick([{}, { value: "w" }]);
+    }
+    const out: Record<string, unknown> = {};
+    for (const oneof of desc.oneofs) {
+      if (r() < 0.3) continue;
+      const member = pick(oneof.fields);
+      out[oneof.localName] = { case: member.localName, value: single(member, depth) };
+    }
+    for (const field of desc.fields) {
+      if (field.oneof !== undefined || r() < 0.35) continue;
+      // Explicitly missing, and null: both are "not set" in an init shape.
+      if (r() < 0.05) {
+        out[field.localName] = pick([undefined, null]);
+        continue;
+      }
+      out[field.localName] = fieldValue(field, depth);
+    }
+    return out;
+  };
+  const wrapper = (desc: DescMessage): unknown => {
+    switch (desc.typeName) {
+      case "google.protobuf.StringValue":
+        return pick(["", "w"]);
+      case "google.protobuf.Int64Value":
+        return pick([0n, 12n, -1n]);
+      case "google.protobuf.BytesValue":
+        return pick([new Uint8Array(0), new Uint8Array([4]), [5, 6], []]);
+      case "google.protobuf.BoolValue":
+        return pick([false, true]);
+      default:
+        return pick([0, -0, 2.5, Number.NaN]);
+    }
+  };
+  const single = (field: DescField, depth: number): unknown => {
+    if (field.message !== undefined) {
+      if (field.message.typeName === "google.protobuf.Struct") {
+        // Different keys each time, so merging two (a repeated field record) shows.
+        const all: Record<string, JsonValue> = { a: json(0), b: [true, null], c: { d: "e" }, d: 2 };
+        return Object.fromEntries(Object.entries(all).filter(() => r() < 0.6));
+      }
+      if (field.fieldKind === "message" && field.oneof === undefined && field.message.typeName.startsWith("google.protobuf.") && field.message.typeName.endsWith("Value") && field.message.typeName !== "google.protobuf.Value" && field.message.typeName !== "google.protobuf.ListValue") {
+        return wrapper(field.message);
+      }
+      // Sometimes a created message rather than an init shape.
+      const v = value(field.message, depth + 1);
+      return r() < 0.2 ? create(field.message, v as never) : v;
+    }
+    if (field.enum !== undefined) return enumValue(field);
+    return scalar(field, field.scalar as ScalarType);
+  };
+  const fieldValue = (field: DescField, depth: number): unknown => {
+    if (field.message !== undefined && depth > 2 && field.fieldKind === "message") return undefined;
+    switch (field.fieldKind) {
+      case "list": {
+        const n = depth > 2 ? 0 : Math.floor(r() * 4);
+        return Array.from({ length: n }, () => single(field, depth));
+      }
+      case "map": {
+        const n = depth > 2 ? 0 : Math.floor(r() * 4);
+        const keys =
+          field.mapKey === ScalarType.BOOL ? ["true", "false"] : field.mapKey === ScalarType.STRING
+              ? ["k", "é", "", "__proto__"]
+              : field.mapKey === ScalarType.UINT64 || field.mapKey === ScalarType.FIXED64 || field.mapKey === ScalarType.UINT32 || field.mapKey === ScalarType.FIXED32
+                ? ["1", "4294967295", "0"]
+                : ["1", "-2", "0"];
+        const out: Record<string, unknown> = {};
+        const from = Math.floor(r() * keys.length);
+        for (const k of [...keys.slice(from), ...keys.slice(0, from)].slice(0, n)) Object.defineProperty(out, k, { value: single(field, depth), enumerable: true, writable: true, configurable: true });
+        return out;
+      }
+      default:
+        return single(field, depth);
+    }
+  };
+  return (desc: DescMessage) => value(desc, 0);
+}
+
+/** What protobuf-es does, as a result or the error it throws. */
+function attempt<T>(fn: () => T): { ok: true; value: T } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: fn() };
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e) };
+  }
+}
+
+function expectSameEncoding(desc: DescMessage, init: unknown): void {
+  const expected = attempt(() => toBinary(desc, create(desc, init as never)));
+  expect(attempt(() => encodeBinary(desc, init as never))).toEqual(expected);
+  if (!expected.ok) return;
+  expect(encodeBinary(desc, create(desc, init as never))).toEqual(expected.value);
+  // What the generated gRPC definitions send: the same bytes, in a Node Buffer.
+  const buffer = encodeBuffer(desc, init as never);
+  expect(Buffer.isBuffer(buffer)).toBe(true);
+  expect(new Uint8Array(buffer)).toEqual(expected.value);
+  // Decoded by protobuf-es, the same message as created from the value.
+  expect(toBinary(desc, fromBinary(desc, encodeBinary(desc, init as never)))).toEqual(toBinary(desc, fromBinary(desc, expected.value)));
+}
+
+function expectSameDecoding(desc: DescMessage, bytes: Uint8Array): void {
+  const expected = attempt(() => fromBinary(desc, bytes));
+  const actual = attempt(() => decodeBinary(desc, bytes));
+  expect(actual).toStrictEqual(expected);
+  if (expected.ok) {
+    // A decoded message (with its $unknown) encodes as protobuf-es encodes it.
+    const value = expected.value;
+    expect(attempt(() => encodeBinary(desc, value))).toEqual(attempt(() => toBinary(desc, value)));
+  }
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function roundTrips(desc: DescMessage, seed: number, count: number, others: readonly DescMessage[] = []): void {
+  const next = generator(seed);
+  let previous: Uint8Array | undefined;
+  for (let i = 0; i < count; i++) {
+    const init = next(desc);
+    expectSameEncoding(desc, init);
+    // Values protobuf-es refuses to encode (a required field unset) end here, the error compared.
+    const encoded = attempt(() => toBinary(desc, create(desc, init as never)));
+    if (!encoded.ok) continue;
+    const bytes = encoded.value;
+    expectSameDecoding(desc, bytes);
+    // Two messages back to back merge: singular messages merge, lists append.
+    if (previous !== undefined) expectSameDecoding(desc, concat(previous, bytes));
+    // Cut short: the same error (or the same partial message).
+    if (bytes.length > 2) expectSameDecoding(desc, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    // Read as other types: unknown fields, unexpected wire types.
+    for (const other of others) expectSameDecoding(other, bytes);
+    previous = bytes;
+  }
+}
+
+/** The codec's tests, for whichever way its codecs are built (compiled or closures: see runtime/codec-fields.ts). */
+export function codecTests(): void {
+  test.each([1, 2, 3, 4, 5, 6, 7, 8])("proto3 fixture with every field kind, random values, seed %i", (seed) => {
+    roundTrips(All, seed, 60, [Inner, Unpacked, P2]);
+  });
+
+  test.each([11, 12, 13])("unpacked lists decode into packed fields and back, seed %i", (seed) => {
+    roundTrips(Unpacked, seed, 60, [All]);
+  });
+
+  test.each([21, 22, 23, 24])("proto2 fixture (closed enums, defaults, required, groups), seed %i", (seed) => {
+    roundTrips(P2, seed, 60, [All, Inner]);
+  });
+
+  test("an empty value, null and undefined encode to nothing", () => {
+    for (const v of [{}, undefined, null]) expect(encodeBinary(All, v as never)).toEqual(new Uint8Array(0));
+    expectSameDecoding(All, new Uint8Array(0));
+  });
+
+  test("decoded proto2 messages keep their defaults on the prototype and presence as own properties", () => {
+    const bytes = toBinary(P2, create(P2, { s: "set", e: 2 } as never));
+    const m = decodeBinary(P2, bytes) as unknown as Record<string, unknown>;
+    expect(Object.prototype.hasOwnProperty.call(m, "i")).toBe(false);
+    expect(m.i).toBe(7);
+    expect(Object.prototype.hasOwnProperty.call(m, "s")).toBe(true);
+    // Re-encoding writes only what is set.
+    expect(encodeBinary(P2, m as never)).toEqual(bytes);
+  });
+
+  test("malformed input fails as fromBinary fails", () => {
+    for (const bytes of [
+      [0x00],
+      [0x0f],
+      [0xff, 0xff, 0xff, 0xff, 0xff, 0x0f],
+      [0x8a, 0x01, 0x05, 0x0a],
+      [0x0a, 0x80],
+      [0x9a, 0x02, 0x02, 0x0a],
+    ]) {
+      expectSameDecoding(All, new Uint8Array(bytes));
+    }
+  });
+
+  test("the recursion limit applies as in fromBinary", () => {
+    let init: Record<string, unknown> = {};
+    for (let i = 0; i < 120; i++) init = { recurse: init };
+    const bytes = toBinary(All, create(All, init as never));
+    expect(encodeBinary(All, init as never)).toEqual(bytes);
+    expectSameDecoding(All, bytes);
+    expect(attempt(() => decodeBinary(All, bytes, { recursionLimit: 200 }))).toStrictEqual(attempt(() => fromBinary(All, bytes, { recursionLimit: 200 })));
+  });
+
+  test("values encoding rejects are reported as toBinary reports them", () => {
+    for (const bad of [{ fInt32: 1.5 }, { rInt64: ["x"] }, { mInt64: { nope: "v" } }, { choice: { case: "cInt32", value: "no" } }, { fMsg: { big: "z" } }]) {
+      expectSameEncoding(All, bad);
+    }
+  });
+
+  test.each([
+    ["Task", TaskSchema],
+    ["AgentCard", AgentCardSchema],
+    ["StreamResponse", StreamResponseSchema],
+    ["SendMessageRequest", SendMessageRequestSchema],
+    ["SendMessageResponse", SendMessageResponseSchema],
+  ] as const)("A2A %s, random values", (_name, desc) => {
+    roundTrips(desc, 7, 80, [TaskSchema]);
+  });
+
+  describe("encodeBuffer", () => {
+    test("reads protobuf-es's BinaryWriter buffer directly (a protobuf-es upgrade that changes it shows here)", () => {
+      expect(readsWriterBuffer()).toBe(true);
+    });
+
+    test("every call answers its own copy: the writer's buffer is reused, earlier results are not overwritten", () => {
+      const a = encodeBuffer(TaskSchema, { id: "first", contextId: "c-1" });
+      const aBytes = Uint8Array.from(a);
+      const b = encodeBuffer(TaskSchema, { id: "second-and-longer", contextId: "c-2" });
+      expect(new Uint8Array(a)).toEqual(aBytes);
+      expect(new Uint8Array(a)).toEqual(toBinary(TaskSchema, create(TaskSchema, { id: "first", contextId: "c-1" })));
+      expect(new Uint8Array(b)).toEqual(toBinary(TaskSchema, create(TaskSchema, { id: "second-and-longer", contextId: "c-2" })));
+      expect(a.buffer === b.buffer && a.byteOffset === b.byteOffset).toBe(false);
+    });
+
+    test("a value that fails to encode leaves the next encoding intact", () => {
+      expect(() => encodeBuffer(TaskSchema, { id: "x", status: { state: 1.5 as never } })).toThrow(/cannot encode field lf\.a2a\.v1\.TaskStatus\.state/);
+      const ok = encodeBuffer(TaskSchema, { id: "after" });
+      expect(new Uint8Array(ok)).toEqual(toBinary(TaskSchema, create(TaskSchema, { id: "after" })));
+    });
+
+    test("a message larger than the kept writer's limit, then a small one", () => {
+      const big = { id: "big", artifacts: [{ artifactId: "a", parts: [{ content: { case: "text" as const, value: "x".repeat(70_000) } }] }] };
+      expect(new Uint8Array(encodeBuffer(TaskSchema, big))).toEqual(toBinary(TaskSchema, create(TaskSchema, big)));
+      expect(new Uint8Array(encodeBuffer(TaskSchema, { id: "small" }))).toEqual(toBinary(TaskSchema, create(TaskSchema, { id: "small" })));
+    });
+  });
+}
