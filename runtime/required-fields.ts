@@ -37,10 +37,19 @@ export function findMissingRequired(
   table: RequiredFieldTable,
 ): FieldViolation[] {
   assertType(schema, message);
-  const walk = new MissingWalk(plansOf(table));
-  walk.visit(schema, message);
-  return walk.violations;
+  // One walk is kept between calls: a complete request then allocates
+  // nothing but the empty answer. A call made while it is in use (none is
+  // today: the walk calls no user code) takes a new one.
+  const walk = idleWalk ?? new MissingWalk();
+  idleWalk = undefined;
+  try {
+    return walk.run(plansOf(table), schema, message);
+  } finally {
+    idleWalk = walk;
+  }
 }
+
+let idleWalk: MissingWalk | undefined;
 
 /** What the walks need of one message type: its REQUIRED and nested fields, in declaration order. */
 interface Step {
@@ -113,14 +122,26 @@ type Segment = string | number | { readonly key: string };
 // for a missing field, so a complete request (nearly every one) builds no
 // strings, and a message met again on the way down (a cycle) is not entered.
 class MissingWalk {
-  readonly violations: FieldViolation[] = [];
+  #violations: FieldViolation[] | undefined;
   readonly #path: Segment[] = [];
   readonly #ancestors: Message[] = [];
+  #plans: Plans = () => undefined;
 
-  constructor(private readonly plans: Plans) {}
+  run(plans: Plans, desc: DescMessage, message: Message): FieldViolation[] {
+    this.#plans = plans;
+    this.#violations = undefined;
+    // Empty after every complete walk (each push has its pop); emptied here
+    // only after one that threw, as `length = 0` drops the arrays' storage.
+    if (this.#path.length !== 0) this.#path.length = 0;
+    if (this.#ancestors.length !== 0) this.#ancestors.length = 0;
+    this.visit(desc, message);
+    const found = this.#violations ?? [];
+    this.#violations = undefined;
+    return found;
+  }
 
   visit(desc: DescMessage, message: Message): void {
-    const steps = this.plans(desc);
+    const steps = this.#plans(desc);
     if (steps === undefined || this.#ancestors.includes(message)) return;
     this.#ancestors.push(message);
     for (const { field, required, nested } of steps) {
@@ -163,7 +184,7 @@ class MissingWalk {
     for (const s of this.#path) {
       field += typeof s === "number" ? `[${s}]` : typeof s === "string" ? (field === "" ? s : `.${s}`) : `[${JSON.stringify(s.key)}]`;
     }
-    this.violations.push({ field: field === "" ? name : `${field}.${name}`, description: requiredFieldDescription });
+    (this.#violations ??= []).push({ field: field === "" ? name : `${field}.${name}`, description: requiredFieldDescription });
   }
 }
 

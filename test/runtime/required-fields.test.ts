@@ -65,6 +65,19 @@ describe("findMissingRequired", () => {
     expect(findMissingRequired(SendMessageRequestSchema, req, table)).toStrictEqual([]);
   });
 
+  test("a walk that threw half-way (a malformed value) leaves later walks their own paths and answers", () => {
+    // A Part without its oneof object: isFieldSet throws deep in the walk, with a path and ancestors pushed.
+    const broken = create(SendMessageRequestSchema, { message: validMessage });
+    (broken.message?.parts[0] as unknown as Record<string, unknown>).content = undefined;
+    expect(() => findMissingRequired(SendMessageRequestSchema, broken, partTable)).toThrow(TypeError);
+    const req = create(SendMessageRequestSchema, { message: { ...validMessage, messageId: "", parts: [{ content: { case: "raw", value: new Uint8Array([1]) } }] } });
+    const first = findMissingRequired(SendMessageRequestSchema, req, partTable);
+    expect(first).toStrictEqual(missing("message.messageId", "message.parts[0].text"));
+    // Each call answers its own array: the walk kept between calls does not hand out its state.
+    expect(findMissingRequired(SendMessageRequestSchema, create(SendMessageRequestSchema, { message: validMessage }), partTable)).toStrictEqual([]);
+    expect(first).toStrictEqual(missing("message.messageId", "message.parts[0].text"));
+  });
+
   test("part list: element paths, and a oneof member is set only when its case is selected", () => {
     const msg = create(MessageSchema, {
       messageId: "m-1",
