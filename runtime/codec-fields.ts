@@ -210,17 +210,20 @@ export function allowCodeGeneration(allowed: boolean): void {
   codeGeneration = allowed;
 }
 
+/** False once `new Function` threw EvalError: the platform disallows code generation, so no later codec tries. */
+let platformAllows = true;
+
 /**
  * The plans as one writer and one reader function for the message, and a
  * literal for its zero value (`template`: what create() makes, checked
  * against the literal); undefined where code generation is not allowed.
  */
 export function compiledCode(typeName: string, plans: readonly FieldPlan[], template: Fields | undefined): FieldCode | undefined {
-  if (!codeGeneration) return undefined;
+  if (!codeGeneration || !platformAllows) return undefined;
+  // What the source refers to, passed in one array and named a0, a1, ...
+  // (as parameters, thousands of fields would overflow the call's stack).
   const args: unknown[] = [hasOwn, writeUnknown];
-  const params: string[] = ["hasOwn", "writeUnknown"];
   const ref = (value: unknown): string => {
-    params.push(`a${args.length}`);
     args.push(value);
     return `a${args.length - 1}`;
   };
@@ -279,6 +282,9 @@ export function compiledCode(typeName: string, plans: readonly FieldPlan[], temp
   }
   const zero = template === undefined ? undefined : zeroLiteral(template, ref);
   const source = [
+    '"use strict";',
+    args.map((_, i) => `const a${i} = args[${i}];`).join("\n"),
+    "const hasOwn = a0, writeUnknown = a1;",
     "return {",
     "write(w, value) {",
     `const isMessage = value.$typeName === ${q(typeName)};`,
@@ -299,11 +305,12 @@ export function compiledCode(typeName: string, plans: readonly FieldPlan[], temp
   ].join("\n");
   let code: FieldCode;
   try {
-    code = new Function(...params, source)(...args) as FieldCode;
+    code = new Function("args", source)(args) as FieldCode;
   } catch (e) {
-    // Code generation from strings is disallowed here: closures do the same.
-    if (e instanceof EvalError) return undefined;
-    throw new Error(`cannot compile the binary codec of ${typeName}: ${e instanceof Error ? e.message : String(e)}`);
+    // Code generation from strings is disallowed here (EvalError), or the
+    // message is too big to compile (RangeError): closures do the same.
+    if (e instanceof EvalError) platformAllows = false;
+    return undefined;
   }
   if (code.zero !== undefined && template !== undefined && !sameZero(code.zero(), template)) return { ...code, zero: undefined };
   return code;

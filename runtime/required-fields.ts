@@ -115,6 +115,8 @@ function fieldValue(message: Message, field: DescField): unknown {
   return record[field.localName];
 }
 
+const noPlans: Plans = () => undefined;
+
 /** A step of a path: a field's JSON name, a list index, or a map key (boxed, to tell it from a name). */
 type Segment = string | number | { readonly key: string };
 
@@ -125,19 +127,22 @@ class MissingWalk {
   #violations: FieldViolation[] | undefined;
   readonly #path: Segment[] = [];
   readonly #ancestors: Message[] = [];
-  #plans: Plans = () => undefined;
+  #plans: Plans = noPlans;
 
   run(plans: Plans, desc: DescMessage, message: Message): FieldViolation[] {
     this.#plans = plans;
-    this.#violations = undefined;
-    // Empty after every complete walk (each push has its pop); emptied here
-    // only after one that threw, as `length = 0` drops the arrays' storage.
-    if (this.#path.length !== 0) this.#path.length = 0;
-    if (this.#ancestors.length !== 0) this.#ancestors.length = 0;
-    this.visit(desc, message);
-    const found = this.#violations ?? [];
-    this.#violations = undefined;
-    return found;
+    try {
+      this.visit(desc, message);
+      return this.#violations ?? [];
+    } finally {
+      // Empty after a complete walk (each push has its pop), so emptied only
+      // after one that threw: `length = 0` drops the arrays' storage, and
+      // they must not keep that request's messages alive.
+      if (this.#path.length !== 0) this.#path.length = 0;
+      if (this.#ancestors.length !== 0) this.#ancestors.length = 0;
+      this.#violations = undefined;
+      this.#plans = noPlans;
+    }
   }
 
   visit(desc: DescMessage, message: Message): void {

@@ -3,10 +3,13 @@
  * - encodeBinary(desc, v) gives the bytes of toBinary(desc, create(desc, v)),
  *   for an init shape and for the created message alike;
  * - decodeBinary(desc, b) gives what fromBinary(desc, b) gives (toStrictEqual:
- *   same fields, defaults, $unknown and prototypes; `equals` would not do, as
- *   NaN is never equal to itself), or throws the same error.
+ *   same fields, defaults and $unknown; `equals` would not do, as NaN is never
+ *   equal to itself; and the same prototype for every object, compared
+ *   apart, as toStrictEqual only compares constructors), or throws the same
+ *   error.
  * Checked on random values (fixed seed) of fixtures with every field kind
- * (proto3, and proto2 for closed enums, defaults, required fields and groups),
+ * (proto3, proto2 for closed enums, defaults, required fields and groups,
+ * editions for explicit presence by default and delimited message fields),
  * on bytes protobuf-es would never write (packed vs unpacked, concatenated
  * messages that merge, unknown fields, truncation), and on A2A's types.
  * Run twice: with compiled per-message code (binary-codec.test.ts) and with
@@ -16,12 +19,14 @@
 import {
   ScalarType,
   create,
+  createFileRegistry,
   fromBinary,
   toBinary,
   type DescField,
   type DescMessage,
   type JsonValue,
 } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import {
   AgentCardSchema,
   SendMessageRequestSchema,
@@ -103,14 +108,38 @@ message Req { required string id = 1; optional int32 n = 2; }
 message WithGroup { optional group G = 1 { optional int32 a = 2; } optional string after = 3; }
 `;
 
-const message = compileMessages({ "bc/v1/all.proto": proto3, "bc/v2/p2.proto": proto2 });
+// Editions: explicit presence by default (defaults on the prototype, as in
+// proto2), a delimited message field outside a group, an implicit field,
+// and a proto3 int64 held as a string (its zero, "0", in the zero literal).
+const editions = `edition = "2023";
+package bc.v3;
+message Ed {
+  int32 n = 1 [default = 4];
+  string s = 2;
+  Ed child = 3 [features.message_encoding = DELIMITED];
+  repeated Ed kids = 4 [features.message_encoding = DELIMITED];
+  int32 plain = 5 [features.field_presence = IMPLICIT];
+  repeated int32 packed = 6;
+  oneof pick { string p_s = 7; Ed p_m = 8; }
+}
+`;
+
+const proto3Strings = `syntax = "proto3";
+package bc.v4;
+message Longs { int64 big = 1 [jstype = JS_STRING]; repeated uint64 many = 2 [jstype = JS_STRING]; bytes raw = 3; string name = 4; }
+`;
+
+const message = compileMessages({ "bc/v1/all.proto": proto3, "bc/v2/p2.proto": proto2, "bc/v3/ed.proto": editions, "bc/v4/longs.proto": proto3Strings });
 const All = message("bc.v1.All");
 const Inner = message("bc.v1.Inner");
 const Unpacked = message("bc.v1.Unpacked");
 const P2 = message("bc.v2.P2");
+const WithGroup = message("bc.v2.WithGroup");
+const Ed = message("bc.v3.Ed");
+const Longs = message("bc.v4.Longs");
 
 /** The fixture messages, proto3 and proto2, and A2A's. */
-export const fixtures = { All, Inner, Unpacked, P2, Task: TaskSchema, AgentCard: AgentCardSchema, StreamResponse: StreamResponseSchema } as const;
+export const fixtures = { All, Inner, Unpacked, P2, Ed, Longs, Task: TaskSchema, AgentCard: AgentCardSchema, StreamResponse: StreamResponseSchema } as const;
 
 function generator(seed: number) {
   const r = rng(seed);
@@ -267,11 +296,23 @@ function expectSameDecoding(desc: DescMessage, bytes: Uint8Array): void {
   const expected = attempt(() => fromBinary(desc, bytes));
   const actual = attempt(() => decodeBinary(desc, bytes));
   expect(actual).toStrictEqual(expected);
+  if (expected.ok && actual.ok) expect(prototypeMismatches(actual.value, expected.value)).toEqual([]);
   if (expected.ok) {
     // A decoded message (with its $unknown) encodes as protobuf-es encodes it.
     const value = expected.value;
     expect(attempt(() => encodeBinary(desc, value))).toEqual(attempt(() => toBinary(desc, value)));
   }
+}
+
+/**
+ * Where two decoded trees have objects of different prototypes (toStrictEqual
+ * compares constructors only, and a proto2 message's prototype, which holds
+ * its defaults, has Object's).
+ */
+function prototypeMismatches(a: unknown, b: unknown, path = "$"): string[] {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null || a instanceof Uint8Array) return [];
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return [path];
+  return Object.keys(a).flatMap((k) => prototypeMismatches((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`));
 }
 
 function concat(...parts: Uint8Array[]): Uint8Array {
@@ -317,6 +358,31 @@ export function codecTests(): void {
 
   test.each([21, 22, 23, 24])("proto2 fixture (closed enums, defaults, required, groups), seed %i", (seed) => {
     roundTrips(P2, seed, 60, [All, Inner]);
+  });
+
+  test.each([31, 32, 33, 34])("editions fixture (explicit presence by default, delimited fields), seed %i", (seed) => {
+    roundTrips(Ed, seed, 60, [All, P2]);
+  });
+
+  test.each([41, 42])("proto3 64-bit fields held as strings, and bytes, seed %i", (seed) => {
+    roundTrips(Longs, seed, 60, [All]);
+  });
+
+  test("a group met twice in one message merges, as fromBinary merges it", () => {
+    const first = toBinary(WithGroup, create(WithGroup, { g: { a: 1 } } as never));
+    const second = toBinary(WithGroup, create(WithGroup, { g: {}, after: "x" } as never));
+    expect(first.length).toBeGreaterThan(0);
+    expectSameDecoding(WithGroup, concat(first, second));
+    expectSameDecoding(WithGroup, concat(second, first));
+  });
+
+  test("a message of 25,000 fields (past what one compiled function's parameters could name) codes as protobuf-es codes it", () => {
+    const field = Array.from({ length: 25_000 }, (_, i) => ({ name: `f${i + 1}`, jsonName: `f${i + 1}`, number: i + 1, type: 5, label: 1 }));
+    const file = create(FileDescriptorProtoSchema, { name: "bc/big.proto", package: "bc.big", syntax: "proto3", messageType: [{ name: "Big", field }] });
+    const Big = createFileRegistry(file, () => undefined).getMessage("bc.big.Big") as DescMessage;
+    const init = { f1: 1, f12345: -7, f25000: 42 };
+    expectSameEncoding(Big, init);
+    expectSameDecoding(Big, toBinary(Big, create(Big, init as never)));
   });
 
   test("an empty value, null and undefined encode to nothing", () => {
