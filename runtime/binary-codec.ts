@@ -29,6 +29,7 @@
  * once per message type where the platform allows it. Per-message code is
  * what static serializers (ts-proto's) get for free: closures shared by all
  * fields made every property access megamorphic, and encoding 3-4x slower.
+ * New messages come from message-zero.ts (an object literal per type).
  *
  * Every field kind is handled here: scalars, open and closed enums, packed
  * and unpacked lists, maps, oneofs, explicit presence (proto3 optional,
@@ -43,7 +44,6 @@
  */
 import {
   ScalarType,
-  create,
   protoInt64,
   type BinaryReadOptions,
   type DescField,
@@ -67,6 +67,7 @@ import {
   type WriteMessage,
   type WritePlan,
 } from "./codec-fields.js";
+import { zeroFactory } from "./message-zero.js";
 
 type ListField = Extract<DescField, { fieldKind: "list" }>;
 type MapField = Extract<DescField, { fieldKind: "map" }>;
@@ -169,7 +170,7 @@ export function codecKind(desc: DescMessage): { compiled: boolean; literalZero: 
   return { compiled: codec.compiled, literalZero: codec.literalZero };
 }
 
-export { allowCodeGeneration } from "./codec-fields.js";
+export { allowCodeGeneration } from "./code-generation.js";
 
 /** The message `fromBinary(desc, bytes, options)` gives. */
 export function decodeBinary<Desc extends DescMessage>(desc: Desc, bytes: Uint8Array, options?: Partial<BinaryReadOptions>): MessageShape<Desc> {
@@ -200,8 +201,8 @@ function compile(desc: DescMessage): Codec {
   // Planning looks no other codec up (value writers and readers do on first
   // use), so a recursive type needs no codec registered before its plans.
   const plans = [...desc.fields].sort((a, b) => a.number - b.number).map(fieldPlan);
-  const created = () => create(desc) as unknown as Fields;
-  const code = compiledCode(typeName, plans, created()) ?? closureCode(typeName, plans);
+  const code = compiledCode(typeName, plans) ?? closureCode(typeName, plans);
+  const zero = zeroFactory(desc);
   const readField = code.readField;
   const enter = (ctx: ReadContext) => {
     if (++ctx.depth > ctx.recursionLimit) {
@@ -250,9 +251,9 @@ function compile(desc: DescMessage): Codec {
       if (unknownFields !== undefined) message.$unknown = unknownFields;
       ctx.depth--;
     },
-    zero: code.zero ?? created,
+    zero: zero.make,
     compiled: code.compiled,
-    literalZero: code.zero !== undefined,
+    literalZero: zero.literal,
   };
   codecs.set(desc, codec);
   return codec;

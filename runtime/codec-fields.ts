@@ -13,10 +13,12 @@
  *   some sandboxes), and what the property test holds the compiled code to.
  *
  * Only descriptor data reaches the source, and only quoted (JSON.stringify
- * of names, integers of field numbers); values, readers and writers are
- * passed in as arguments, never spelled out.
+ * of names, integers of field numbers); readers and writers are passed in,
+ * in one array (as parameters, thousands of fields would overflow the
+ * call's stack), never spelled out.
  */
 import type { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { runGenerated } from "./code-generation.js";
 
 /** A message or an init shape, as the codec reads it. */
 export type Fields = Record<string, unknown>;
@@ -79,8 +81,6 @@ export type ReadField = (message: Fields, r: BinaryReader, ctx: ReadContext, fie
 export interface FieldCode {
   readonly write: WriteMessage;
   readonly readField: ReadField;
-  /** A new message with create()'s defaults, when they could be spelled as a literal. */
-  readonly zero: (() => Fields) | undefined;
   readonly compiled: boolean;
 }
 
@@ -123,7 +123,6 @@ export function closureCode(typeName: string, plans: readonly FieldPlan[]): Fiel
       read(message, r, ctx, wireType);
       return true;
     },
-    zero: undefined,
     compiled: false,
   };
 }
@@ -199,29 +198,12 @@ function closureReader(plan: ReadPlan): FieldReader {
   }
 }
 
-let codeGeneration = true;
-
 /**
- * Whether compiledCode may generate code (default: yes, where the platform
- * allows it). Turned off, every codec compiled afterwards uses closures:
- * for tests of that path.
+ * The plans as one writer and one reader function for the message;
+ * undefined where code generation is not allowed (see code-generation.ts).
  */
-export function allowCodeGeneration(allowed: boolean): void {
-  codeGeneration = allowed;
-}
-
-/** False once `new Function` threw EvalError: the platform disallows code generation, so no later codec tries. */
-let platformAllows = true;
-
-/**
- * The plans as one writer and one reader function for the message, and a
- * literal for its zero value (`template`: what create() makes, checked
- * against the literal); undefined where code generation is not allowed.
- */
-export function compiledCode(typeName: string, plans: readonly FieldPlan[], template: Fields | undefined): FieldCode | undefined {
-  if (!codeGeneration || !platformAllows) return undefined;
-  // What the source refers to, passed in one array and named a0, a1, ...
-  // (as parameters, thousands of fields would overflow the call's stack).
+export function compiledCode(typeName: string, plans: readonly FieldPlan[]): FieldCode | undefined {
+  // What the source refers to, named a0, a1, ... from the array passed in.
   const args: unknown[] = [hasOwn, writeUnknown];
   const ref = (value: unknown): string => {
     args.push(value);
@@ -280,9 +262,7 @@ export function compiledCode(typeName: string, plans: readonly FieldPlan[], temp
     }
     read.push("  return true;");
   }
-  const zero = template === undefined ? undefined : zeroLiteral(template, ref);
   const source = [
-    '"use strict";',
     args.map((_, i) => `const a${i} = args[${i}];`).join("\n"),
     "const hasOwn = a0, writeUnknown = a1;",
     "return {",
@@ -299,72 +279,8 @@ export function compiledCode(typeName: string, plans: readonly FieldPlan[], temp
     "}",
     "return false;",
     "},",
-    `zero: ${zero === undefined ? "undefined" : `() => (${zero})`},`,
     "compiled: true,",
     "};",
   ].join("\n");
-  let code: FieldCode;
-  try {
-    code = new Function("args", source)(args) as FieldCode;
-  } catch (e) {
-    // Code generation from strings is disallowed here (EvalError), or the
-    // message is too big to compile (RangeError): closures do the same.
-    if (e instanceof EvalError) platformAllows = false;
-    return undefined;
-  }
-  if (code.zero !== undefined && template !== undefined && !sameZero(code.zero(), template)) return { ...code, zero: undefined };
-  return code;
-}
-
-/**
- * create()'s zero message as a literal: its own properties in its order,
- * each a primitive, an empty list, map or bytes, or an unset oneof.
- * Undefined if anything else is there (a prototype with proto2 defaults,
- * say): create() then makes each message.
- */
-function zeroLiteral(template: Fields, ref: (value: unknown) => string): string | undefined {
-  if (Object.getPrototypeOf(template) !== Object.prototype) return undefined;
-  const parts: string[] = [];
-  for (const key of Object.keys(template)) {
-    const v = template[key];
-    let expr: string;
-    if (typeof v === "string" || typeof v === "boolean") expr = JSON.stringify(v);
-    else if (typeof v === "number" && Number.isFinite(v) && !Object.is(v, -0)) expr = String(v);
-    else if (typeof v === "bigint") expr = ref(v);
-    else if (Array.isArray(v) && v.length === 0) expr = "[]";
-    else if (v instanceof Uint8Array && v.byteLength === 0) expr = "new Uint8Array(0)";
-    else if (isPlainEmpty(v)) expr = "{}";
-    else if (isUnsetOneof(v)) expr = "{ case: undefined }";
-    else return undefined;
-    parts.push(`${JSON.stringify(key)}: ${expr}`);
-  }
-  return `{ ${parts.join(", ")} }`;
-}
-
-function isPlainEmpty(v: unknown): boolean {
-  return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0;
-}
-
-function isUnsetOneof(v: unknown): boolean {
-  if (typeof v !== "object" || v === null || Object.getPrototypeOf(v) !== Object.prototype) return false;
-  const keys = Object.keys(v);
-  return keys.length === 1 && keys[0] === "case" && (v as { case?: unknown }).case === undefined;
-}
-
-/** The literal's message has create()'s properties, in create()'s order, with create()'s values. */
-function sameZero(made: Fields, template: Fields): boolean {
-  const keys = Object.keys(template);
-  const madeKeys = Object.keys(made);
-  if (keys.length !== madeKeys.length || keys.some((k, i) => madeKeys[i] !== k)) return false;
-  for (const k of keys) {
-    const a = made[k];
-    const b = template[k];
-    if (a === b) continue;
-    if (Array.isArray(a) && Array.isArray(b) && a.length === 0 && b.length === 0 && a !== b) continue;
-    if (a instanceof Uint8Array && b instanceof Uint8Array && a.byteLength === 0 && b.byteLength === 0 && a !== b) continue;
-    if (isPlainEmpty(a) && isPlainEmpty(b) && a !== b) continue;
-    if (isUnsetOneof(a) && isUnsetOneof(b) && a !== b) continue;
-    return false;
-  }
-  return true;
+  return runGenerated<FieldCode>(source, args);
 }

@@ -19,6 +19,7 @@
  */
 import { create, type DescField, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import { ScalarType } from "@bufbuild/protobuf";
+import { zeroFactory } from "./message-zero.js";
 
 type Fields = Record<string, unknown>;
 /** Reads one JSON value into `message`; false when the value is not one the fast path takes. */
@@ -64,10 +65,11 @@ function compile(desc: DescMessage): Reader | null {
     return null;
   }
   const entries = new Map<string, Entry>();
+  const zero = zeroFactory(desc).make;
   const reader: Reader = {
     read(json, depth) {
       if (!isObject(json) || depth > maxDepth) return undefined;
-      const message = create(desc) as unknown as Fields;
+      const message = zero();
       const keys = Object.keys(json);
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i] as string;
