@@ -9,12 +9,15 @@
  * exactly what `toJsonWithRequired(desc, create(desc, value), table)` gives
  * (a property test holds it to that); types it does not handle itself (the
  * well-known types, and messages with unboxed wrapper fields) go through
- * protobuf-es.
+ * protobuf-es. Each type's writer is compiled once (code-generation.ts),
+ * naming its properties; where that is not allowed, a generic loop over the
+ * same plans writes the same JSON, key for key.
  */
 import { ScalarType, create, isMessage, toJson, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence, hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import type { RequiredFieldTable } from "./method-spec.js";
+import { runGenerated } from "./code-generation.js";
 import { defaultJson, toJsonWithRequired } from "./required-fields.js";
 
 type Writer = (value: unknown) => JsonValue;
@@ -55,19 +58,101 @@ function messageWriter(desc: DescMessage, table: RequiredFieldTable, cache: Map<
     cache.set(desc, general);
     return general;
   }
-  // Registered before its plans are built, so recursive types resolve to it.
-  let plans: readonly FieldPlan[] = [];
-  const write: Writer = (value) => writeMessage(value as Record<string, unknown>, plans);
-  cache.set(desc, write);
+  // Planning looks no other writer up (message values find theirs on first
+  // use), so a recursive type needs none registered before its plans.
   const required = new Set(table[desc.typeName]?.required ?? []);
-  plans = desc.fields.map((field) => ({
+  const plans: readonly FieldPlan[] = desc.fields.map((field) => ({
     field,
     key: field.jsonName,
     required: required.has(field.localName),
     write: valueWriter(field, table, cache),
   }));
+  const compiled = compiledWriter(plans);
+  if (compiled !== undefined) compiledWriters.add(compiled);
+  const write: Writer = compiled ?? ((value) => writeMessage(value as Record<string, unknown>, plans));
+  cache.set(desc, write);
   return write;
 }
+
+const compiledWriters = new WeakSet<Writer>();
+
+/** Whether `write` (from jsonWriter) is code compiled for its type, rather than the generic loop: for tests and diagnostics. */
+export function isCompiledWriter(write: Writer): boolean {
+  return compiledWriters.has(write);
+}
+
+/**
+ * writeMessage for one type, as code naming each property (see
+ * code-generation.ts; undefined where that is not allowed): the loop's
+ * `value[field.localName]` and `json[plan.key]` are megamorphic, one
+ * generic lookup per field. Same fields, same order, same values.
+ */
+function compiledWriter(plans: readonly FieldPlan[]): Writer | undefined {
+  const args: unknown[] = [hasOwn, writeMap];
+  const ref = (value: unknown): string => {
+    args.push(value);
+    return `a${args.length - 1}`;
+  };
+  const q = (s: string) => JSON.stringify(s);
+  const body: string[] = [];
+  for (const { field, key, required, write } of plans) {
+    const name = q(field.localName);
+    const w = ref(write);
+    let set: string;
+    if (field.oneof !== undefined) {
+      body.push(`o = value[${q(field.oneof.localName)}];`);
+      body.push(`v = o != null && o.case === ${name} ? o.value : undefined;`);
+      set = `o != null && o.case === ${name}`;
+    } else {
+      body.push(`v = value[${name}];`);
+      set = `v !== undefined && v !== null && ${setCheck(field, name, ref)}`;
+    }
+    const value = field.fieldKind === "list" ? `v.map(${w})` : field.fieldKind === "map" ? `writeMap(v, ${w})` : `${w}(v)`;
+    body.push(`if (${set}) json[${q(key)}] = ${value};`);
+    if (required) {
+      const d = defaultJson(field, {});
+      if (d !== undefined) body.push(`else json[${q(key)}] = ${Array.isArray(d) ? "[]" : typeof d === "object" && d !== null ? "{}" : ref(d)};`);
+    }
+  }
+  const source = [
+    args.map((_, i) => `const a${i} = args[${i}];`).join("\n"),
+    "const hasOwn = a0, writeMap = a1;",
+    "return (value) => {",
+    "const json = {};",
+    "let v, o;",
+    ...body,
+    "return json;",
+    "};",
+  ].join("\n");
+  return runGenerated<Writer>(source, args);
+}
+
+/** isSet() of a field that is not in a oneof, for a value known not to be null, as source. */
+function setCheck(field: DescField, name: string, ref: (value: unknown) => string): string {
+  switch (field.fieldKind) {
+    case "list":
+      return "v.length > 0";
+    case "map":
+      return "Object.keys(v).length > 0";
+    case "message":
+      return "true";
+    default:
+      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) return `hasOwn(value, ${name})`;
+      if (field.fieldKind === "enum") return `v !== ${ref(field.enum.values[0]?.number ?? 0)}`;
+      switch (field.scalar) {
+        case ScalarType.STRING:
+          return `v !== ""`;
+        case ScalarType.BOOL:
+          return "v !== false";
+        case ScalarType.BYTES:
+          return "v.length !== 0";
+        default:
+          return "!(v == 0)";
+      }
+  }
+}
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 function writeMessage(value: Record<string, unknown>, plans: readonly FieldPlan[]): JsonObject {
   const json: JsonObject = {};

@@ -15,7 +15,8 @@ import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
 import { AgentCardSchema, ListTasksResponseSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from "../../generated/a2a_pb.js";
 import { collectRequiredFields } from "../../plugin/model/required-fields.js";
-import { jsonWriter } from "../../runtime/json-writer.js";
+import { allowCodeGeneration } from "../../runtime/code-generation.js";
+import { isCompiledWriter, jsonWriter } from "../../runtime/json-writer.js";
 import type { RequiredFieldTable } from "../../runtime/method-spec.js";
 import { toJsonWithRequired } from "../../runtime/required-fields.js";
 import { createRequest } from "../support/protos.js";
@@ -159,11 +160,52 @@ function generator(seed: number) {
   return (desc: DescMessage) => value(desc, 0);
 }
 
+// Writers are kept per table: a copy of a table made with code generation
+// off gets the generic loop's writers, which the compiled ones must match
+// key for key, in order (toEqual ignores key order; the JSON on the wire
+// does not).
+// Nested messages find their writers on first use, so code generation stays
+// off while the generic loop's writers run, too.
+const closureTables = new WeakMap<RequiredFieldTable, RequiredFieldTable>();
+function withoutCodeGeneration<T>(fn: () => T): T {
+  allowCodeGeneration(false);
+  try {
+    return fn();
+  } finally {
+    allowCodeGeneration(true);
+  }
+}
+function loopWriter(desc: DescMessage, table: RequiredFieldTable): (value: unknown) => JsonValue {
+  let copy = closureTables.get(table);
+  if (copy === undefined) {
+    copy = { ...table };
+    closureTables.set(table, copy);
+  }
+  const table2 = copy;
+  return withoutCodeGeneration(() => jsonWriter(desc, table2));
+}
+function closureWriter(desc: DescMessage, table: RequiredFieldTable): (value: unknown) => JsonValue {
+  const write = loopWriter(desc, table);
+  return (value) => withoutCodeGeneration(() => write(value));
+}
+
 function expectSame(desc: DescMessage, table: RequiredFieldTable, init: unknown): void {
   const expected = toJsonWithRequired(desc, create(desc, init as never), table);
-  expect(jsonWriter(desc, table)(init)).toEqual(expected);
-  expect(jsonWriter(desc, table)(create(desc, init as never))).toEqual(expected);
+  const write = jsonWriter(desc, table);
+  expect(write(init)).toEqual(expected);
+  expect(write(create(desc, init as never))).toEqual(expected);
+  const loop = closureWriter(desc, table);
+  expect(JSON.stringify(write(init))).toBe(JSON.stringify(loop(init)));
+  expect(JSON.stringify(write(create(desc, init as never)))).toBe(JSON.stringify(loop(create(desc, init as never))));
 }
+
+test("writers are compiled per type, and the generic loop is what runs without code generation", () => {
+  for (const desc of [All, TaskSchema, SendMessageResponseSchema]) {
+    const table = desc === All ? fixtureTable : A2AServiceRequiredFields;
+    expect([desc.typeName, isCompiledWriter(jsonWriter(desc, table))]).toEqual([desc.typeName, true]);
+    expect([desc.typeName, isCompiledWriter(loopWriter(desc, table))]).toEqual([desc.typeName, false]);
+  }
+});
 
 test.each([1, 2, 3, 4, 5, 6, 7, 8])("a fixture with every field kind, random values, seed %i", (seed) => {
   const next = generator(seed);
