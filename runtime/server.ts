@@ -8,13 +8,14 @@
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { JsonObject } from "@bufbuild/protobuf";
-import { Server as GrpcServer, ServerCredentials, type ServiceDefinition } from "@grpc/grpc-js";
+import type { DescService, JsonObject } from "@bufbuild/protobuf";
+import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
 import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
 import type { CoreRequest, CoreResponse } from "./binding-core.js";
 import type { Binding } from "./call-context.js";
 import type { BindingErrorTable } from "./dispatch.js";
 import { addGrpcService } from "./grpc.js";
+import { addHealthService, addReflectionService, createGrpcServer, listenGrpc, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "./grpc-extras.js";
 import { createHttpJsonEndpoint } from "./http-json.js";
 import { createJsonRpcEndpoint } from "./jsonrpc.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "./method-spec.js";
@@ -47,6 +48,29 @@ export interface ServeOptions {
   readonly cardMaxAgeSeconds?: number;
   /** How long close() lets open calls and streams finish before ending them. Default 5000 ms. */
   readonly drainMs?: number;
+  /** The gRPC server's settings, TLS, health service and reflection. */
+  readonly grpc?: GrpcServeOptions;
+}
+
+/**
+ * The gRPC side of serveAgent: createGrpcServer's settings (4 MiB message
+ * limits both ways by default, keepalive, connection age), and:
+ */
+export interface GrpcServeOptions extends GrpcServerOptions {
+  /** PEM TLS material. Without it gRPC is plaintext, like the HTTP server beside it: terminate TLS in front of both, or pass it here. */
+  readonly tls?: ListenOptions["tls"];
+  /**
+   * The standard grpc.health.v1 service (npm `grpc-health-check`), SERVING
+   * for "" and the service; NOT_SERVING as soon as close() starts draining.
+   * Default off.
+   */
+  readonly health?: boolean;
+  /**
+   * gRPC server reflection (npm `@grpc/reflection`) describing the service's
+   * proto file, its imports and the google.rpc error details, so `buf curl`
+   * or grpcurl need no .proto files. Default off.
+   */
+  readonly reflection?: boolean;
 }
 
 /** What generated code hands over: the service's tables and the handler. */
@@ -60,6 +84,8 @@ export interface ServeAgentConfig<H extends object> {
   readonly errors: BindingErrorTable;
   readonly required: RequiredFieldTable;
   readonly grpcDefinition: ServiceDefinition;
+  /** The service's descriptor: what health reports and reflection describes (generated serve functions pass it). */
+  readonly service?: DescService;
 }
 
 export interface AgentServer {
@@ -77,6 +103,11 @@ export interface AgentServer {
 
 export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, options: ServeOptions = {}): Promise<AgentServer> {
   const host = options.host ?? "127.0.0.1";
+  const grpcOptions = options.grpc ?? {};
+  // Before anything listens.
+  if (options.grpcPort !== false && grpcOptions.reflection === true && config.service === undefined) {
+    throw new Error("serveAgent: grpc.reflection needs the service descriptor (config.service), which generated serve functions pass");
+  }
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = { ...policyOf(config.card), ...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }) };
@@ -122,15 +153,18 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
 
   let grpc: GrpcServer | undefined;
   let grpcAddress: string | undefined;
+  let health: HealthHandle | undefined;
   if (options.grpcPort !== false) {
-    grpc = new GrpcServer();
-    addGrpcService(grpc, { ...shared, definition: config.grpcDefinition, methods: config.methods });
-    const server = grpc;
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${options.grpcPort ?? 50051}`, ServerCredentials.createInsecure(), (err, p) =>
-        err === null ? resolve(p) : reject(err),
-      ),
-    );
+    const server = createGrpcServer(grpcOptions);
+    addGrpcService(server, { ...shared, definition: config.grpcDefinition, methods: config.methods });
+    if (grpcOptions.health === true) health = addHealthService(server, { services: config.service === undefined ? [] : [config.service.typeName] });
+    if (grpcOptions.reflection === true && config.service !== undefined) addReflectionService(server, [config.service.file], { services: [config.service.typeName] });
+    const port = await listenGrpc(server, {
+      host,
+      port: options.grpcPort ?? 50051,
+      ...(grpcOptions.tls === undefined ? { insecure: true } : { tls: grpcOptions.tls }),
+    });
+    grpc = server;
     grpcAddress = options.publicGrpcAddress ?? `${host}:${port}`;
   }
 
@@ -150,7 +184,11 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     httpJsonUrl: httpJsonPath === false ? undefined : `${base}${httpJsonPath}`,
     grpcAddress,
     card: served,
-    close: () => Promise.all([closeHttp(http, drainMs), grpc === undefined ? undefined : closeGrpc(grpc, drainMs)]).then(() => undefined),
+    close: () => {
+      // Health checkers stop routing here before the calls in flight finish.
+      health?.setAll("NOT_SERVING");
+      return Promise.all([closeHttp(http, drainMs), grpc === undefined ? undefined : closeGrpc(grpc, drainMs)]).then(() => undefined);
+    },
   };
 }
 

@@ -19,6 +19,8 @@ const server = await serveA2AService(createReferenceAgent(referenceExtendedCard)
   grpcPort,
   // Anonymous callers may use the agent; the extended card needs the token.
   authenticate: bearerAuthenticate(token),
+  // grpc.health.v1 and server reflection: `buf curl --reflect` and health probes work with no .proto files.
+  grpc: { health: true, reflection: true, keepalive: { timeMs: 30_000, timeoutMs: 10_000 } },
 });
 
 console.log(`Agent card: ${server.cardUrl}`);

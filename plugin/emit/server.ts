@@ -36,6 +36,7 @@ export function emitServer(f: GeneratedFile, r: Renderer, file: DescFile, servic
           errors: local(names.errorTable(), names.errorsFile(file)),
           required: local(names.requiredFields(s.desc), names.methodsFile(file)),
           grpcDefinition: local(names.grpcDefinition(s.desc), names.grpcFile(file)),
+          service: r.ref(f.importSchema(s.desc)),
         },
       ];
     }),

@@ -1,0 +1,139 @@
+/**
+ * serveA2AService's `grpc` options on real sockets, with real clients: the
+ * health service (Check, and a Watch that sees NOT_SERVING as soon as
+ * close() starts draining), reflection read by the buf CLI alone, the
+ * message-size limits, and the error for reflection without a descriptor.
+ */
+import { execFile } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import * as grpc from "@grpc/grpc-js";
+import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
+import { service as healthServiceDefinition } from "grpc-health-check";
+import { serveAgent, type AgentServer } from "protoc-gen-a2a/runtime/server";
+import { A2AErrorTable } from "../../generated/a2a_errors.js";
+import { A2AServiceGrpcDefinition } from "../../generated/a2a_grpc.js";
+import { A2AServiceJsonRpcMethods } from "../../generated/a2a_jsonrpc.js";
+import { A2AServiceHttpRules, A2AServiceMethods, A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
+import { AgentCardSchema, Role, SendMessageRequestSchema, type SendMessageResponse } from "../../generated/a2a_pb.js";
+import { serveA2AService } from "../../generated/a2a_server.js";
+import { createReferenceAgent } from "../../examples/reference-agent/agent.js";
+import { referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
+
+const run = promisify(execFile);
+const BUF = join(process.cwd(), "node_modules/.bin/buf");
+const SERVICE = "lf.a2a.v1.A2AService";
+// Above what reflection sends (a2a.proto and descriptor.proto are 12-13 KB each; a 4 KiB limit breaks it).
+const SEND_LIMIT = 256 * 1024;
+
+let server: AgentServer;
+beforeAll(async () => {
+  server = await serveA2AService(createReferenceAgent(referenceExtendedCard), referenceCard, {
+    port: 0,
+    grpcPort: 0,
+    drainMs: 300,
+    grpc: { health: true, reflection: true, maxSendMessageBytes: SEND_LIMIT },
+  });
+});
+let closed: Promise<void> | undefined;
+afterAll(() => closed ?? server.close());
+
+const target = () => server.grpcAddress as string;
+
+const HealthClient = grpc.makeClientConstructor(healthServiceDefinition as unknown as grpc.ServiceDefinition, "Health");
+type HealthClient = grpc.Client & {
+  check(req: { service: string }, cb: (err: grpc.ServiceError | null, res: { status: string }) => void): void;
+  watch(req: { service: string }): grpc.ClientReadableStream<{ status: string }>;
+};
+const healthClient = () => new HealthClient(target(), grpc.credentials.createInsecure()) as unknown as HealthClient;
+
+function check(service: string): Promise<{ status?: string; code?: number }> {
+  const client = healthClient();
+  return new Promise((resolve) =>
+    client.check({ service }, (err, res) => {
+      client.close();
+      resolve(err === null ? { status: res.status } : { code: err.code });
+    }),
+  );
+}
+
+const A2AClient = grpc.makeGenericClientConstructor(A2AServiceGrpcDefinition, "A2AService");
+function sendMessage(text: string): Promise<{ code: number; details?: string; response?: SendMessageResponse }> {
+  const client = new A2AClient(target(), grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+    sendMessage(req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: SendMessageResponse) => void): void;
+  };
+  const md = new grpc.Metadata();
+  md.set("a2a-version", "1.0");
+  const request = create(SendMessageRequestSchema, { message: { messageId: `m-${text.length}`, role: Role.USER, parts: [{ content: { case: "text", value: text } }] } });
+  return new Promise((resolve) =>
+    client.sendMessage(request, md, (err, res) => {
+      client.close();
+      resolve(err === null ? { code: grpc.status.OK, ...(res === undefined ? {} : { response: res }) } : { code: err.code, details: err.details });
+    }),
+  );
+}
+
+test("the health service answers SERVING for the server and for the A2A service", async () => {
+  expect(await check("")).toEqual({ status: "SERVING" });
+  expect(await check(SERVICE)).toEqual({ status: "SERVING" });
+  expect(await check("no.such.Service")).toEqual({ code: grpc.status.NOT_FOUND });
+});
+
+test("reflection alone lets buf curl list the service and call SendMessage", async () => {
+  // From a folder with no buf.yaml, so the schema can only come from the server.
+  const curl = (...args: string[]) => run(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", "--reflect", ...args], { cwd: tmpdir(), timeout: 30_000 });
+  const services = (await curl("--list-services", `http://${target()}`)).stdout.trim().split("\n");
+  expect(services).toEqual([SERVICE]);
+  const body = JSON.stringify({ message: { messageId: "m-curl", role: "ROLE_USER", parts: [{ text: "via reflection" }] } });
+  const { stdout } = await curl("--data", body, "-H", "a2a-version: 1.0", `http://${target()}/${SERVICE}/SendMessage`);
+  const task = (JSON.parse(stdout) as { task: { status: { state: string }; artifacts: { parts: { text: string }[] }[] } }).task;
+  expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+  expect(task.artifacts.flatMap((a) => a.parts.map((p) => p.text)).join("")).toContain("via reflection");
+}, 60_000);
+
+test("grpc.maxSendMessageBytes bounds responses: an answer over it is RESOURCE_EXHAUSTED, one under it is sent", async () => {
+  const small = await sendMessage("short");
+  expect(small.code).toBe(grpc.status.OK);
+  // The reference agent echoes the text into the task (artifact and history): twice the limit.
+  const big = await sendMessage("x".repeat(SEND_LIMIT));
+  expect(big.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+});
+
+test("reflection without the service's descriptor is refused, naming what is missing", async () => {
+  await expect(
+    serveAgent(
+      {
+        handler: createReferenceAgent(referenceExtendedCard),
+        card: toJson(AgentCardSchema, referenceCard) as JsonObject,
+        methods: A2AServiceMethods,
+        jsonRpcMethods: A2AServiceJsonRpcMethods,
+        rules: A2AServiceHttpRules,
+        errors: A2AErrorTable,
+        required: A2AServiceRequiredFields,
+        grpcDefinition: A2AServiceGrpcDefinition,
+      },
+      { port: 0, grpcPort: 0, grpc: { reflection: true } },
+    ),
+  ).rejects.toThrow(/grpc\.reflection needs the service descriptor \(config\.service\)/);
+});
+
+// Last: it closes the server.
+test("close() turns health to NOT_SERVING for a watcher before the server drains", async () => {
+  const client = healthClient();
+  const statuses: string[] = [];
+  const stream = client.watch({ service: SERVICE });
+  let notify: () => void = () => undefined;
+  stream.on("data", (m: { status: string }) => {
+    statuses.push(m.status);
+    notify();
+  });
+  stream.on("error", () => undefined);
+  const next = (n: number) => new Promise<void>((resolve) => (statuses.length >= n ? resolve() : (notify = () => statuses.length >= n && resolve())));
+  await next(1);
+  const closing = (closed = server.close());
+  await next(2);
+  expect(statuses).toEqual(["SERVING", "NOT_SERVING"]);
+  await closing;
+  client.close();
+});
