@@ -20,17 +20,29 @@ export function allowCodeGeneration(allow: boolean): void {
   allowed = allow;
 }
 
+/** Names a value the generated source uses: returns the identifier it is bound to there. */
+export type Ref = (value: unknown) => string;
+
 /**
- * Runs `body` (strict mode) as a function of one parameter, `args`, and
- * returns what it returns; undefined where code generation is not allowed
- * or the body does not compile (a message too big, say). Values go in
- * `args`, never into the source: only descriptor data quoted with
- * JSON.stringify, and integers, may be spelled out in `body`.
+ * The value returned by the body `build` writes (strict mode), or undefined
+ * where code generation is not allowed, `build` gives up (returns
+ * undefined) or the body does not compile (a message too big, say). Values
+ * reach the body only through `ref`, bound once, outside the returned
+ * functions; the source itself may spell only descriptor data quoted with
+ * JSON.stringify, and integers.
  */
-export function runGenerated<T>(body: string, args: readonly unknown[]): T | undefined {
+export function generate<T>(build: (ref: Ref) => string | undefined): T | undefined {
   if (!allowed || !platformAllows) return undefined;
+  const values: unknown[] = [];
+  const body = build((value) => {
+    values.push(value);
+    return `a${values.length - 1}`;
+  });
+  if (body === undefined) return undefined;
+  // One array, not one parameter per value: thousands of fields would overflow the call's stack.
+  const bind = values.map((_, i) => `const a${i} = values[${i}];`).join("\n");
   try {
-    return new Function("args", `"use strict";\n${body}`)(args) as T;
+    return new Function("values", `"use strict";\n${bind}\n${body}`)(values) as T;
   } catch (e) {
     if (e instanceof EvalError) platformAllows = false;
     return undefined;

@@ -18,7 +18,7 @@
  * call's stack), never spelled out.
  */
 import type { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import { runGenerated } from "./code-generation.js";
+import { generate, type Ref } from "./code-generation.js";
 
 /** A message or an init shape, as the codec reads it. */
 export type Fields = Record<string, unknown>;
@@ -84,7 +84,6 @@ export interface FieldCode {
   readonly compiled: boolean;
 }
 
-const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 
 /** A message's unknown fields, as toBinary writes them (create() does not carry them over from an init shape). */
 function writeUnknown(w: BinaryWriter, unknown: unknown): void {
@@ -143,7 +142,7 @@ function closureWriter(plan: WritePlan): WriteFields {
         const v = value[name];
         // create() sets what is not null; toBinary writes a message's own property
         // (proto2 defaults live on the prototype).
-        if (isMessage ? v !== undefined && hasOwn(value, name) : v != null) write(w, v);
+        if (isMessage ? v !== undefined && Object.hasOwn(value, name) : v != null) write(w, v);
         else if (required !== undefined) throw new Error(required);
       };
     }
@@ -203,12 +202,11 @@ function closureReader(plan: ReadPlan): FieldReader {
  * undefined where code generation is not allowed (see code-generation.ts).
  */
 export function compiledCode(typeName: string, plans: readonly FieldPlan[]): FieldCode | undefined {
-  // What the source refers to, named a0, a1, ... from the array passed in.
-  const args: unknown[] = [hasOwn, writeUnknown];
-  const ref = (value: unknown): string => {
-    args.push(value);
-    return `a${args.length - 1}`;
-  };
+  return generate<FieldCode>((ref) => fieldSource(typeName, plans, ref));
+}
+
+function fieldSource(typeName: string, plans: readonly FieldPlan[], ref: Ref): string {
+  const writeUnknownRef = ref(writeUnknown);
   const q = (name: string) => JSON.stringify(name);
   const write: string[] = [];
   for (const p of plans) {
@@ -221,7 +219,7 @@ export function compiledCode(typeName: string, plans: readonly FieldPlan[]): Fie
         break;
       case "explicit":
         write.push(`v = value[${q(plan.name)}];`);
-        write.push(`if (isMessage ? v !== undefined && hasOwn(value, ${q(plan.name)}) : v != null) ${w}(w, v);`);
+        write.push(`if (isMessage ? v !== undefined && Object.hasOwn(value, ${q(plan.name)}) : v != null) ${w}(w, v);`);
         if (plan.required !== undefined) write.push(`else throw new Error(${q(plan.required)});`);
         break;
       case "oneof":
@@ -262,15 +260,13 @@ export function compiledCode(typeName: string, plans: readonly FieldPlan[]): Fie
     }
     read.push("  return true;");
   }
-  const source = [
-    args.map((_, i) => `const a${i} = args[${i}];`).join("\n"),
-    "const hasOwn = a0, writeUnknown = a1;",
+  return [
     "return {",
     "write(w, value) {",
     `const isMessage = value.$typeName === ${q(typeName)};`,
     "let v;",
     ...write,
-    "if (isMessage) writeUnknown(w, value.$unknown);",
+    `if (isMessage) ${writeUnknownRef}(w, value.$unknown);`,
     "},",
     "readField(message, r, ctx, fieldNo, wireType) {",
     "let o;",
@@ -282,5 +278,4 @@ export function compiledCode(typeName: string, plans: readonly FieldPlan[]): Fie
     "compiled: true,",
     "};",
   ].join("\n");
-  return runGenerated<FieldCode>(source, args);
 }

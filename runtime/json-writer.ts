@@ -17,7 +17,7 @@ import { ScalarType, create, isMessage, toJson, type DescField, type DescMessage
 import { FeatureSet_FieldPresence, hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import type { RequiredFieldTable } from "./method-spec.js";
-import { runGenerated } from "./code-generation.js";
+import { generate, type Ref } from "./code-generation.js";
 import { defaultJson, toJsonWithRequired } from "./required-fields.js";
 
 type Writer = (value: unknown) => JsonValue;
@@ -88,12 +88,12 @@ export function isCompiledWriter(write: Writer): boolean {
  * generic lookup per field. Same fields, same order, same values.
  */
 function compiledWriter(plans: readonly FieldPlan[]): Writer | undefined {
-  const args: unknown[] = [hasOwn, writeMap];
-  const ref = (value: unknown): string => {
-    args.push(value);
-    return `a${args.length - 1}`;
-  };
+  return generate<Writer>((ref) => writerSource(plans, ref));
+}
+
+function writerSource(plans: readonly FieldPlan[], ref: Ref): string {
   const q = (s: string) => JSON.stringify(s);
+  const writeMapRef = ref(writeMap);
   const body: string[] = [];
   for (const { field, key, required, write } of plans) {
     const name = q(field.localName);
@@ -107,28 +107,20 @@ function compiledWriter(plans: readonly FieldPlan[]): Writer | undefined {
       body.push(`v = value[${name}];`);
       set = `v !== undefined && v !== null && ${setCheck(field, name, ref)}`;
     }
-    const value = field.fieldKind === "list" ? `v.map(${w})` : field.fieldKind === "map" ? `writeMap(v, ${w})` : `${w}(v)`;
-    body.push(`if (${set}) json[${q(key)}] = ${value};`);
+    const value = field.fieldKind === "list" ? `v.map(${w})` : field.fieldKind === "map" ? `${writeMapRef}(v, ${w})` : `${w}(v)`;
+    // A JSON name may be "__proto__" (json_name): that one is set as an own property.
+    const assign = (expr: string) => (key === "__proto__" ? `${ref(setOwn)}(json, "__proto__", ${expr});` : `json[${q(key)}] = ${expr};`);
+    body.push(`if (${set}) ${assign(value)}`);
     if (required) {
       const d = defaultJson(field, {});
-      if (d !== undefined) body.push(`else json[${q(key)}] = ${Array.isArray(d) ? "[]" : typeof d === "object" && d !== null ? "{}" : ref(d)};`);
+      if (d !== undefined) body.push(`else ${assign(Array.isArray(d) ? "[]" : typeof d === "object" && d !== null ? "{}" : ref(d))}`);
     }
   }
-  const source = [
-    args.map((_, i) => `const a${i} = args[${i}];`).join("\n"),
-    "const hasOwn = a0, writeMap = a1;",
-    "return (value) => {",
-    "const json = {};",
-    "let v, o;",
-    ...body,
-    "return json;",
-    "};",
-  ].join("\n");
-  return runGenerated<Writer>(source, args);
+  return ["return (value) => {", "const json = {};", "let v, o;", ...body, "return json;", "};"].join("\n");
 }
 
 /** isSet() of a field that is not in a oneof, for a value known not to be null, as source. */
-function setCheck(field: DescField, name: string, ref: (value: unknown) => string): string {
+function setCheck(field: DescField, name: string, ref: Ref): string {
   switch (field.fieldKind) {
     case "list":
       return "v.length > 0";
@@ -137,7 +129,7 @@ function setCheck(field: DescField, name: string, ref: (value: unknown) => strin
     case "message":
       return "true";
     default:
-      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) return `hasOwn(value, ${name})`;
+      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) return `Object.hasOwn(value, ${name})`;
       if (field.fieldKind === "enum") return `v !== ${ref(field.enum.values[0]?.number ?? 0)}`;
       switch (field.scalar) {
         case ScalarType.STRING:
@@ -146,13 +138,15 @@ function setCheck(field: DescField, name: string, ref: (value: unknown) => strin
           return "v !== false";
         case ScalarType.BYTES:
           return "v.length !== 0";
+        case ScalarType.DOUBLE:
+        case ScalarType.FLOAT:
+          return "!Object.is(v, 0)";
         default:
           return "!(v == 0)";
       }
   }
 }
 
-const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 function writeMessage(value: Record<string, unknown>, plans: readonly FieldPlan[]): JsonObject {
   const json: JsonObject = {};
@@ -170,10 +164,10 @@ function writeMessage(value: Record<string, unknown>, plans: readonly FieldPlan[
       set = isSet(field, v, value);
     }
     if (set) {
-      json[plan.key] = field.fieldKind === "list" ? (v as unknown[]).map(plan.write) : field.fieldKind === "map" ? writeMap(v as Record<string, unknown>, plan.write) : plan.write(v);
+      setOwn(json, plan.key, field.fieldKind === "list" ? (v as unknown[]).map(plan.write) : field.fieldKind === "map" ? writeMap(v as Record<string, unknown>, plan.write) : plan.write(v));
     } else if (plan.required) {
       const d = defaultJson(field, {});
-      if (d !== undefined) json[plan.key] = d;
+      if (d !== undefined) setOwn(json, plan.key, d);
     }
   }
   return json;
@@ -181,8 +175,14 @@ function writeMessage(value: Record<string, unknown>, plans: readonly FieldPlan[
 
 function writeMap(value: Record<string, unknown>, write: Writer): JsonObject {
   const json: JsonObject = {};
-  for (const key of Object.keys(value)) json[key] = write(value[key]);
+  for (const key of Object.keys(value)) setOwn(json, key, write(value[key]));
   return json;
+}
+
+/** Sets an own property: "__proto__" (a map key a client or handler chose) too, as protobuf-es does. */
+function setOwn(json: JsonObject, key: string, value: JsonValue): void {
+  if (key === "__proto__") Object.defineProperty(json, key, { value, writable: true, enumerable: true, configurable: true });
+  else json[key] = value;
 }
 
 /** Field presence as ProtoJSON output sees it, for a message or an init object. */
@@ -198,7 +198,7 @@ function isSet(field: DescField, v: unknown, owner: Record<string, unknown>): bo
     default:
       // Explicit presence: set when the value is the object's own (proto2
       // defaults live on the prototype of a created message).
-      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) return Object.prototype.hasOwnProperty.call(owner, field.localName);
+      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) return Object.hasOwn(owner, field.localName);
       return field.fieldKind === "enum" ? v !== (field.enum.values[0]?.number ?? 0) : !isZero(field.scalar, v);
   }
 }
@@ -211,6 +211,10 @@ function isZero(type: ScalarType, v: unknown): boolean {
       return v === false;
     case ScalarType.BYTES:
       return (v as Uint8Array).length === 0;
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      // As protobuf-es: -0 is set, and written.
+      return Object.is(v, 0);
     default:
       // 64-bit values may be bigint, number or string.
       return v == 0;

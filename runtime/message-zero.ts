@@ -11,7 +11,7 @@
  * else in them, keep create().
  */
 import { create, type DescMessage } from "@bufbuild/protobuf";
-import { runGenerated } from "./code-generation.js";
+import { generate, type Ref } from "./code-generation.js";
 
 type Fields = Record<string, unknown>;
 
@@ -36,21 +36,16 @@ export function zeroFactory(desc: DescMessage): ZeroFactory {
 function compileZero(desc: DescMessage): ZeroFactory {
   const created = () => create(desc) as unknown as Fields;
   const template = created();
-  const args: unknown[] = [];
-  // Values the literal holds (64-bit zeros as bigints) are constants of the outer function.
-  const literal = zeroLiteral(template, (value) => {
-    args.push(value);
-    return `a${args.length - 1}`;
+  // Values the literal holds (64-bit zeros as bigints) are bound by ref.
+  const make = generate<() => Fields>((ref) => {
+    const literal = zeroLiteral(template, ref);
+    return literal === undefined ? undefined : `return () => (${literal});`;
   });
-  if (literal !== undefined) {
-    const consts = args.map((_, i) => `const a${i} = args[${i}];`).join("\n");
-    const make = runGenerated<() => Fields>(`${consts}\nreturn () => (${literal});`, args);
-    if (make !== undefined && sameZero(make(), template)) return { make, literal: true };
-  }
+  if (make !== undefined && sameZero(make(), template)) return { make, literal: true };
   return { make: created, literal: false };
 }
 
-function zeroLiteral(template: Fields, ref: (value: unknown) => string): string | undefined {
+function zeroLiteral(template: Fields, ref: Ref): string | undefined {
   if (Object.getPrototypeOf(template) !== Object.prototype) return undefined;
   const parts: string[] = [];
   for (const key of Object.keys(template)) {
@@ -79,7 +74,7 @@ function isUnsetOneof(v: unknown): boolean {
   return keys.length === 1 && keys[0] === "case" && (v as { case?: unknown }).case === undefined;
 }
 
-/** The literal's message has create()'s properties, in create()'s order, with create()'s values (fresh objects where create() makes them). */
+/** The literal's message has create()'s prototype and properties, in create()'s order, with create()'s values (the empty objects are fresh per message, being literals in the source). */
 function sameZero(made: Fields, template: Fields): boolean {
   if (Object.getPrototypeOf(made) !== Object.getPrototypeOf(template)) return false;
   const keys = Object.keys(template);

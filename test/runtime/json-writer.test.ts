@@ -59,7 +59,28 @@ message Inner {
 message Wrapped { google.protobuf.StringValue s = 1; google.protobuf.Int64Value n = 2; string plain = 3; }
 `;
 
-const request = createRequest({ "jw/v1/jw.proto": fixture });
+// Explicit presence with defaults on the prototype, closed enums, 64-bit as
+// strings; and a JSON name that is "__proto__".
+const proto2 = `syntax = "proto2";
+package jw.v2;
+enum Closed { CLOSED_A = 1; CLOSED_B = 2; }
+message P2 {
+  optional int32 i = 1 [default = 7];
+  optional string s = 2 [default = "d"];
+  optional Closed e = 3;
+  repeated Closed re = 4;
+  optional P2 child = 5;
+  optional int64 l = 6 [jstype = JS_STRING];
+  optional bytes b = 7 [default = "x"];
+  optional double d = 8 [default = 1.5];
+  oneof o { string o_s = 9; int32 o_i = 10; }
+  map<string, string> m = 11;
+  repeated P2 kids = 12;
+}
+message Odd { optional string a = 1 [json_name = "__proto__"]; optional int32 n = 2; }
+`;
+
+const request = createRequest({ "jw/v1/jw.proto": fixture, "jw/v2/p2.proto": proto2 });
 const registry = createFileRegistry(create(FileDescriptorSetSchema, { file: request.protoFile }));
 const message = (name: string) => registry.getMessage(name) as DescMessage;
 const All = message("jw.v1.All");
@@ -84,7 +105,7 @@ function generator(seed: number) {
         return zero ? new Uint8Array(0) : new Uint8Array([1, 2, 255, Math.floor(r() * 256)]);
       case ScalarType.DOUBLE:
       case ScalarType.FLOAT:
-        return zero ? 0 : pick([1.5, -2.25, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e21]);
+        return zero ? pick([0, -0]) : pick([1.5, -2.25, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1e21]);
       case ScalarType.INT64:
       case ScalarType.SINT64:
       case ScalarType.SFIXED64:
@@ -150,7 +171,7 @@ function generator(seed: number) {
       }
       case "map": {
         const n = depth > 2 ? 0 : Math.floor(r() * 3);
-        const keys = field.mapKey === ScalarType.BOOL ? ["true", "false"] : field.mapKey === ScalarType.STRING ? ["k", "é", ""] : ["1", "-2", "0"];
+        const keys = field.mapKey === ScalarType.BOOL ? ["true", "false"] : field.mapKey === ScalarType.STRING ? ["k", "__proto__", "é", ""] : ["1", "-2", "0"];
         return Object.fromEntries(keys.slice(0, n).map((k) => [k, single(field, depth)]));
       }
       default:
@@ -210,6 +231,28 @@ test("writers are compiled per type, and the generic loop is what runs without c
 test.each([1, 2, 3, 4, 5, 6, 7, 8])("a fixture with every field kind, random values, seed %i", (seed) => {
   const next = generator(seed);
   for (let i = 0; i < 60; i++) expectSame(All, fixtureTable, next(All));
+});
+
+test.each([11, 12, 13, 14])("proto2: explicit presence, prototype defaults, closed enums, random values, seed %i", (seed) => {
+  const P2 = message("jw.v2.P2");
+  const next = generator(seed);
+  for (let i = 0; i < 60; i++) expectSame(P2, fixtureTable, next(P2));
+  // A field set to its declared default is set (an own property), and written.
+  expectSame(P2, fixtureTable, { i: 7, s: "d" });
+  expect(jsonWriter(P2, fixtureTable)(create(P2, { i: 7 } as never))).toEqual({ i: 7 });
+});
+
+test("a JSON name or map key that is __proto__ is written as an own property, as protobuf-es writes it", () => {
+  const Odd = message("jw.v2.Odd");
+  const P2 = message("jw.v2.P2");
+  const odd = jsonWriter(Odd, fixtureTable)({ a: "x", n: 1 }) as Record<string, unknown>;
+  expect(Object.keys(odd)).toEqual(["__proto__", "n"]);
+  expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+  expectSame(Odd, fixtureTable, { a: "x", n: 1 });
+  const withKey = JSON.parse('{"m":{"__proto__":"v","k":"w"}}') as unknown;
+  const p2 = jsonWriter(P2, fixtureTable)(withKey) as { m: Record<string, unknown> };
+  expect(Object.keys(p2.m)).toEqual(["__proto__", "k"]);
+  expectSame(P2, fixtureTable, withKey);
 });
 
 test("an empty value writes only the REQUIRED defaults", () => {
