@@ -156,16 +156,23 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   let health: HealthHandle | undefined;
   if (options.grpcPort !== false) {
     const server = createGrpcServer(grpcOptions);
-    addGrpcService(server, { ...shared, definition: config.grpcDefinition, methods: config.methods });
-    if (grpcOptions.health === true) health = addHealthService(server, { services: config.service === undefined ? [] : [config.service.typeName] });
-    if (grpcOptions.reflection === true && config.service !== undefined) addReflectionService(server, [config.service.file], { services: [config.service.typeName] });
-    const port = await listenGrpc(server, {
-      host,
-      port: options.grpcPort ?? 50051,
-      ...(grpcOptions.tls === undefined ? { insecure: true } : { tls: grpcOptions.tls }),
-    });
-    grpc = server;
-    grpcAddress = options.publicGrpcAddress ?? `${host}:${port}`;
+    try {
+      addGrpcService(server, { ...shared, definition: config.grpcDefinition, methods: config.methods });
+      if (grpcOptions.health === true) health = addHealthService(server, { services: config.service === undefined ? [] : [config.service.typeName] });
+      if (grpcOptions.reflection === true && config.service !== undefined) addReflectionService(server, [config.service.file], { services: [config.service.typeName] });
+      const port = await listenGrpc(server, {
+        host,
+        port: options.grpcPort ?? 50051,
+        ...(grpcOptions.tls === undefined ? { insecure: true } : { tls: grpcOptions.tls }),
+      });
+      grpc = server;
+      grpcAddress = options.publicGrpcAddress ?? `${host}:${port}`;
+    } catch (err) {
+      // A port in use, a missing optional package, bad TLS material: nothing is left listening.
+      server.forceShutdown();
+      await closeHttp(http, 0);
+      throw err;
+    }
   }
 
   const mounted: MountedInterface[] = [];

@@ -5,6 +5,8 @@
  * message-size limits, and the error for reflection without a descriptor.
  */
 import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -116,6 +118,21 @@ test("reflection without the service's descriptor is refused, naming what is mis
       { port: 0, grpcPort: 0, grpc: { reflection: true } },
     ),
   ).rejects.toThrow(/grpc\.reflection needs the service descriptor \(config\.service\)/);
+});
+
+test("a gRPC port already in use fails serveA2AService and leaves its HTTP port free", async () => {
+  const [grpcPort] = (server.grpcAddress as string).split(":").slice(-1).map(Number);
+  const free = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  await expect(serveA2AService(createReferenceAgent(referenceExtendedCard), referenceCard, { port: free, grpcPort })).rejects.toThrow();
+  // The HTTP server it had started is closed again: the port can be taken.
+  await new Promise<void>((resolve, reject) => {
+    const again = createServer().once("error", reject).listen(free, "127.0.0.1", () => again.close(() => resolve()));
+  });
 });
 
 // Last: it closes the server.
