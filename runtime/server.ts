@@ -15,6 +15,7 @@ import type { CoreRequest, CoreResponse } from "./binding-core.js";
 import type { Binding } from "./call-context.js";
 import type { BindingErrorTable } from "./dispatch.js";
 import { addGrpcService } from "./grpc.js";
+import { file_health_v1_health } from "./gen/health/v1/health_pb.js";
 import { addHealthService, addReflectionService, createGrpcServer, listenGrpc, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "./grpc-extras.js";
 import { createHttpJsonEndpoint } from "./http-json.js";
 import { createJsonRpcEndpoint } from "./jsonrpc.js";
@@ -67,8 +68,9 @@ export interface GrpcServeOptions extends GrpcServerOptions {
   readonly health?: boolean;
   /**
    * gRPC server reflection (npm `@grpc/reflection`) describing the service's
-   * proto file, its imports and the google.rpc error details, so `buf curl`
-   * or grpcurl need no .proto files. Default off.
+   * proto file, its imports and the google.rpc error details (and, with
+   * `health`, grpc.health.v1), so `buf curl` or grpcurl need no .proto
+   * files. Default off.
    */
   readonly reflection?: boolean;
 }
@@ -159,7 +161,12 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     try {
       addGrpcService(server, { ...shared, definition: config.grpcDefinition, methods: config.methods });
       if (grpcOptions.health === true) health = addHealthService(server, { services: config.service === undefined ? [] : [config.service.typeName] });
-      if (grpcOptions.reflection === true && config.service !== undefined) addReflectionService(server, [config.service.file], { services: [config.service.typeName] });
+      if (grpcOptions.reflection === true && config.service !== undefined) {
+        // With health on, reflection describes it too, so `buf curl --reflect` can call Health/Check.
+        const files = grpcOptions.health === true ? [config.service.file, file_health_v1_health] : [config.service.file];
+        const services = grpcOptions.health === true ? [config.service.typeName, "grpc.health.v1.Health"] : [config.service.typeName];
+        addReflectionService(server, files, { services });
+      }
       const port = await listenGrpc(server, {
         host,
         port: options.grpcPort ?? 50051,

@@ -82,11 +82,13 @@ test("the health service answers SERVING for the server and for the A2A service"
   expect(await check("no.such.Service")).toEqual({ code: grpc.status.NOT_FOUND });
 });
 
-test("reflection alone lets buf curl list the service and call SendMessage", async () => {
+test("reflection alone lets buf curl list the services, check health and call SendMessage", async () => {
   // From a folder with no buf.yaml, so the schema can only come from the server.
   const curl = (...args: string[]) => run(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", "--reflect", ...args], { cwd: tmpdir(), timeout: 30_000 });
   const services = (await curl("--list-services", `http://${target()}`)).stdout.trim().split("\n");
-  expect(services).toEqual([SERVICE]);
+  expect(services.sort()).toEqual(["grpc.health.v1.Health", SERVICE]);
+  // Health is described too, so a reflecting client can probe it.
+  expect(JSON.parse((await curl("--data", `{"service":"${SERVICE}"}`, `http://${target()}/grpc.health.v1.Health/Check`)).stdout)).toEqual({ status: "SERVING" });
   const body = JSON.stringify({ message: { messageId: "m-curl", role: "ROLE_USER", parts: [{ text: "via reflection" }] } });
   const { stdout } = await curl("--data", body, "-H", "a2a-version: 1.0", `http://${target()}/${SERVICE}/SendMessage`);
   const task = (JSON.parse(stdout) as { task: { status: { state: string }; artifacts: { parts: { text: string }[] }[] } }).task;
