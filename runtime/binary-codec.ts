@@ -68,6 +68,7 @@ import {
   type WritePlan,
 } from "./codec-fields.js";
 import { zeroFactory } from "./message-zero.js";
+import { setOwn } from "./own-property.js";
 
 type ListField = Extract<DescField, { fieldKind: "list" }>;
 type MapField = Extract<DescField, { fieldKind: "map" }>;
@@ -84,8 +85,6 @@ interface Codec {
   readonly zero: () => Fields;
   /** Whether its fields are reached by compiled code (else closures, see codec-fields.ts). */
   readonly compiled: boolean;
-  /** Whether `zero` is an object literal (else create()). */
-  readonly literalZero: boolean;
 }
 
 const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
@@ -167,7 +166,7 @@ let spareWriter: BinaryWriter | undefined;
  */
 export function codecKind(desc: DescMessage): { compiled: boolean; literalZero: boolean } {
   const codec = codecOf(desc);
-  return { compiled: codec.compiled, literalZero: codec.literalZero };
+  return { compiled: codec.compiled, literalZero: zeroFactory(desc).literal };
 }
 
 export { allowCodeGeneration } from "./code-generation.js";
@@ -190,11 +189,6 @@ function codecOf(desc: DescMessage): Codec {
   return codecs.get(desc) ?? compile(desc);
 }
 
-/** A new message of `desc`, as create(desc) makes it. */
-function newMessage(desc: DescMessage): Fields {
-  return codecOf(desc).zero();
-}
-
 function compile(desc: DescMessage): Codec {
   const typeName = desc.typeName;
   const descString = String(desc);
@@ -202,7 +196,6 @@ function compile(desc: DescMessage): Codec {
   // use), so a recursive type needs no codec registered before its plans.
   const plans = [...desc.fields].sort((a, b) => a.number - b.number).map(fieldPlan);
   const code = compiledCode(typeName, plans) ?? closureCode(typeName, plans);
-  const zero = zeroFactory(desc);
   const readField = code.readField;
   const enter = (ctx: ReadContext) => {
     if (++ctx.depth > ctx.recursionLimit) {
@@ -251,9 +244,8 @@ function compile(desc: DescMessage): Codec {
       if (unknownFields !== undefined) message.$unknown = unknownFields;
       ctx.depth--;
     },
-    zero: zero.make,
+    zero: zeroFactory(desc).make,
     compiled: code.compiled,
-    literalZero: zero.literal,
   };
   codecs.set(desc, codec);
   return codec;
@@ -633,12 +625,6 @@ function valueToJson(value: Fields): unknown {
   }
 }
 
-/** Sets an own property, "__proto__" included. */
-function setOwn(o: Fields, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
-  else o[key] = value;
-}
-
 // ---------------------------------------------------------------------------
 // Reading (every reader mirrors the one fromBinary compiles for the field)
 
@@ -657,10 +643,10 @@ function readPlan(field: DescField): ReadPlan {
       if (oneof !== undefined) return { kind: "oneofMerge", oneof, name, read };
       if (!isUnboxedWrapper(field)) return { kind: "merge", name, read };
       // Read as the wrapper message around the value held (so a repeated record merges), then unboxed.
-      const desc = field.message;
-      const valueName = (desc.fields[0] as DescField).localName;
+      const valueName = (field.message.fields[0] as DescField).localName;
+      const make = zeroFactory(field.message).make;
       const unboxed: ChildRead = (existing, r, ctx) => {
-        const child = newMessage(desc);
+        const child = make();
         if (existing !== undefined) child[valueName] = existing;
         read(child, r, ctx);
         return child[valueName];
@@ -707,15 +693,17 @@ function childReader(fieldNo: number, desc: DescMessage, delimited: boolean, jso
   const readInto: (child: Fields, r: BinaryReader, ctx: ReadContext) => void = delimited
     ? (child, r, ctx) => (codec ??= codecOf(desc)).readGroup(child, r, ctx, fieldNo)
     : (child, r, ctx) => (codec ??= codecOf(desc)).read(child, r, ctx, r.uint32());
+  // Resolved now, not per message (zero messages look no codec up).
+  const make = zeroFactory(desc).make;
   if (jsonStruct) {
     return (existing, r, ctx) => {
-      const child = existing === undefined ? newMessage(desc) : structToMessage(existing);
+      const child = existing === undefined ? make() : structToMessage(existing);
       readInto(child, r, ctx);
       return structToJson(child);
     };
   }
   return (existing, r, ctx) => {
-    const child = (existing ?? newMessage(desc)) as Fields;
+    const child = (existing ?? make()) as Fields;
     readInto(child, r, ctx);
     return child;
   };
@@ -826,7 +814,7 @@ function mapReader(field: MapField): ContainerRead {
       const read = childReader(2, field.message, false, isJsonStruct(field));
       const desc = field.message;
       readValue = (r, ctx, existing) => read(existing, r, ctx);
-      valueDefault = isJsonStruct(field) ? () => ({}) : () => newMessage(desc);
+      valueDefault = isJsonStruct(field) ? () => ({}) : zeroFactory(desc).make;
       break;
     }
   }

@@ -84,7 +84,6 @@ export interface FieldCode {
   readonly compiled: boolean;
 }
 
-
 /** A message's unknown fields, as toBinary writes them (create() does not carry them over from an init shape). */
 function writeUnknown(w: BinaryWriter, unknown: unknown): void {
   if (unknown === undefined) return;

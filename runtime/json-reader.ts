@@ -137,14 +137,10 @@ function fieldRead(field: DescField): FieldRead {
       if (item === undefined) return () => false;
       return (message, json, depth) => {
         if (!isObject(json)) return false;
-        const map = message[name] as Fields;
-        for (const key in json) {
-          if (!Object.hasOwn(json, key)) continue;
-          if (key === "__proto__") return false;
-          const v = item(json[key] as JsonValue, depth);
-          if (v === miss) return false;
-          map[key] = v;
-        }
+        const map = readEntries(json, (v) => item(v, depth));
+        if (map === undefined) return false;
+        // The zero message's empty map, replaced: a JSON object holds each key once.
+        message[name] = map;
         return true;
       };
     }
@@ -196,12 +192,21 @@ function singularValue(field: DescField): ValueRead | undefined {
 /** A copy of a JSON object as protobuf-es holds a Struct; undefined for what it would not take as is. */
 function copyJson(json: JsonObject, depth: number): JsonObject | undefined {
   if (depth > maxDepth) return undefined;
-  const out: JsonObject = {};
+  return readEntries(json, (v) => copyValue(v, depth) ?? miss) as JsonObject | undefined;
+}
+
+/**
+ * A JSON object's own entries, each value through `read`; undefined when
+ * `read` does not take one (`miss`), or for a "__proto__" key, which is
+ * left to protobuf-es.
+ */
+function readEntries(json: JsonObject, read: (v: JsonValue) => unknown): Fields | undefined {
+  const out: Fields = {};
   for (const key in json) {
     if (!Object.hasOwn(json, key)) continue;
     if (key === "__proto__") return undefined;
-    const v = copyValue(json[key] as JsonValue, depth);
-    if (v === undefined) return undefined;
+    const v = read(json[key] as JsonValue);
+    if (v === miss) return undefined;
     out[key] = v;
   }
   return out;

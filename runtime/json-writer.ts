@@ -18,6 +18,7 @@ import { FeatureSet_FieldPresence, hasCustomJsonRepresentation, isWrapperDesc } 
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import type { RequiredFieldTable } from "./method-spec.js";
 import { generate, type Ref } from "./code-generation.js";
+import { setOwn } from "./own-property.js";
 import { defaultJson, toJsonWithRequired } from "./required-fields.js";
 
 type Writer = (value: unknown) => JsonValue;
@@ -25,7 +26,10 @@ type Writer = (value: unknown) => JsonValue;
 interface FieldPlan {
   readonly field: DescField;
   readonly key: string;
-  readonly required: boolean;
+  /** Whether a field outside a oneof is set, as toJson sees it (`owner` holds it); oneof members go by their case. */
+  readonly isSet: (v: unknown, owner: Record<string, unknown>) => boolean;
+  /** The JSON of a REQUIRED field that is not set (its default), when it gets one. */
+  readonly fallback: (() => JsonValue) | undefined;
   /** Writes a set value of the field (an element's writer for lists, a value's for maps). */
   readonly write: Writer;
 }
@@ -64,7 +68,8 @@ function messageWriter(desc: DescMessage, table: RequiredFieldTable, cache: Map<
   const plans: readonly FieldPlan[] = desc.fields.map((field) => ({
     field,
     key: field.jsonName,
-    required: required.has(field.localName),
+    isSet: presence(field),
+    fallback: required.has(field.localName) ? fallbackOf(field) : undefined,
     write: valueWriter(field, table, cache),
   }));
   const compiled = compiledWriter(plans);
@@ -95,7 +100,7 @@ function writerSource(plans: readonly FieldPlan[], ref: Ref): string {
   const q = (s: string) => JSON.stringify(s);
   const writeMapRef = ref(writeMap);
   const body: string[] = [];
-  for (const { field, key, required, write } of plans) {
+  for (const { field, key, isSet, fallback, write } of plans) {
     const name = q(field.localName);
     const w = ref(write);
     let set: string;
@@ -105,48 +110,16 @@ function writerSource(plans: readonly FieldPlan[], ref: Ref): string {
       set = `o != null && o.case === ${name}`;
     } else {
       body.push(`v = value[${name}];`);
-      set = `v !== undefined && v !== null && ${setCheck(field, name, ref)}`;
+      set = `${ref(isSet)}(v, value)`;
     }
     const value = field.fieldKind === "list" ? `v.map(${w})` : field.fieldKind === "map" ? `${writeMapRef}(v, ${w})` : `${w}(v)`;
     // A JSON name may be "__proto__" (json_name): that one is set as an own property.
     const assign = (expr: string) => (key === "__proto__" ? `${ref(setOwn)}(json, "__proto__", ${expr});` : `json[${q(key)}] = ${expr};`);
     body.push(`if (${set}) ${assign(value)}`);
-    if (required) {
-      const d = defaultJson(field, {});
-      if (d !== undefined) body.push(`else ${assign(Array.isArray(d) ? "[]" : typeof d === "object" && d !== null ? "{}" : ref(d))}`);
-    }
+    if (fallback !== undefined) body.push(`else ${assign(`${ref(fallback)}()`)}`);
   }
   return ["return (value) => {", "const json = {};", "let v, o;", ...body, "return json;", "};"].join("\n");
 }
-
-/** isSet() of a field that is not in a oneof, for a value known not to be null, as source. */
-function setCheck(field: DescField, name: string, ref: Ref): string {
-  switch (field.fieldKind) {
-    case "list":
-      return "v.length > 0";
-    case "map":
-      return "Object.keys(v).length > 0";
-    case "message":
-      return "true";
-    default:
-      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) return `Object.hasOwn(value, ${name})`;
-      if (field.fieldKind === "enum") return `v !== ${ref(field.enum.values[0]?.number ?? 0)}`;
-      switch (field.scalar) {
-        case ScalarType.STRING:
-          return `v !== ""`;
-        case ScalarType.BOOL:
-          return "v !== false";
-        case ScalarType.BYTES:
-          return "v.length !== 0";
-        case ScalarType.DOUBLE:
-        case ScalarType.FLOAT:
-          return "!Object.is(v, 0)";
-        default:
-          return "!(v == 0)";
-      }
-  }
-}
-
 
 function writeMessage(value: Record<string, unknown>, plans: readonly FieldPlan[]): JsonObject {
   const json: JsonObject = {};
@@ -161,13 +134,12 @@ function writeMessage(value: Record<string, unknown>, plans: readonly FieldPlan[
       v = set ? oneof?.value : undefined;
     } else {
       v = value[field.localName];
-      set = isSet(field, v, value);
+      set = plan.isSet(v, value);
     }
     if (set) {
       setOwn(json, plan.key, field.fieldKind === "list" ? (v as unknown[]).map(plan.write) : field.fieldKind === "map" ? writeMap(v as Record<string, unknown>, plan.write) : plan.write(v));
-    } else if (plan.required) {
-      const d = defaultJson(field, {});
-      if (d !== undefined) setOwn(json, plan.key, d);
+    } else if (plan.fallback !== undefined) {
+      setOwn(json, plan.key, plan.fallback());
     }
   }
   return json;
@@ -179,46 +151,52 @@ function writeMap(value: Record<string, unknown>, write: Writer): JsonObject {
   return json;
 }
 
-/** Sets an own property: "__proto__" (a map key a client or handler chose) too, as protobuf-es does. */
-function setOwn(json: JsonObject, key: string, value: JsonValue): void {
-  if (key === "__proto__") Object.defineProperty(json, key, { value, writable: true, enumerable: true, configurable: true });
-  else json[key] = value;
-}
-
-/** Field presence as ProtoJSON output sees it, for a message or an init object. */
-function isSet(field: DescField, v: unknown, owner: Record<string, unknown>): boolean {
-  if (v === undefined || v === null) return false;
+/**
+ * Field presence as ProtoJSON output sees it, for a message or an init
+ * object, for a field outside a oneof: null and undefined are never set.
+ * One closure per field, called by the loop and by the compiled writers.
+ */
+function presence(field: DescField): (v: unknown, owner: Record<string, unknown>) => boolean {
   switch (field.fieldKind) {
     case "list":
-      return (v as unknown[]).length > 0;
+      return (v) => v != null && (v as unknown[]).length > 0;
     case "map":
-      return Object.keys(v as object).length > 0;
+      return (v) => v != null && Object.keys(v as object).length > 0;
     case "message":
-      return true;
-    default:
-      // Explicit presence: set when the value is the object's own (proto2
-      // defaults live on the prototype of a created message).
-      if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) return Object.hasOwn(owner, field.localName);
-      return field.fieldKind === "enum" ? v !== (field.enum.values[0]?.number ?? 0) : !isZero(field.scalar, v);
+      return (v) => v != null;
   }
-}
-
-function isZero(type: ScalarType, v: unknown): boolean {
-  switch (type) {
+  // Explicit presence: set when the value is the object's own (proto2
+  // defaults live on the prototype of a created message).
+  const name = field.localName;
+  if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) return (v, owner) => v != null && Object.hasOwn(owner, name);
+  if (field.fieldKind === "enum") {
+    const zero = field.enum.values[0]?.number ?? 0;
+    return (v) => v != null && v !== zero;
+  }
+  switch (field.scalar) {
     case ScalarType.STRING:
-      return v === "";
+      return (v) => v != null && v !== "";
     case ScalarType.BOOL:
-      return v === false;
+      return (v) => v != null && v !== false;
     case ScalarType.BYTES:
-      return (v as Uint8Array).length === 0;
+      return (v) => v != null && (v as Uint8Array).length !== 0;
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT:
       // As protobuf-es: -0 is set, and written.
-      return Object.is(v, 0);
+      return (v) => v != null && !Object.is(v, 0);
     default:
       // 64-bit values may be bigint, number or string.
-      return v == 0;
+      return (v) => v != null && v != 0;
   }
+}
+
+/** A REQUIRED field's default JSON (fresh per response for lists and maps); undefined where none is written. */
+function fallbackOf(field: DescField): (() => JsonValue) | undefined {
+  const d = defaultJson(field, {});
+  if (d === undefined) return undefined;
+  if (Array.isArray(d)) return () => [];
+  if (typeof d === "object" && d !== null) return () => ({});
+  return () => d;
 }
 
 function valueWriter(field: DescField, table: RequiredFieldTable, cache: Map<DescMessage, Writer>): Writer {

@@ -10,6 +10,7 @@
  * (proto2, editions' explicit presence with defaults), or with anything
  * else in them, keep create().
  */
+import { isDeepStrictEqual } from "node:util";
 import { create, type DescMessage } from "@bufbuild/protobuf";
 import { generate, type Ref } from "./code-generation.js";
 
@@ -74,21 +75,8 @@ function isUnsetOneof(v: unknown): boolean {
   return keys.length === 1 && keys[0] === "case" && (v as { case?: unknown }).case === undefined;
 }
 
-/** The literal's message has create()'s prototype and properties, in create()'s order, with create()'s values (the empty objects are fresh per message, being literals in the source). */
+/** The literal's message is create()'s: deeply equal (prototypes included), keys in the same order. */
 function sameZero(made: Fields, template: Fields): boolean {
-  if (Object.getPrototypeOf(made) !== Object.getPrototypeOf(template)) return false;
-  const keys = Object.keys(template);
-  const madeKeys = Object.keys(made);
-  if (keys.length !== madeKeys.length || keys.some((k, i) => madeKeys[i] !== k)) return false;
-  for (const k of keys) {
-    const a = made[k];
-    const b = template[k];
-    if (a === b) continue;
-    if (Array.isArray(a) && Array.isArray(b) && a.length === 0 && b.length === 0) continue;
-    if (a instanceof Uint8Array && b instanceof Uint8Array && a.byteLength === 0 && b.byteLength === 0) continue;
-    if (isPlainEmpty(a) && isPlainEmpty(b)) continue;
-    if (isUnsetOneof(a) && isUnsetOneof(b)) continue;
-    return false;
-  }
-  return true;
+  const keys = Object.keys(made);
+  return isDeepStrictEqual(made, template) && Object.keys(template).every((k, i) => keys[i] === k);
 }

@@ -15,7 +15,7 @@ import type { CoreRequest, CoreResponse } from "./binding-core.js";
 import type { Binding } from "./call-context.js";
 import type { BindingErrorTable } from "./dispatch.js";
 import { addGrpcService } from "./grpc.js";
-import { file_health_v1_health } from "./gen/health/v1/health_pb.js";
+import { Health } from "./gen/health/v1/health_pb.js";
 import { addHealthService, addReflectionService, createGrpcServer, listenGrpc, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "./grpc-extras.js";
 import { createHttpJsonEndpoint } from "./http-json.js";
 import { createJsonRpcEndpoint } from "./jsonrpc.js";
@@ -160,12 +160,12 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     const server = createGrpcServer(grpcOptions);
     try {
       addGrpcService(server, { ...shared, definition: config.grpcDefinition, methods: config.methods });
-      if (grpcOptions.health === true) health = addHealthService(server, { services: config.service === undefined ? [] : [config.service.typeName] });
-      if (grpcOptions.reflection === true && config.service !== undefined) {
+      const service = config.service;
+      if (grpcOptions.health === true) health = addHealthService(server, { services: service === undefined ? [] : [service.typeName] });
+      if (grpcOptions.reflection === true && service !== undefined) {
         // With health on, reflection describes it too, so `buf curl --reflect` can call Health/Check.
-        const files = grpcOptions.health === true ? [config.service.file, file_health_v1_health] : [config.service.file];
-        const services = grpcOptions.health === true ? [config.service.typeName, "grpc.health.v1.Health"] : [config.service.typeName];
-        addReflectionService(server, files, { services });
+        const described = grpcOptions.health === true ? [service, Health] : [service];
+        addReflectionService(server, described.map((s) => s.file), { services: described.map((s) => s.typeName) });
       }
       const port = await listenGrpc(server, {
         host,

@@ -5,6 +5,7 @@
  * message-size limits, and the error for reflection without a descriptor.
  */
 import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,7 +19,7 @@ import { A2AErrorTable } from "../../generated/a2a_errors.js";
 import { A2AServiceGrpcDefinition } from "../../generated/a2a_grpc.js";
 import { A2AServiceJsonRpcMethods } from "../../generated/a2a_jsonrpc.js";
 import { A2AServiceHttpRules, A2AServiceMethods, A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
-import { AgentCardSchema, Role, SendMessageRequestSchema, type SendMessageResponse } from "../../generated/a2a_pb.js";
+import { AgentCardSchema, GetTaskRequestSchema, ListTasksRequestSchema, Role, SendMessageRequestSchema, type SendMessageResponse } from "../../generated/a2a_pb.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { createReferenceAgent } from "../../examples/reference-agent/agent.js";
 import { referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
@@ -103,6 +104,63 @@ test("grpc.maxSendMessageBytes bounds responses: an answer over it is RESOURCE_E
   const big = await sendMessage("x".repeat(SEND_LIMIT));
   expect(big.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
 });
+
+test("requests over the default 4 MiB are RESOURCE_EXHAUSTED on serveA2AService too (D16)", async () => {
+  // ListTasks answers an unknown contextId with a small empty page, whatever the request's size.
+  const listTasks = (contextId: string) => {
+    const client = new A2AClient(target(), grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+      listTasks(req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null) => void): void;
+    };
+    const md = new grpc.Metadata();
+    md.set("a2a-version", "1.0");
+    return new Promise<number>((resolve) =>
+      client.listTasks(create(ListTasksRequestSchema, { contextId }), md, (err) => {
+        client.close();
+        resolve(err === null ? grpc.status.OK : err.code);
+      }),
+    );
+  };
+  expect(await listTasks("x".repeat(1024 * 1024))).toBe(grpc.status.OK);
+  expect(await listTasks("x".repeat(4 * 1024 * 1024 + 1))).toBe(grpc.status.RESOURCE_EXHAUSTED);
+});
+
+test("grpc.tls serves gRPC over TLS: a client trusting the certificate is answered, a plaintext one is not", async () => {
+  // A throwaway self-signed certificate for 127.0.0.1 (openssl comes with .ci/run's Debian packages).
+  const dir = mkdtempSync(join(tmpdir(), "a2a-tls-"));
+  try {
+    await run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+      "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")]);
+    const cert = readFileSync(join(dir, "cert.pem"));
+    const tls = await serveA2AService(createReferenceAgent(referenceExtendedCard), referenceCard, {
+      port: 0,
+      grpcPort: 0,
+      drainMs: 100,
+      grpc: { tls: { cert, key: readFileSync(join(dir, "key.pem")) } },
+    });
+    try {
+      const call = (credentials: grpc.ChannelCredentials) => {
+        const client = new A2AClient(tls.grpcAddress as string, credentials) as unknown as grpc.Client & {
+          getTask(req: unknown, md: grpc.Metadata, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null) => void): void;
+        };
+        const md = new grpc.Metadata();
+        md.set("a2a-version", "1.0");
+        return new Promise<number>((resolve) =>
+          client.getTask(create(GetTaskRequestSchema, { id: "no-such-task" }), md, { deadline: Date.now() + 5000 }, (err) => {
+            client.close();
+            resolve(err === null ? grpc.status.OK : err.code);
+          }),
+        );
+      };
+      // Answered over TLS: the A2A error for an unknown task, not a transport failure.
+      expect(await call(grpc.credentials.createSsl(cert))).toBe(grpc.status.NOT_FOUND);
+      expect(await call(grpc.credentials.createInsecure())).toBe(grpc.status.UNAVAILABLE);
+    } finally {
+      await tls.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 30_000);
 
 test("reflection without the service's descriptor is refused, naming what is missing", async () => {
   await expect(
