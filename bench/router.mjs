@@ -4,9 +4,9 @@
 // synthetic ones (1,000 in all, and 10,000), to show that ns/match follows
 // the request path and not the number of routes.
 //
-// The routers are built with createRouter from dist/runtime/router.js (the
+// The routers are built with createRouter from dist/runtime/core/http/router.js (the
 // runtime as it ships) over templates parsed with parsePathTemplate from
-// dist/runtime/path-template.js; a2a.proto's routes are the generated
+// dist/runtime/core/http/path-template.js; a2a.proto's routes are the generated
 // A2AServiceHttpRules (generated/a2a_methods.ts, transpiled into
 // bench/.build/generated/ like the HTTP benchmarks do).
 //
@@ -45,8 +45,8 @@ const [batches] = intList("BENCH_ROUTER_BATCHES", "31");
 
 prepareOurs("a2a_methods.ts");
 const imp = (p) => import(pathToFileURL(p).href);
-const { createRouter } = await imp(join(root, "dist/runtime/router.js"));
-const { parsePathTemplate } = await imp(join(root, "dist/runtime/path-template.js"));
+const { createRouter } = await imp(join(root, "dist/runtime/core/http/router.js"));
+const { parsePathTemplate } = await imp(join(root, "dist/runtime/core/http/path-template.js"));
 const { A2AServiceHttpRules } = await imp(join(benchDir, ".build/generated/a2a_methods.js"));
 
 const a2aRoutes = A2AServiceHttpRules.map((rule) => ({

@@ -8,7 +8,7 @@ import type { Renderer } from "./render.js";
  * The gRPC binding of each service: the @grpc/grpc-js service definition,
  * (de)serialized with the runtime's compiled binary codec (protobuf-es's
  * wire format without building a message to write one, see
- * runtime/binary-codec.ts), and a typed function that serves a handler on a
+ * runtime/core/codec/binary-codec.ts), and a typed function that serves a handler on a
  * grpc.Server through the runtime.
  */
 export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {

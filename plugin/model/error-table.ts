@@ -1,4 +1,4 @@
-import type { ErrorTableEntry } from "../../runtime/errors.js";
+import type { ErrorTableEntry } from "../../runtime/core/errors.js";
 
 /** A row of the error table with the text its generated class is documented with. */
 export interface ErrorModel extends ErrorTableEntry {

@@ -1,7 +1,7 @@
 import { getOption, hasOption, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { http } from "../../runtime/gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../../runtime/gen/google/api/http_pb.js";
-import { PathTemplateError, parsePathTemplate, type PathTemplate, type TemplateVariable } from "../../runtime/path-template.js";
+import { PathTemplateError, parsePathTemplate, type PathTemplate, type TemplateVariable } from "../../runtime/core/http/path-template.js";
 import type { Diagnostics } from "./diagnostics.js";
 
 /** A path variable resolved to the request field it sets. */

@@ -1,6 +1,6 @@
 import type { DescFile, DescMessage, DescMethod, DescService } from "@bufbuild/protobuf";
-import type { MethodKind } from "../../runtime/method-spec.js";
-import { compareTemplatePrecedence, templateKey } from "../../runtime/path-template.js";
+import type { MethodKind } from "../../runtime/core/method-spec.js";
+import { compareTemplatePrecedence, templateKey } from "../../runtime/core/http/path-template.js";
 import { createDiagnostics, type Diagnostics } from "./diagnostics.js";
 import { capabilityOf, unimplementedError, type Capability, type ErrorModel } from "./error-table.js";
 import { createHttpBindings, type HttpBindingModel } from "./http-binding.js";

@@ -521,7 +521,7 @@ const scenarios: readonly Scenario[] = [
   },
   {
     // Not on HTTP+JSON: the SDK sends GET {base}/tasks/ for an empty id, and the
-    // router drops a trailing slash by design (runtime/router.ts), so that is
+    // router drops a trailing slash by design (runtime/core/http/router.ts), so that is
     // ListTasks; see the HTTP+JSON-only test after the scenarios.
     name: "GetTask without an id: InvalidParams",
     only: ["JSONRPC", "GRPC"],

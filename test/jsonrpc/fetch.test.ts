@@ -3,7 +3,7 @@
  * Request in, Response out, SSE as a pulled ReadableStream.
  */
 import { create } from "@bufbuild/protobuf";
-import { createFetchHandler } from "../../runtime/fetch.js";
+import { createFetchHandler } from "../../runtime/adapters/fetch.js";
 import { TaskNotFoundError } from "../../generated/a2a_errors.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { allowCodeGeneration, codecKind } from "../../runtime/binary-codec.js";
+import { allowCodeGeneration, codecKind } from "../../runtime/core/codec/binary-codec.js";
 import { codecTests, fixtures } from "./binary-codec.cases.js";
 
 // Before any codec is built: codecs are built on first use and kept.
@@ -23,7 +23,7 @@ test("codecs are closures when code generation is turned off", () => {
 codecTests();
 
 test("a process that disallows code generation from strings gets closure codecs, with protobuf-es's results", () => {
-  const codec = join(root, "dist", "runtime", "binary-codec.js");
+  const codec = join(root, "dist", "runtime", "core", "codec", "binary-codec.js");
   // dist is built by `npm test`'s pretest (npm run generate).
   expect(existsSync(codec)).toBe(true);
   const script = `

@@ -34,7 +34,7 @@ import {
   StreamResponseSchema,
   TaskSchema,
 } from "../../generated/a2a_pb.js";
-import { decodeBinary, encodeBinary, readsWriterBuffer } from "../../runtime/binary-codec.js";
+import { decodeBinary, encodeBinary, readsWriterBuffer } from "../../runtime/core/codec/binary-codec.js";
 import { encodeBuffer } from "../../runtime/grpc.js";
 import { compileMessages } from "../support/protos.js";
 import { rng } from "../support/rng.js";
@@ -346,7 +346,7 @@ function roundTrips(desc: DescMessage, seed: number, count: number, others: read
   }
 }
 
-/** The codec's tests, for whichever way its codecs are built (compiled or closures: see runtime/codec-fields.ts). */
+/** The codec's tests, for whichever way its codecs are built (compiled or closures: see runtime/core/codec/codec-fields.ts). */
 export function codecTests(): void {
   test.each([1, 2, 3, 4, 5, 6, 7, 8])("proto3 fixture with every field kind, random values, seed %i", (seed) => {
     roundTrips(All, seed, 60, [Inner, Unpacked, P2]);

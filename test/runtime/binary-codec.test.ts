@@ -2,7 +2,7 @@
  * The binary codec as it runs by default: compiled per-message code, held to
  * protobuf-es by the cases in binary-codec.cases.ts.
  */
-import { codecKind } from "../../runtime/binary-codec.js";
+import { codecKind } from "../../runtime/core/codec/binary-codec.js";
 import { codecTests, fixtures } from "./binary-codec.cases.js";
 
 test("codecs are compiled per message; proto3 messages start from an object literal, proto2 ones from create()", () => {

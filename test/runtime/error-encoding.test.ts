@@ -22,10 +22,10 @@ import {
   jsonRpcErrorObject,
   rpcCode,
   toA2AError,
-} from "../../runtime/error-encoding.js";
-import { A2AError, isA2AError } from "../../runtime/errors.js";
-import type { RpcCodeName } from "../../runtime/errors.js";
-import { findMissingRequired } from "../../runtime/required-fields.js";
+} from "../../runtime/core/error-encoding.js";
+import { A2AError, isA2AError } from "../../runtime/core/errors.js";
+import type { RpcCodeName } from "../../runtime/core/errors.js";
+import { findMissingRequired } from "../../runtime/core/codec/required-fields.js";
 import { Code } from "../../runtime/gen/google/rpc/code_pb.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../runtime/gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../runtime/gen/google/rpc/status_pb.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import * as generated from "../../generated/a2a_errors.js";
-import { A2AError, isA2AError } from "../../runtime/errors.js";
+import { A2AError, isA2AError } from "../../runtime/core/errors.js";
 import { projectRoot, scratchDir } from "../support/protos.js";
 
 const { A2AErrorTable, TaskNotFoundError, TaskNotCancelableError, VersionNotSupportedError } = generated;
@@ -85,7 +85,7 @@ describe("a second copy of the runtime and the generated errors", () => {
       }).outputText;
       writeFileSync(join(dir, to), rewrite(js));
     };
-    emit("runtime/errors.ts", "runtime.mjs", (js) => js);
+    emit("runtime/core/errors.ts", "runtime.mjs", (js) => js);
     emit("generated/a2a_errors.ts", "a2a_errors.mjs", (js) => js.replaceAll('"protoc-gen-a2a/runtime"', '"./runtime.mjs"'));
     return (await import(pathToFileURL(join(dir, "a2a_errors.mjs")).href)) as Record<string, unknown>;
   }

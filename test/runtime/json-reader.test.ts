@@ -1,5 +1,5 @@
 /**
- * The ProtoJSON fast path (runtime/json-reader.ts) against protobuf-es:
+ * The ProtoJSON fast path (runtime/core/codec/json-reader.ts) against protobuf-es:
  * whenever readJsonFast answers, its message equals what decodeJson gives
  * through protobuf-es alone (and fromJson with ignoreUnknownFields); when
  * it does not answer, protobuf-es decides. Random bodies over every field
@@ -13,8 +13,8 @@ import {
   TaskPushNotificationConfigSchema,
   TaskSchema,
 } from "../../generated/a2a_pb.js";
-import { readJsonFast } from "../../runtime/json-reader.js";
-import { decodeJson, decodeJsonStrict } from "../../runtime/proto-json.js";
+import { readJsonFast } from "../../runtime/core/codec/json-reader.js";
+import { decodeJson, decodeJsonStrict } from "../../runtime/core/codec/proto-json.js";
 import { compileMessages } from "../support/protos.js";
 import { rng } from "../support/rng.js";
 

@@ -15,10 +15,10 @@ import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
 import { AgentCardSchema, ListTasksResponseSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from "../../generated/a2a_pb.js";
 import { collectRequiredFields } from "../../plugin/model/required-fields.js";
-import { allowCodeGeneration } from "../../runtime/code-generation.js";
-import { isCompiledWriter, jsonWriter } from "../../runtime/json-writer.js";
-import type { RequiredFieldTable } from "../../runtime/method-spec.js";
-import { toJsonWithRequired } from "../../runtime/required-fields.js";
+import { allowCodeGeneration } from "../../runtime/core/codec/code-generation.js";
+import { isCompiledWriter, jsonWriter } from "../../runtime/core/codec/json-writer.js";
+import type { RequiredFieldTable } from "../../runtime/core/method-spec.js";
+import { toJsonWithRequired } from "../../runtime/core/codec/required-fields.js";
 import { createRequest } from "../support/protos.js";
 import { rng } from "../support/rng.js";
 

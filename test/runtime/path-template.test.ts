@@ -6,7 +6,7 @@ import {
   type PathTemplate,
   type TemplateSegment,
   type TemplateVariable,
-} from "../../runtime/path-template.js";
+} from "../../runtime/core/http/path-template.js";
 
 // ---------------------------------------------------------------------------
 // Builders for expected values.

@@ -1,5 +1,5 @@
 /** ProtoJSON input per D10: unknown fields ignored at every depth, wrong values named by path. */
-import { JsonDecodeError, decodeJson } from "../../runtime/proto-json.js";
+import { JsonDecodeError, decodeJson } from "../../runtime/core/codec/proto-json.js";
 import { AgentCardSchema, SendMessageRequestSchema } from "../../generated/a2a_pb.js";
 
 function errorOf(run: () => unknown): { field: string | undefined; reason: string } {

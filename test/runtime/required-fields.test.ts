@@ -23,8 +23,8 @@ import {
   TaskState,
 } from "../../generated/a2a_pb.js";
 import { A2AServiceRequiredFields as table } from "../../generated/a2a_methods.js";
-import type { RequiredFieldTable } from "../../runtime/method-spec.js";
-import { findMissingRequired, requiredFieldDescription, toJsonWithRequired } from "../../runtime/required-fields.js";
+import type { RequiredFieldTable } from "../../runtime/core/method-spec.js";
+import { findMissingRequired, requiredFieldDescription, toJsonWithRequired } from "../../runtime/core/codec/required-fields.js";
 
 /** Violations for these paths, in this order. */
 const missing = (...fields: string[]) => fields.map((field) => ({ field, description: requiredFieldDescription }));

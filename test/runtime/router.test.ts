@@ -1,5 +1,5 @@
-import { parsePathTemplate, type PathTemplate } from "../../runtime/path-template.js";
-import { createRouter, type RouteInput, type RouteMatch, type Router } from "../../runtime/router.js";
+import { parsePathTemplate, type PathTemplate } from "../../runtime/core/http/path-template.js";
+import { createRouter, type RouteInput, type RouteMatch, type Router } from "../../runtime/core/http/router.js";
 
 // ---------------------------------------------------------------------------
 // Helpers: routes are [method, template, name]; a match is summarised so the

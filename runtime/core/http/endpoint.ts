@@ -5,18 +5,18 @@
  * methods. Transport adapters (node:http, fetch) run it.
  */
 import type { JsonValue } from "@bufbuild/protobuf";
-import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
-import { createCallScope, type CallScope } from "./call-scope.js";
-import { createDispatcher, type BindingErrorTable, type StreamFraming } from "./dispatch.js";
-import { badRequest, httpErrorBody, toA2AError } from "./error-encoding.js";
-import { A2AError, type ErrorTableEntry } from "./errors.js";
-import { createTranscoder, type Transcoder } from "./http-transcoding.js";
-import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "./method-spec.js";
-import type { AgentPolicy } from "./policy.js";
+import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "../transport.js";
+import { createCallScope, type CallScope } from "../call-scope.js";
+import { createDispatcher, type BindingErrorTable, type StreamFraming } from "../dispatch.js";
+import { badRequest, httpErrorBody, toA2AError } from "../error-encoding.js";
+import { A2AError, type ErrorTableEntry } from "../errors.js";
+import { createTranscoder, type Transcoder } from "./transcoding.js";
+import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
+import type { AgentPolicy } from "../../a2a/policy.js";
 import { parsePathTemplate } from "./path-template.js";
-import { JsonDecodeError } from "./proto-json.js";
+import { JsonDecodeError } from "../codec/proto-json.js";
 import { createRouter } from "./router.js";
-import { negotiateVersion, type VersionPolicy } from "./service-params.js";
+import { negotiateVersion, type VersionPolicy } from "../../a2a/service-params.js";
 
 export interface HttpJsonOptions {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */

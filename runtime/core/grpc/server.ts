@@ -14,8 +14,8 @@ import { clone, toBinary } from "@bufbuild/protobuf";
 import type { DescFile } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { Server, ServerCredentials, type ServerOptions } from "@grpc/grpc-js";
-import { file_google_rpc_error_details } from "./gen/google/rpc/error_details_pb.js";
-import { file_google_rpc_status } from "./gen/google/rpc/status_pb.js";
+import { file_google_rpc_error_details } from "../../gen/google/rpc/error_details_pb.js";
+import { file_google_rpc_status } from "../../gen/google/rpc/status_pb.js";
 
 const require = createRequire(import.meta.url);
 

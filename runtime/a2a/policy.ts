@@ -5,7 +5,7 @@
  * applies it before the handler is called, on JSON-RPC, HTTP+JSON and gRPC
  * alike.
  */
-import type { Binding } from "./call-context.js";
+import type { Binding } from "../core/call-context.js";
 
 /** What an authentication hook sees of a request. */
 export interface AuthRequest {

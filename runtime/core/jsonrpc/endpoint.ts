@@ -4,14 +4,14 @@
  * SSE for streaming methods. Transport adapters (node:http, fetch) run it.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
-import { createCallScope, type CallScope } from "./call-scope.js";
-import { createDispatcher, type BindingErrorTable, type StreamFraming } from "./dispatch.js";
-import { A2AError, type ErrorTableEntry } from "./errors.js";
-import { jsonRpcErrorObject, toA2AError } from "./error-encoding.js";
-import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
-import type { AgentPolicy } from "./policy.js";
-import { negotiateVersion, type VersionPolicy } from "./service-params.js";
+import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "../transport.js";
+import { createCallScope, type CallScope } from "../call-scope.js";
+import { createDispatcher, type BindingErrorTable, type StreamFraming } from "../dispatch.js";
+import { A2AError, type ErrorTableEntry } from "../errors.js";
+import { jsonRpcErrorObject, toA2AError } from "../error-encoding.js";
+import type { MethodSpec, RequiredFieldTable } from "../method-spec.js";
+import type { AgentPolicy } from "../../a2a/policy.js";
+import { negotiateVersion, type VersionPolicy } from "../../a2a/service-params.js";
 
 /** The generated error table, as the JSON-RPC binding needs it. */
 export type JsonRpcErrorTable = BindingErrorTable;

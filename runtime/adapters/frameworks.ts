@@ -20,7 +20,7 @@
  * be mounted anywhere.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BodyTooLargeError } from "./binding-core.js";
+import { BodyTooLargeError } from "../core/transport.js";
 import { createFetchHandler, type FetchHandler } from "./fetch.js";
 import { answerFailure, serveNodeRequest, type BindingCore } from "./node-http.js";
 

@@ -12,10 +12,10 @@ import type { DescMessage, JsonObject, JsonValue, Message } from "@bufbuild/prot
 import { anyPack, hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import { A2AError, isA2AError } from "./errors.js";
 import type { ErrorDetail, ErrorTableEntry, RpcCodeName } from "./errors.js";
-import { Code } from "./gen/google/rpc/code_pb.js";
-import { BadRequestSchema, ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
-import { StatusSchema } from "./gen/google/rpc/status_pb.js";
-import type { Status } from "./gen/google/rpc/status_pb.js";
+import { Code } from "../gen/google/rpc/code_pb.js";
+import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
+import { StatusSchema } from "../gen/google/rpc/status_pb.js";
+import type { Status } from "../gen/google/rpc/status_pb.js";
 
 const typeUrlPrefix = "type.googleapis.com/";
 

@@ -22,7 +22,7 @@ export class JsonDecodeError extends Error {
 
 /**
  * Decodes `json` into a message of `desc`. The common case is read by the
- * fast path (runtime/json-reader.ts); what it leaves costs one strict parse
+ * fast path (json-reader.ts); what it leaves costs one strict parse
  * (no unknown fields), and only a body that fails that is walked.
  * Throws JsonDecodeError.
  */

@@ -7,18 +7,18 @@
  * this; gRPC shares the handler call and the stream rules.
  */
 import { type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
-import type { EventSource } from "./binding-core.js";
+import type { EventSource } from "./transport.js";
 import type { CallContext } from "./call-context.js";
 import type { CallScope } from "./call-scope.js";
 import { badRequest } from "./error-encoding.js";
 import { A2AError, type ErrorTableEntry } from "./errors.js";
 import { createEventSource, releaseIterator, type EventEncoder } from "./event-stream.js";
-import { jsonWriter } from "./json-writer.js";
+import { jsonWriter } from "./codec/json-writer.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
-import type { AgentPolicy } from "./policy.js";
-import { JsonDecodeError, decodeJson } from "./proto-json.js";
-import { findMissingRequired } from "./required-fields.js";
-import { createStreamCheck, type StreamCheck } from "./stream-rules.js";
+import type { AgentPolicy } from "../a2a/policy.js";
+import { JsonDecodeError, decodeJson } from "./codec/proto-json.js";
+import { findMissingRequired } from "./codec/required-fields.js";
+import { createStreamCheck, type StreamCheck } from "../a2a/stream-rules.js";
 
 /**
  * The generated error table: the rows the bindings raise themselves, and any

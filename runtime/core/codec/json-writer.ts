@@ -16,7 +16,7 @@
 import { ScalarType, create, isMessage, toJson, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence, hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import type { RequiredFieldTable } from "./method-spec.js";
+import type { RequiredFieldTable } from "../method-spec.js";
 import { generate, type Ref } from "./code-generation.js";
 import { setOwn } from "./own-property.js";
 import { defaultJson, toJsonWithRequired } from "./required-fields.js";

@@ -14,8 +14,8 @@
  *   parameter repeated or comma-separated.
  */
 import { ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
-import type { HttpRuleSpec } from "./method-spec.js";
-import { JsonDecodeError } from "./proto-json.js";
+import type { HttpRuleSpec } from "../method-spec.js";
+import { JsonDecodeError } from "../codec/proto-json.js";
 
 /** A field path from the request message, with its JSON name path for messages. */
 interface FieldPath {

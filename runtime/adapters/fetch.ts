@@ -3,7 +3,7 @@
  * for Hono, Bun, Deno and workers. Streams are pulled by the platform, so a
  * slow client slows the producer without any drain bookkeeping.
  */
-import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreResponse } from "./binding-core.js";
+import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreResponse } from "../core/transport.js";
 import type { BindingCore } from "./node-http.js";
 
 export type FetchHandler = (request: Request) => Promise<Response>;

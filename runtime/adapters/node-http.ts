@@ -4,8 +4,8 @@
  * events, sends heartbeats, and turns a client disconnect into an abort.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "./binding-core.js";
-import { signalOnClose, type Abortable } from "./call-scope.js";
+import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "../core/transport.js";
+import { signalOnClose, type Abortable } from "../core/call-scope.js";
 
 export interface BindingCore {
   handle(request: CoreRequest): Promise<CoreResponse>;

@@ -1,4 +1,4 @@
-import { sseFrame, type EventSource } from "./binding-core.js";
+import { sseFrame, type EventSource } from "./transport.js";
 
 /** How one stream's events become SSE payloads; the dispatcher makes one per stream. */
 export interface EventEncoder<T> {

@@ -5,7 +5,7 @@
  * AbortController, a listener and a Headers copy per request.
  */
 import type { Binding, CallContext } from "./call-context.js";
-import { parseExtensions } from "./service-params.js";
+import { parseExtensions } from "../a2a/service-params.js";
 
 /** What a transport aborts when the client goes away: an AbortController, or a stream's writer. */
 export interface Abortable {

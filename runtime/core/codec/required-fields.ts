@@ -19,7 +19,7 @@ import { ScalarType, isFieldSet, toJson } from "@bufbuild/protobuf";
 import type { DescField, DescMessage, JsonObject, JsonValue, JsonWriteOptions, Message } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import type { RequiredFieldTable } from "./method-spec.js";
+import type { RequiredFieldTable } from "../method-spec.js";
 
 /** One missing field; the shape of a google.rpc.BadRequest.FieldViolation. */
 export interface FieldViolation {

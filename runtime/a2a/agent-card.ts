@@ -7,8 +7,8 @@
  */
 import { createHash } from "node:crypto";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import type { CoreRequest, CoreResponse } from "./binding-core.js";
-import type { Binding } from "./call-context.js";
+import type { CoreRequest, CoreResponse } from "../core/transport.js";
+import type { Binding } from "../core/call-context.js";
 import type { AgentPolicy } from "./policy.js";
 
 export const agentCardPath = "/.well-known/agent-card.json";

@@ -1,0 +1,229 @@
+/**
+ * One call to serve an agent on all three bindings (spec 5.1): JSON-RPC and
+ * HTTP+JSON on one node:http server under their base paths, gRPC on its own
+ * port, the public Agent Card with `supportedInterfaces` filled from what is
+ * mounted, and one policy (authentication, required extensions, capability
+ * gating) applied identically everywhere. Imported as
+ * "protoc-gen-a2a/runtime/server" since it loads grpc-js.
+ */
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { DescService, JsonObject } from "@bufbuild/protobuf";
+import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
+import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
+import type { CoreRequest, CoreResponse } from "../core/transport.js";
+import type { Binding } from "../core/call-context.js";
+import type { BindingErrorTable } from "../core/dispatch.js";
+import { addGrpcService } from "../core/grpc/binding.js";
+import { Health } from "../gen/health/v1/health_pb.js";
+import { addHealthService, addReflectionService, createGrpcServer, listenGrpc, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "../core/grpc/server.js";
+import { createHttpJsonEndpoint } from "../core/http/endpoint.js";
+import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
+import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
+import { createNodeListener, type BindingCore } from "../adapters/node-http.js";
+import type { AgentPolicy } from "./policy.js";
+import type { VersionPolicy } from "./service-params.js";
+
+export interface ServeOptions {
+  /** Address to listen on. Default 127.0.0.1 (loopback only). */
+  readonly host?: string;
+  /** HTTP port for JSON-RPC, HTTP+JSON and the card; 0 picks a free one. Default 8080. */
+  readonly port?: number;
+  /** gRPC port; 0 picks a free one, false serves no gRPC. Default 50051. */
+  readonly grpcPort?: number | false;
+  /** Path of the JSON-RPC endpoint, or false for none. Default `/a2a/jsonrpc`. */
+  readonly jsonRpcPath?: string | false;
+  /** Base path of the HTTP+JSON routes, or false for none. Default `/a2a/rest`. */
+  readonly httpJsonPath?: string | false;
+  /** Order of `supportedInterfaces` in the card (first = preferred). Default JSON-RPC, HTTP+JSON, gRPC. */
+  readonly interfaceOrder?: readonly Binding[];
+  /** Base URL clients reach the HTTP server at, when it is not `http://host:port` (a proxy). */
+  readonly publicUrl?: string;
+  /** Address clients reach gRPC at (`host:port`), when it is not host and grpcPort. */
+  readonly publicGrpcAddress?: string;
+  readonly authenticate?: AgentPolicy["authenticate"];
+  readonly versions?: VersionPolicy;
+  readonly bodyLimit?: number;
+  readonly heartbeatMs?: number;
+  /** `Cache-Control: max-age` of the public card, in seconds. Default 300. */
+  readonly cardMaxAgeSeconds?: number;
+  /** How long close() lets open calls and streams finish before ending them. Default 5000 ms. */
+  readonly drainMs?: number;
+  /** The gRPC server's settings, TLS, health service and reflection. */
+  readonly grpc?: GrpcServeOptions;
+}
+
+/**
+ * The gRPC side of serveAgent: createGrpcServer's settings (4 MiB message
+ * limits both ways by default, keepalive, connection age), and:
+ */
+export interface GrpcServeOptions extends GrpcServerOptions {
+  /** PEM TLS material. Without it gRPC is plaintext, like the HTTP server beside it: terminate TLS in front of both, or pass it here. */
+  readonly tls?: ListenOptions["tls"];
+  /**
+   * The standard grpc.health.v1 service (npm `grpc-health-check`), SERVING
+   * for "" and the service; NOT_SERVING as soon as close() starts draining.
+   * Default off.
+   */
+  readonly health?: boolean;
+  /**
+   * gRPC server reflection (npm `@grpc/reflection`) describing the service's
+   * proto file, its imports and the google.rpc error details (and, with
+   * `health`, grpc.health.v1), so `buf curl` or grpcurl need no .proto
+   * files. Default off.
+   */
+  readonly reflection?: boolean;
+}
+
+/** What generated code hands over: the service's tables and the handler. */
+export interface ServeAgentConfig<H extends object> {
+  readonly handler: H;
+  /** The public Agent Card as ProtoJSON. */
+  readonly card: JsonObject;
+  readonly methods: Readonly<Record<string, MethodSpec>>;
+  readonly jsonRpcMethods: Readonly<Record<string, MethodSpec>>;
+  readonly rules: readonly HttpRuleSpec[];
+  readonly errors: BindingErrorTable;
+  readonly required: RequiredFieldTable;
+  readonly grpcDefinition: ServiceDefinition;
+  /** The service's descriptor: what health reports and reflection describes (generated serve functions pass it). */
+  readonly service?: DescService;
+}
+
+export interface AgentServer {
+  /** Where the public card is served. */
+  readonly cardUrl: string;
+  readonly jsonRpcUrl: string | undefined;
+  readonly httpJsonUrl: string | undefined;
+  /** `host:port` of the gRPC server. */
+  readonly grpcAddress: string | undefined;
+  /** The card as served, `supportedInterfaces` included. */
+  readonly card: JsonObject;
+  /** Stops accepting calls, lets open ones finish (up to drainMs), then ends the rest. */
+  close(): Promise<void>;
+}
+
+export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, options: ServeOptions = {}): Promise<AgentServer> {
+  const host = options.host ?? "127.0.0.1";
+  const grpcOptions = options.grpc ?? {};
+  // Before anything listens.
+  if (options.grpcPort !== false && grpcOptions.reflection === true && config.service === undefined) {
+    throw new Error("serveAgent: grpc.reflection needs the service descriptor (config.service), which generated serve functions pass");
+  }
+  const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
+  const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
+  const policy: AgentPolicy = { ...policyOf(config.card), ...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }) };
+  const shared = {
+    errors: config.errors,
+    required: config.required,
+    handler: config.handler,
+    policy,
+    ...(options.versions === undefined ? {} : { versions: options.versions }),
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  };
+
+  const routes: { readonly path: string; readonly prefix: boolean; readonly core: BindingCore }[] = [];
+  if (jsonRpcPath !== false) routes.push({ path: jsonRpcPath, prefix: false, core: createJsonRpcEndpoint({ ...shared, methods: config.jsonRpcMethods }) });
+  if (httpJsonPath !== false) {
+    routes.push({ path: httpJsonPath, prefix: true, core: createHttpJsonEndpoint({ ...shared, methods: config.methods, rules: config.rules, basePath: httpJsonPath }) });
+  }
+  // The card is filled in once the ports are known; until then nothing is listening.
+  let card: { handle(req: CoreRequest): CoreResponse } | undefined;
+  const http = createServer(
+    createNodeListener({
+      async handle(req) {
+        const path = req.url.split("?")[0] ?? "/";
+        if (path === agentCardPath && card !== undefined) return card.handle(req);
+        const route = routes.find((r) => (r.prefix ? path === r.path || path.startsWith(`${r.path}/`) : path === r.path));
+        if (route !== undefined) return route.core.handle(req);
+        return {
+          kind: "body",
+          status: 404,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${path}`, details: [] } }),
+        };
+      },
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 8080, host, () => resolve());
+  });
+  const httpPort = (http.address() as AddressInfo).port;
+  const base = (options.publicUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${httpPort}`).replace(/\/+$/, "");
+
+  let grpc: GrpcServer | undefined;
+  let grpcAddress: string | undefined;
+  let health: HealthHandle | undefined;
+  if (options.grpcPort !== false) {
+    const server = createGrpcServer(grpcOptions);
+    try {
+      addGrpcService(server, { ...shared, definition: config.grpcDefinition, methods: config.methods });
+      const service = config.service;
+      if (grpcOptions.health === true) health = addHealthService(server, { services: service === undefined ? [] : [service.typeName] });
+      if (grpcOptions.reflection === true && service !== undefined) {
+        // With health on, reflection describes it too, so `buf curl --reflect` can call Health/Check.
+        const described = grpcOptions.health === true ? [service, Health] : [service];
+        addReflectionService(server, described.map((s) => s.file), { services: described.map((s) => s.typeName) });
+      }
+      const port = await listenGrpc(server, {
+        host,
+        port: options.grpcPort ?? 50051,
+        ...(grpcOptions.tls === undefined ? { insecure: true } : { tls: grpcOptions.tls }),
+      });
+      grpc = server;
+      grpcAddress = options.publicGrpcAddress ?? `${host}:${port}`;
+    } catch (err) {
+      // A port in use, a missing optional package, bad TLS material: nothing is left listening.
+      server.forceShutdown();
+      await closeHttp(http, 0);
+      throw err;
+    }
+  }
+
+  const mounted: MountedInterface[] = [];
+  for (const binding of options.interfaceOrder ?? ["JSONRPC", "HTTP+JSON", "GRPC"]) {
+    if (binding === "JSONRPC" && jsonRpcPath !== false) mounted.push({ binding, url: `${base}${jsonRpcPath}` });
+    if (binding === "HTTP+JSON" && httpJsonPath !== false) mounted.push({ binding, url: `${base}${httpJsonPath}` });
+    if (binding === "GRPC" && grpcAddress !== undefined) mounted.push({ binding, url: grpcAddress });
+  }
+  const served = withInterfaces(config.card, mounted, "1.0");
+  card = createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds });
+
+  const drainMs = options.drainMs ?? 5000;
+  return {
+    cardUrl: `${base}${agentCardPath}`,
+    jsonRpcUrl: jsonRpcPath === false ? undefined : `${base}${jsonRpcPath}`,
+    httpJsonUrl: httpJsonPath === false ? undefined : `${base}${httpJsonPath}`,
+    grpcAddress,
+    card: served,
+    close: () => {
+      // Health checkers stop routing here before the calls in flight finish.
+      health?.setAll("NOT_SERVING");
+      return Promise.all([closeHttp(http, drainMs), grpc === undefined ? undefined : closeGrpc(grpc, drainMs)]).then(() => undefined);
+    },
+  };
+}
+
+function closeHttp(server: HttpServer, drainMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), drainMs);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    // Keep-alive connections with no request in flight would hold close() open.
+    server.closeIdleConnections();
+  });
+}
+
+function closeGrpc(server: GrpcServer, drainMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.forceShutdown(), drainMs);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,334 @@
+/**
+ * The gRPC binding on @grpc/grpc-js: a generated service definition served
+ * with the same dispatcher as the HTTP bindings, so REQUIRED validation
+ * (D11), left-out methods (D18), stream rules (D15), version negotiation
+ * (D5) and the error table behave the same on all three. Reached through
+ * the "protoc-gen-a2a/runtime/grpc" entry, apart from the main runtime, so
+ * JSON-only agents never load grpc-js.
+ */
+import { toBinary, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
+import { encodeBinaryWith } from "../codec/binary-codec.js";
+import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
+import { createCallScope, signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
+import { createDispatcher, type BindingErrorTable, type Dispatcher, type MessageStream } from "../dispatch.js";
+import { grpcStatusOf, rpcCode, toA2AError } from "../error-encoding.js";
+import { A2AError } from "../errors.js";
+import { releaseIterator } from "../event-stream.js";
+import type { MethodSpec, RequiredFieldTable } from "../method-spec.js";
+import type { AgentPolicy } from "../../a2a/policy.js";
+import { negotiateVersion, type VersionPolicy } from "../../a2a/service-params.js";
+import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
+
+export interface GrpcOptions {
+  /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
+  readonly versions?: VersionPolicy;
+  /** Authentication, required extensions and capability gating, shared by all bindings. */
+  readonly policy?: AgentPolicy;
+}
+
+export interface GrpcServiceConfig<H extends object> extends GrpcOptions {
+  /** The generated grpc-js service definition. */
+  readonly definition: ServiceDefinition;
+  /** The generated method table, keyed like the definition. */
+  readonly methods: Readonly<Record<string, MethodSpec>>;
+  readonly errors: BindingErrorTable;
+  readonly required: RequiredFieldTable;
+  readonly handler: H;
+}
+
+/**
+ * A message or its init shape in protobuf binary (as `encodeBinary`), as
+ * the Buffer grpc-js wants: one copy out of the codec's writer, into
+ * Buffer's pool for small messages. What the generated definitions
+ * serialize with.
+ */
+export function encodeBuffer<Desc extends DescMessage>(desc: Desc, value: MessageInitShape<Desc>): Buffer {
+  return encodeBinaryWith(desc, value, toBuffer);
+}
+
+function toBuffer(bytes: Uint8Array, length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  out.set(length === bytes.byteLength ? bytes : bytes.subarray(0, length));
+  return out;
+}
+
+/** Adds the service to `server`, served by `handler`. */
+export function addGrpcService<H extends object>(server: Server, config: GrpcServiceConfig<H>): void {
+  const dispatch = createDispatcher(config);
+  const versions = config.versions ?? { supported: ["1.0"] };
+  const implementation: UntypedServiceImplementation = {};
+  for (const [key, spec] of Object.entries(config.methods)) {
+    implementation[key] =
+      spec.kind === "unary"
+        ? (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
+            unary(dispatch, config.errors, versions, spec, call, callback);
+          }
+        : (call: ServerWritableStream<Message, Message>) => {
+            new ServerStream(call, new GrpcRequest(call), config.errors).start(dispatch, versions, spec);
+          };
+  }
+  server.addService(config.definition, implementation);
+}
+
+type GrpcCall = ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>;
+
+/**
+ * The call as the call scope reads a request: metadata as headers, a close
+ * on cancel or deadline. A class rather than an object literal with getters
+ * and closures: one allocation per call, the rest made on first use.
+ */
+class GrpcRequest implements ScopeRequest {
+  #signal: AbortSignal | undefined;
+  #headers: Headers | undefined;
+  /** Aborted once the call is cancelled or past its deadline; undefined until something asks. */
+  #targets: Abortable[] | undefined;
+  #closed = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #onCancel: (() => void) | undefined;
+
+  constructor(readonly call: GrpcCall) {}
+
+  header(name: string): string | null {
+    const values = this.call.metadata.get(name);
+    let joined: string | null = null;
+    for (const v of values) {
+      if (typeof v === "string") joined = joined === null ? v : `${joined}, ${v}`;
+    }
+    return joined;
+  }
+
+  get headers(): Headers {
+    if (this.#headers === undefined) {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(this.call.metadata.getMap())) {
+        if (typeof value === "string") headers.append(name, value);
+      }
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= signalOnClose(this));
+  }
+
+  /** The client cancelled or the deadline passed (known once something asked with `onClose`). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Aborts `target` when the call is cancelled or its deadline passes (at
+   * once if it was cancelled). One grpc-js listener and one timer per call
+   * for every target: the scope's signal and the stream writer share them,
+   * so a stream needs no AbortController of its own.
+   */
+  onClose(target: Abortable): void {
+    if (this.#closed) {
+      target.abort();
+      return;
+    }
+    if (this.#targets !== undefined) {
+      // concat() copies to the exact size; push() (and spreading) would grow a one-element array to 17 slots.
+      this.#targets = this.#targets.concat(target);
+      return;
+    }
+    this.#targets = [target];
+    const call = this.call;
+    if (call.cancelled) {
+      this.#close();
+      return;
+    }
+    const close = () => this.#close();
+    this.#onCancel = close;
+    call.on("cancelled", close);
+    // grpc-js answers DEADLINE_EXCEEDED itself when the deadline passes but
+    // does not always report it as a cancel: the handler learns it here.
+    const deadline = call.getDeadline();
+    const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
+    if (Number.isFinite(ms)) this.#timer = setTimeout(close, Math.max(0, ms));
+  }
+
+  /** Undoes what `onClose` set up; nothing unless something asked. */
+  done(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#onCancel !== undefined) this.call.off("cancelled", this.#onCancel);
+    this.#timer = undefined;
+    this.#onCancel = undefined;
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.done();
+    const targets = this.#targets ?? [];
+    this.#targets = undefined;
+    for (const target of targets) target.abort();
+  }
+}
+
+/** A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in `grpc-status-details-bin` (D19). */
+function serviceError(err: unknown, errors: BindingErrorTable): Partial<ServiceError> {
+  const a2a = toA2AError(err, errors.Internal);
+  const metadata = new Metadata();
+  metadata.set("grpc-status-details-bin", Buffer.from(toBinary(StatusSchema, grpcStatusOf(a2a))));
+  return { code: rpcCode(a2a.entry.grpcStatus) as status, details: a2a.message, metadata };
+}
+
+/** The version check (D5) and the call scope; throws VersionNotSupported. */
+function openScope(req: GrpcRequest, errors: BindingErrorTable, versions: VersionPolicy): CallScope {
+  const version = negotiateVersion(req.header("a2a-version"), null, versions);
+  if (!version.ok) throw new A2AError(errors.VersionNotSupported, version.message);
+  return createCallScope("GRPC", version.version, req);
+}
+
+/** Echoes the extensions the handler activated, as initial metadata. */
+function sendExtensions(call: GrpcCall, scope: CallScope): void {
+  const activated = scope.activatedHeader();
+  if (activated === undefined) return;
+  const md = new Metadata();
+  md.set("a2a-extensions", activated);
+  call.sendMetadata(md);
+}
+
+/**
+ * A unary call. Without a policy to wait for, the handler is called in the
+ * same tick and its promise is the only one the call makes: this is the
+ * path every call of a busy gRPC agent takes.
+ */
+function unary(
+  dispatch: Dispatcher,
+  errors: BindingErrorTable,
+  versions: VersionPolicy,
+  spec: MethodSpec,
+  call: ServerUnaryCall<Message, Message>,
+  callback: sendUnaryData<Message>,
+): void {
+  const req = new GrpcRequest(call);
+  const fail = (err: unknown) => {
+    req.done();
+    callback(serviceError(err, errors));
+  };
+  let scope: CallScope;
+  let result: unknown;
+  try {
+    scope = openScope(req, errors, versions);
+    const request = call.request;
+    const open = scope;
+    const invoke = () => {
+      dispatch.checkRequired(spec, request);
+      return dispatch.invoke(spec, request, open.context(dispatch.tenantOf(request)));
+    };
+    const admitted = dispatch.admit(spec, scope);
+    result = admitted === undefined ? invoke() : admitted.then(invoke);
+  } catch (err) {
+    fail(err);
+    return;
+  }
+  const respond = (value: unknown) => {
+    req.done();
+    sendExtensions(call, scope);
+    // The handler's message or its init shape: the definition's encodeBuffer writes either.
+    callback(null, value as Message);
+  };
+  if (isPromiseLike(result)) result.then(respond, fail);
+  else respond(result);
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+/**
+ * A server-streaming call: the version check, the policy, then the
+ * handler's events written one at a time, waiting for `drain`. Callbacks on
+ * one object rather than an async loop: an idle stream holds this object
+ * and the handler's pending next(), nothing of ours suspended around it.
+ */
+class ServerStream implements Abortable {
+  #messages: MessageStream | undefined;
+  /** Until the first event is written, when its extensions are echoed. */
+  #scope: CallScope | undefined;
+  readonly #onResult = (r: IteratorResult<unknown>): void => this.#write(r);
+  readonly #onError = (err: unknown): void => this.#fail(err);
+
+  constructor(
+    private readonly call: ServerWritableStream<Message, Message>,
+    private readonly req: GrpcRequest,
+    private readonly errors: BindingErrorTable,
+  ) {}
+
+  start(dispatch: Dispatcher, versions: VersionPolicy, spec: MethodSpec): void {
+    let scope: CallScope;
+    let admitted: Promise<void> | undefined;
+    try {
+      scope = openScope(this.req, this.errors, versions);
+      admitted = dispatch.admit(spec, scope);
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    if (admitted === undefined) this.#open(dispatch, spec, scope);
+    else admitted.then(() => this.#open(dispatch, spec, scope), this.#onError);
+  }
+
+  #open(dispatch: Dispatcher, spec: MethodSpec, scope: CallScope): void {
+    const request = this.call.request;
+    try {
+      dispatch.checkRequired(spec, request);
+      this.#messages = dispatch.streamMessages(spec, request, scope.context(dispatch.tenantOf(request)));
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    this.#scope = scope;
+    this.req.onClose(this);
+    if (!this.req.closed) this.#pull();
+  }
+
+  #pull(): void {
+    let pending: Promise<IteratorResult<unknown>>;
+    try {
+      pending = (this.#messages as MessageStream).iterator.next();
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    pending.then(this.#onResult, this.#onError);
+  }
+
+  #write(r: IteratorResult<unknown>): void {
+    const { call, req } = this;
+    if (req.closed) return;
+    let ok: boolean;
+    try {
+      const message = (this.#messages as MessageStream).accept(r);
+      if (message === undefined) {
+        req.done();
+        call.end();
+        return;
+      }
+      if (this.#scope !== undefined) sendExtensions(call, this.#scope);
+      this.#scope = undefined;
+      ok = call.write(message);
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    // Paced by the client: the next event is pulled once grpc-js drained, or never if the call closed.
+    if (ok) this.#pull();
+    else call.once("drain", () => req.closed || this.#pull());
+  }
+
+  #fail(err: unknown): void {
+    this.abort();
+    this.req.done();
+    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.errors));
+  }
+
+  /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */
+  abort(): void {
+    releaseIterator(this.#messages?.iterator);
+  }
+}
+
