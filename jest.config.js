@@ -6,6 +6,7 @@ export default {
   extensionsToTreatAsEsm: [".ts"],
   moduleNameMapper: {
     "^protoc-gen-a2a/runtime$": "<rootDir>/runtime/index.ts",
+    "^protoc-gen-a2a/runtime/internal$": "<rootDir>/runtime/internal.ts",
     "^protoc-gen-a2a/runtime/grpc$": "<rootDir>/runtime/grpc.ts",
     "^protoc-gen-a2a/runtime/adapters$": "<rootDir>/runtime/adapters/frameworks.ts",
     "^protoc-gen-a2a/runtime/server$": "<rootDir>/runtime/server.ts",

@@ -2,19 +2,12 @@
  * Every name the plugin gives to a generated file or declaration, decided in
  * one place so emitters and tests never spell one themselves.
  */
-import { posix } from "node:path";
 import type { DescFile, DescService } from "@bufbuild/protobuf";
-import type { ErrorModel } from "./model/error-table.js";
 
 export const names = {
   /** `a2a_handler.ts` beside protoc-gen-es's `a2a_pb.ts`. */
   handlerFile: (file: DescFile) => `${file.name}_handler.ts`,
   methodsFile: (file: DescFile) => `${file.name}_methods.ts`,
-  /**
-   * One error table per output directory, not per proto file: it is the same
-   * data for every service, so a package with several files gets one copy.
-   */
-  errorsFile: (file: DescFile) => `${posix.dirname(file.name) === "." ? "" : `${posix.dirname(file.name)}/`}a2a_errors.ts`,
   jsonRpcFile: (file: DescFile) => `${file.name}_jsonrpc.ts`,
   httpJsonFile: (file: DescFile) => `${file.name}_http.ts`,
   grpcFile: (file: DescFile) => `${file.name}_grpc.ts`,
@@ -43,15 +36,14 @@ export const names = {
   grpcDefinition: (service: DescService) => `${service.name}GrpcDefinition`,
   /** `addA2AServiceToServer`: adds a handler for the service to a grpc.Server. */
   grpcAdd: (service: DescService) => `add${service.name}ToServer`,
+  /** The runtime's entry for generated code. */
+  internalRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "internal"),
   /** The runtime's gRPC entry point, kept apart so JSON-only agents never load grpc-js. */
   grpcRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "grpc"),
   /** The runtime's all-bindings server, which loads grpc-js too. */
   serverRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "server"),
   /** `serveA2AService`: one call serving an agent on every binding. */
   serve: (service: DescService) => `serve${service.name}`,
-  errorTable: () => "A2AErrorTable",
-  /** `TaskNotFoundError`. */
-  errorClass: (error: ErrorModel) => `${error.name}Error`,
 } as const;
 
 /**
@@ -59,7 +51,7 @@ export const names = {
  * `protoc-gen-a2a/runtime/grpc`; a file such as `./rt/index.js` gives
  * `./rt/grpc.js`, the layout of this package's runtime/ folder.
  */
-function runtimeEntry(runtimeImport: string, entry: "grpc" | "server"): string {
+function runtimeEntry(runtimeImport: string, entry: "internal" | "grpc" | "server"): string {
   const file = /\/index(\.[cm]?[jt]s)?$/.exec(runtimeImport);
   if (file !== null) return `${runtimeImport.slice(0, file.index)}/${entry}${file[1] ?? ""}`;
   return `${runtimeImport}/${entry}`;

@@ -1,5 +1,4 @@
 import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
-import { emitErrors } from "./emit/errors.js";
 import { emitGrpc } from "./emit/grpc.js";
 import { emitHandler } from "./emit/handler.js";
 import { emitHttpJson } from "./emit/http-json.js";
@@ -7,7 +6,7 @@ import { emitJsonRpc } from "./emit/jsonrpc.js";
 import { emitServer } from "./emit/server.js";
 import { emitMethods } from "./emit/methods.js";
 import { createRenderer } from "./emit/render.js";
-import { createFileModels, type FileModel } from "./model/service-model.js";
+import { createFileModels } from "./model/service-model.js";
 import { names } from "./names.js";
 import { parseOptions, type Options } from "./options.js";
 import { packageVersion } from "./package-root.js";
@@ -40,15 +39,5 @@ function generateTs(schema: Schema<Options>): void {
     emitHttpJson(httpJson, createRenderer(httpJson), model.desc, model.services, runtime);
     emitGrpc(grpc, createRenderer(grpc), model.desc, model.services, runtime);
     emitServer(server, createRenderer(server), model.desc, model.services, runtime);
-  }
-  const byErrorsFile = new Map<string, FileModel[]>();
-  for (const model of [...models].sort((a, b) => (a.desc.name < b.desc.name ? -1 : 1))) {
-    const name = names.errorsFile(model.desc);
-    byErrorsFile.set(name, [...(byErrorsFile.get(name) ?? []), model]);
-  }
-  for (const [name, group] of byErrorsFile) {
-    const errors = schema.generateFile(name);
-    errors.preamble((group[0] as FileModel).desc);
-    if (group.some((m) => m.services.length > 0)) emitErrors(errors, createRenderer(errors), runtime);
   }
 }

@@ -1,46 +1,46 @@
-// The runtime that generated code imports as "protoc-gen-a2a/runtime".
-export type { Binding, CallContext } from "./core/call-context.js";
-export { A2AError, isA2AError } from "./core/errors.js";
-export type { A2AErrorOptions, ErrorDetail, ErrorTableEntry, RpcCodeName } from "./core/errors.js";
+/**
+ * "protoc-gen-a2a/runtime": what an agent author imports. The handler
+ * interface, the method tables and the endpoints come from the generated
+ * files; this entry adds the types a handler is called with, the errors it
+ * throws and the adapters that run an endpoint. Generated code imports
+ * "protoc-gen-a2a/runtime/internal"; gRPC helpers are in ".../grpc" and the
+ * one-call server in ".../server", apart so JSON-only agents never load
+ * grpc-js; framework adapters are in ".../adapters".
+ */
+
+// What a handler is called with.
+export type { A2ACallContext } from "./a2a/profile.js";
+export type { AuthRequest, Binding, CallContext } from "./core/call-context.js";
+
+// The errors a handler throws.
 export {
-  badRequest,
-  errorDetailsJson,
-  grpcStatusOf,
-  httpErrorBody,
-  jsonRpcErrorObject,
-  rpcCode,
-  toA2AError,
-} from "./core/error-encoding.js";
-export type {
-  HttpMethod,
-  HttpRuleSpec,
-  MethodKind,
-  MethodSpec,
-  PathParamSpec,
-  RequiredFieldTable,
-} from "./core/method-spec.js";
-export {
-  PathTemplateError,
-  compareTemplatePrecedence,
-  parsePathTemplate,
-  templateKey,
-} from "./core/http/path-template.js";
-export type { PathTemplate, TemplateSegment, TemplateVariable } from "./core/http/path-template.js";
-export { createRouter } from "./core/http/router.js";
-export type { RouteInput, RouteMatch, Router } from "./core/http/router.js";
-export { findMissingRequired, requiredFieldDescription, toJsonWithRequired } from "./core/codec/required-fields.js";
-export type { FieldViolation } from "./core/codec/required-fields.js";
-export { BodyTooLargeError, isJsonMediaType } from "./core/transport.js";
-export type { CoreRequest, CoreResponse, EventSource } from "./core/transport.js";
-export { createJsonRpcEndpoint } from "./core/jsonrpc/endpoint.js";
-export type { JsonRpcEndpoint, JsonRpcEndpointConfig, JsonRpcErrorTable, JsonRpcOptions } from "./core/jsonrpc/endpoint.js";
+  A2AError,
+  ContentTypeNotSupportedError,
+  ExtendedAgentCardNotConfiguredError,
+  ExtensionSupportRequiredError,
+  InternalError,
+  InvalidAgentResponseError,
+  InvalidParamsError,
+  PermissionDeniedError,
+  PushNotificationNotSupportedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnauthenticatedError,
+  UnsupportedOperationError,
+  VersionNotSupportedError,
+  isA2AError,
+} from "./a2a/errors.js";
+export type { A2AErrorOptions } from "./a2a/errors.js";
+export { RpcError, isRpcError } from "./core/errors.js";
+export type { RpcCodeName, RpcErrorOptions } from "./core/errors.js";
+
+// Options of A2A endpoints.
+export type { AgentPolicy } from "./a2a/policy.js";
+export type { VersionPolicy } from "./a2a/service-params.js";
+
+// Running an endpoint.
 export { createNodeListener } from "./adapters/node-http.js";
-export type { BindingCore, NodeListener } from "./adapters/node-http.js";
-export { majorMinor, negotiateVersion, parseExtensions } from "./a2a/service-params.js";
-export type { VersionPolicy, VersionResult } from "./a2a/service-params.js";
+export type { NodeListener } from "./adapters/node-http.js";
 export { createFetchHandler } from "./adapters/fetch.js";
 export type { FetchHandler } from "./adapters/fetch.js";
-export { createHttpJsonEndpoint } from "./core/http/endpoint.js";
-export type { HttpJsonEndpoint, HttpJsonEndpointConfig, HttpJsonOptions } from "./core/http/endpoint.js";
-export type { BindingErrorTable } from "./core/dispatch.js";
-export type { AgentPolicy, AuthRequest } from "./a2a/policy.js";
+export type { Endpoint } from "./core/transport.js";

@@ -104,11 +104,9 @@ describe("golden files", () => {
   test("a proto file with messages only gets no output", () => {
     const emitted = [...generated.keys()];
     expect(emitted.filter((p) => p.startsWith("fixtures/v1/common_"))).toEqual([]);
-    // One of each file per fixture with a service, one error table per directory, nothing else.
+    // One of each file per fixture with a service, nothing else: the A2A error table lives in the runtime.
     expect(emitted.sort()).toEqual(
       [
-        "fixtures/v1/a2a_errors.ts",
-        "fixtures/v1/admin/a2a_errors.ts",
         ...["fixtures/v1/admin/maintenance", "fixtures/v1/library", "fixtures/v1/routes"].flatMap((base) =>
           ["grpc", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
         ),
@@ -171,7 +169,7 @@ describe("golden files type-check", () => {
               skipLibCheck: true,
               noEmit: true,
               types: ["node"],
-              paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")], "protoc-gen-a2a/runtime/server": [join(projectRoot, "runtime/server.ts")] },
+              paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/internal": [join(projectRoot, "runtime/internal.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")], "protoc-gen-a2a/runtime/server": [join(projectRoot, "runtime/server.ts")] },
             },
             include: ["gen/**/*.ts"],
           },

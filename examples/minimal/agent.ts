@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { TaskNotFoundError } from "../../generated/a2a_errors.js";
+import { TaskNotFoundError } from "protoc-gen-a2a/runtime";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { Role, TaskSchema, TaskState, type Task } from "../../generated/a2a_pb.js";
 import { serveA2AService } from "../../generated/a2a_server.js";

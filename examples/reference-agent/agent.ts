@@ -12,7 +12,7 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
-} from "../../generated/a2a_errors.js";
+} from "protoc-gen-a2a/runtime";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import {
   ArtifactSchema,

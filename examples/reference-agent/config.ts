@@ -4,7 +4,7 @@
  * (test/equivalence) so both serve the same agent.
  */
 import { create } from "@bufbuild/protobuf";
-import { UnauthenticatedError } from "../../generated/a2a_errors.js";
+import { UnauthenticatedError } from "protoc-gen-a2a/runtime";
 import { AgentCardSchema, type AgentCard } from "../../generated/a2a_pb.js";
 import type { AuthRequest } from "protoc-gen-a2a/runtime";
 

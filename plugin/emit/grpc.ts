@@ -39,10 +39,10 @@ export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services
       add: r.ref(f.export("function", names.grpcAdd(s.desc))),
       server: r.ref(f.import("Server", "@grpc/grpc-js", true)),
       handler: local(names.handler(s.desc), names.handlerFile(file), true),
-      options: r.ref(f.import("GrpcOptions", grpcRuntime, true)),
+      options: r.ref(s.a2a === undefined ? f.import("GrpcOptions", grpcRuntime, true) : f.import("A2AGrpcOptions", names.internalRuntime(runtimeImport), true)),
+      coreOptions: s.a2a === undefined ? "options" : r.ref([f.import("withA2AProfile", names.internalRuntime(runtimeImport)), "(options)"]),
       addGrpcService: r.ref(f.import("addGrpcService", grpcRuntime)),
       methodTable: local(names.methodTable(s.desc), names.methodsFile(file)),
-      errorTable: local(names.errorTable(), names.errorsFile(file)),
       requiredFields: local(names.requiredFields(s.desc), names.methodsFile(file)),
     })),
   });

@@ -10,24 +10,28 @@ import type { Renderer } from "./render.js";
  * answered with the matching spec error by the bindings.
  */
 export function emitHandler(f: GeneratedFile, r: Renderer, services: readonly ServiceModel[], runtimeImport: string): void {
-  const callContext = f.import("CallContext", runtimeImport, true);
+  const internal = names.internalRuntime(runtimeImport);
   const initShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
   r.print("handler", {
-    services: services.map((s) => ({
-      jsDoc: r.ref(f.jsDoc(serviceDoc(s), "")),
-      declaration: r.ref(f.export("interface", names.handler(s.desc))),
-      methods: s.methods.map((m) => ({
-        jsDoc: r.ref(f.jsDoc(m.desc, "  ")),
-        localName: m.desc.localName,
-        request: r.ref(f.importShape(m.input)),
-        context: r.ref(callContext),
-        returns: r.ref(
-          m.kind === "unary"
-            ? ["Promise<", initShape, "<typeof ", f.importSchema(m.output, true), ">>"]
-            : ["AsyncIterable<", f.importShape(m.output), ">"],
-        ),
-      })),
-    })),
+    services: services.map((s) => {
+      // A2A's handler learns the protocol version, extensions and tenant too.
+      const callContext = f.import(s.a2a === undefined ? "CallContext" : "A2ACallContext", internal, true);
+      return {
+        jsDoc: r.ref(f.jsDoc(serviceDoc(s), "")),
+        declaration: r.ref(f.export("interface", names.handler(s.desc))),
+        methods: s.methods.map((m) => ({
+          jsDoc: r.ref(f.jsDoc(m.desc, "  ")),
+          localName: m.desc.localName,
+          request: r.ref(f.importShape(m.input)),
+          context: r.ref(callContext),
+          returns: r.ref(
+            m.kind === "unary"
+              ? ["Promise<", initShape, "<typeof ", f.importSchema(m.output, true), ">>"]
+              : ["AsyncIterable<", f.importShape(m.output), ">"],
+          ),
+        })),
+      };
+    }),
   });
 }
 

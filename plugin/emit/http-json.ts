@@ -12,7 +12,8 @@ import type { Renderer } from "./render.js";
 export function emitHttpJson(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const local = (name: string, generatedFile: string, typeOnly = false) =>
     r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
-  const rt = (name: string, typeOnly = false) => r.ref(f.import(name, runtimeImport, typeOnly));
+  const internal = names.internalRuntime(runtimeImport);
+  const rt = (name: string, typeOnly = false) => r.ref(f.import(name, internal, typeOnly));
   r.print("http-json", {
     services: services
       .filter((s) => s.routes.length > 0)
@@ -25,9 +26,9 @@ export function emitHttpJson(f: GeneratedFile, r: Renderer, file: DescFile, serv
         methodTable: local(names.methodTable(s.desc), names.methodsFile(file)),
         httpRules: local(names.httpRules(s.desc), names.methodsFile(file)),
         requiredFields: local(names.requiredFields(s.desc), names.methodsFile(file)),
-        errorTable: local(names.errorTable(), names.errorsFile(file)),
-        options: rt("HttpJsonOptions", true),
-        endpointType: rt("HttpJsonEndpoint", true),
+        options: rt(s.a2a === undefined ? "HttpJsonOptions" : "A2AHttpJsonOptions", true),
+        coreOptions: s.a2a === undefined ? "options" : r.ref([f.import("withA2AProfile", internal), "(options)"]),
+        endpointType: rt("Endpoint", true),
         createEndpoint: rt("createHttpJsonEndpoint"),
         nodeListener: rt("NodeListener", true),
         createNodeListener: rt("createNodeListener"),

@@ -11,7 +11,8 @@ import type { Renderer } from "./render.js";
 export function emitJsonRpc(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const local = (name: string, generatedFile: string, typeOnly = false) =>
     r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
-  const rt = (name: string, typeOnly = false) => r.ref(f.import(name, runtimeImport, typeOnly));
+  const internal = names.internalRuntime(runtimeImport);
+  const rt = (name: string, typeOnly = false) => r.ref(f.import(name, internal, typeOnly));
   r.print("jsonrpc", {
     services: services.map((s) => ({
       serviceName: s.desc.typeName,
@@ -23,10 +24,10 @@ export function emitJsonRpc(f: GeneratedFile, r: Renderer, file: DescFile, servi
       endpointName: names.jsonRpcEndpoint(s.desc),
       listener: r.ref(f.export("function", names.jsonRpcListener(s.desc))),
       handler: local(names.handler(s.desc), names.handlerFile(file), true),
-      errorTable: local(names.errorTable(), names.errorsFile(file)),
       requiredFields: local(names.requiredFields(s.desc), names.methodsFile(file)),
-      options: rt("JsonRpcOptions", true),
-      endpointType: rt("JsonRpcEndpoint", true),
+      options: rt(s.a2a === undefined ? "JsonRpcOptions" : "A2AJsonRpcOptions", true),
+      coreOptions: s.a2a === undefined ? "options" : r.ref([f.import("withA2AProfile", internal), "(options)"]),
+      endpointType: rt("Endpoint", true),
       createEndpoint: rt("createJsonRpcEndpoint"),
       nodeListener: rt("NodeListener", true),
       createNodeListener: rt("createNodeListener"),

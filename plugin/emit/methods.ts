@@ -10,9 +10,10 @@ import type { Renderer } from "./render.js";
  * of the messages the service reads and writes.
  */
 export function emitMethods(f: GeneratedFile, r: Renderer, services: readonly ServiceModel[], runtimeImport: string): void {
-  const httpRuleSpec = f.import("HttpRuleSpec", runtimeImport, true);
-  const requiredFieldTable = f.import("RequiredFieldTable", runtimeImport, true);
-  const methodSpec = f.import("MethodSpec", runtimeImport, true);
+  const internal = names.internalRuntime(runtimeImport);
+  const httpRuleSpec = f.import("HttpRuleSpec", internal, true);
+  const requiredFieldTable = f.import("RequiredFieldTable", internal, true);
+  const methodSpec = f.import("MethodSpec", internal, true);
   const str = (s: string) => r.ref(f.string(s));
   const strings = (list: readonly string[]) => r.ref(f.array(list.map((s) => f.string(s))));
   r.print("methods", {
@@ -29,8 +30,6 @@ export function emitMethods(f: GeneratedFile, r: Renderer, services: readonly Se
         grpcPath: str(m.grpcPath),
         input: r.ref(f.importSchema(m.input)),
         output: r.ref(f.importSchema(m.output)),
-        unimplemented: str(m.unimplemented.name),
-        capability: str(m.capability),
       })),
       httpRules: r.ref(f.export("const", names.httpRules(s.desc))),
       httpRuleSpec: r.ref(httpRuleSpec),

@@ -5,9 +5,9 @@ import { names } from "../names.js";
 import type { Renderer } from "./render.js";
 
 /**
- * One call serving an agent on every binding, for each service that hands
- * out an Agent Card (an RPC gated by `extendedAgentCard`): the card type is
- * that RPC's output, which the public card and the capability policy read.
+ * One call serving an agent on every binding, for A2AService (recognised by
+ * its full name) when it hands out an Agent Card: the public card, of that
+ * type, is what the capability policy reads.
  */
 export function emitServer(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const local = (name: string, generatedFile: string, typeOnly = false) =>
@@ -15,15 +15,15 @@ export function emitServer(f: GeneratedFile, r: Renderer, file: DescFile, servic
   const serverRuntime = names.serverRuntime(runtimeImport);
   r.print("server", {
     services: services.flatMap((s) => {
-      const cardMethod = s.methods.find((m) => m.capability === "extendedAgentCard");
-      if (cardMethod === undefined) return [];
+      const card = s.a2a?.card;
+      if (card === undefined) return [];
       return [
         {
           serviceName: s.desc.typeName,
           serve: r.ref(f.export("function", names.serve(s.desc))),
           handler: local(names.handler(s.desc), names.handlerFile(file), true),
-          cardInit: r.ref([f.import("MessageInitShape", "@bufbuild/protobuf", true), "<typeof ", f.importSchema(cardMethod.output, true), ">"]),
-          cardSchema: r.ref(f.importSchema(cardMethod.output)),
+          cardInit: r.ref([f.import("MessageInitShape", "@bufbuild/protobuf", true), "<typeof ", f.importSchema(card, true), ">"]),
+          cardSchema: r.ref(f.importSchema(card)),
           create: r.ref(f.runtime.create),
           toJson: r.ref(f.runtime.toJson),
           jsonObject: r.ref(f.runtime.JsonObject),
@@ -33,7 +33,6 @@ export function emitServer(f: GeneratedFile, r: Renderer, file: DescFile, servic
           methods: local(names.methodTable(s.desc), names.methodsFile(file)),
           jsonRpcMethods: local(names.jsonRpcTable(s.desc), names.jsonRpcFile(file)),
           rules: local(names.httpRules(s.desc), names.methodsFile(file)),
-          errors: local(names.errorTable(), names.errorsFile(file)),
           required: local(names.requiredFields(s.desc), names.methodsFile(file)),
           grpcDefinition: local(names.grpcDefinition(s.desc), names.grpcFile(file)),
           service: r.ref(f.importSchema(s.desc)),

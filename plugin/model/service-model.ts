@@ -1,8 +1,8 @@
 import type { DescFile, DescMessage, DescMethod, DescService } from "@bufbuild/protobuf";
+import { a2aServiceName, agentCardTypeName } from "../../runtime/a2a/names.js";
 import type { MethodKind } from "../../runtime/core/method-spec.js";
 import { compareTemplatePrecedence, templateKey } from "../../runtime/core/http/path-template.js";
 import { createDiagnostics, type Diagnostics } from "./diagnostics.js";
-import { capabilityOf, unimplementedError, type Capability, type ErrorModel } from "./error-table.js";
 import { createHttpBindings, type HttpBindingModel } from "./http-binding.js";
 import { collectRequiredFields, type RequiredFieldsModel } from "./required-fields.js";
 
@@ -16,10 +16,12 @@ export interface MethodModel {
   readonly grpcPath: string;
   /** The method's `google.api.http` rules, default binding first. */
   readonly http: readonly HttpBindingModel[];
-  /** The error answered when the handler leaves this method out (D18). */
-  readonly unimplemented: ErrorModel;
-  /** The Agent Card capability that gates the method, or "" (D18). */
-  readonly capability: Capability;
+}
+
+/** What the generator knows of A2A's service: it is served with the A2A profile, and hands out this Agent Card. */
+export interface A2AModel {
+  /** `lf.a2a.v1.AgentCard` when an RPC returns it: the public card's type, which `serve<Service>` takes. */
+  readonly card: DescMessage | undefined;
 }
 
 export interface ServiceModel {
@@ -29,6 +31,13 @@ export interface ServiceModel {
   readonly routes: readonly HttpBindingModel[];
   /** REQUIRED fields of every message the service reads or writes. */
   readonly requiredFields: readonly RequiredFieldsModel[];
+  /**
+   * Set for `lf.a2a.v1.A2AService` alone, recognised by its full name: its
+   * bindings are generated with the A2A profile (versions, extensions,
+   * capability gating, stream rules, A2A errors) and a `serve` function.
+   * Every other service gets the bindings' own rules only.
+   */
+  readonly a2a: A2AModel | undefined;
 }
 
 export interface FileModel {
@@ -58,7 +67,13 @@ function createServiceModel(desc: DescService, diag: Diagnostics): ServiceModel 
   const routes = withStreamingPostTwins(methods.flatMap((m) => m.http)).sort(compareRoutes);
   reportDuplicateRoutes(routes, diag);
   const requiredFields = collectRequiredFields(methods.flatMap((m) => [m.input, m.output]));
-  return { desc, methods, routes, requiredFields };
+  return { desc, methods, routes, requiredFields, a2a: a2aModel(desc) };
+}
+
+function a2aModel(desc: DescService): A2AModel | undefined {
+  if (desc.typeName !== a2aServiceName) return undefined;
+  // An A2AService that hands out no card still gets A2A's rules, without the one-call server.
+  return { card: desc.methods.map((m) => m.output).find((m) => m.typeName === agentCardTypeName) };
 }
 
 /**
@@ -92,8 +107,6 @@ function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | u
     output: desc.output,
     grpcPath: `/${desc.parent.typeName}/${desc.name}`,
     http: createHttpBindings(desc, diag),
-    unimplemented: unimplementedError(desc.name),
-    capability: capabilityOf(desc.name, desc.methodKind === "server_streaming", desc.output.typeName),
   };
 }
 

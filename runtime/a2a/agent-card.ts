@@ -7,8 +7,11 @@
  */
 import { createHash } from "node:crypto";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import type { CoreRequest, CoreResponse } from "../core/transport.js";
 import type { Binding } from "../core/call-context.js";
+import { httpErrorBody } from "../core/error-encoding.js";
+import { RpcError } from "../core/errors.js";
+import type { CoreRequest, CoreResponse } from "../core/transport.js";
+import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
 
 export const agentCardPath = "/.well-known/agent-card.json";
@@ -55,6 +58,8 @@ export function policyOf(card: JsonObject): Pick<AgentPolicy, "capabilities" | "
   };
 }
 
+const methodNotAllowed = { ...A2AErrorTable.MethodNotFound, httpStatus: 405 } as const;
+
 /** A handler for GET /.well-known/agent-card.json serving `card`, which never changes while it runs. */
 export function createAgentCardEndpoint(card: JsonObject, options: { readonly maxAgeSeconds?: number } = {}) {
   const body = JSON.stringify(card);
@@ -69,7 +74,7 @@ export function createAgentCardEndpoint(card: JsonObject, options: { readonly ma
   return {
     handle(req: CoreRequest): CoreResponse {
       if (req.method !== "GET" && req.method !== "HEAD") {
-        return { kind: "body", status: 405, headers: { "content-type": "application/json", allow: "GET, HEAD" }, body: JSON.stringify({ error: { code: 405, status: "UNIMPLEMENTED", message: `${req.method} is not allowed on ${agentCardPath}`, details: [] } }) };
+        return { kind: "body", status: 405, headers: { "content-type": "application/json", allow: "GET, HEAD" }, body: JSON.stringify(httpErrorBody(new RpcError(methodNotAllowed, `${req.method} is not allowed on ${agentCardPath}`))) };
       }
       const ifNoneMatch = req.header("if-none-match");
       if (ifNoneMatch !== null && ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {

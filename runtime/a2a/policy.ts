@@ -1,20 +1,11 @@
 /**
  * What an agent decides once for every binding (spec 5.1: every binding
  * behaves the same): who the caller is, which operations its Agent Card
- * enables, and which extensions a client must ask for. The dispatcher
+ * enables, and which extensions a client must ask for. The A2A profile
  * applies it before the handler is called, on JSON-RPC, HTTP+JSON and gRPC
  * alike.
  */
-import type { Binding } from "../core/call-context.js";
-
-/** What an authentication hook sees of a request. */
-export interface AuthRequest {
-  readonly binding: Binding;
-  /** The RPC name, e.g. `GetExtendedAgentCard`. */
-  readonly method: string;
-  /** HTTP headers or gRPC metadata (`authorization`, ...). */
-  readonly headers: Headers;
-}
+import type { Authenticate } from "../core/call-context.js";
 
 export interface AgentPolicy<Principal = unknown> {
   /**
@@ -33,5 +24,5 @@ export interface AgentPolicy<Principal = unknown> {
    * caller that is refused: returns the principal (undefined for an
    * anonymous caller), or throws UnauthenticatedError / PermissionDeniedError.
    */
-  readonly authenticate?: (request: AuthRequest) => Principal | undefined | Promise<Principal | undefined>;
+  readonly authenticate?: Authenticate<Principal>;
 }

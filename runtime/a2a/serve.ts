@@ -10,18 +10,21 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
-import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
-import type { CoreRequest, CoreResponse } from "../core/transport.js";
+import { createNodeListener } from "../adapters/node-http.js";
 import type { Binding } from "../core/call-context.js";
-import type { BindingErrorTable } from "../core/dispatch.js";
+import { httpErrorBody } from "../core/error-encoding.js";
+import { RpcError } from "../core/errors.js";
 import { addGrpcService } from "../core/grpc/binding.js";
-import { Health } from "../gen/health/v1/health_pb.js";
 import { addHealthService, addReflectionService, createGrpcServer, listenGrpc, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "../core/grpc/server.js";
 import { createHttpJsonEndpoint } from "../core/http/endpoint.js";
 import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
-import { createNodeListener, type BindingCore } from "../adapters/node-http.js";
+import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
+import { Health } from "../gen/health/v1/health_pb.js";
+import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
+import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
+import { createA2AProfile } from "./profile.js";
 import type { VersionPolicy } from "./service-params.js";
 
 export interface ServeOptions {
@@ -83,7 +86,6 @@ export interface ServeAgentConfig<H extends object> {
   readonly methods: Readonly<Record<string, MethodSpec>>;
   readonly jsonRpcMethods: Readonly<Record<string, MethodSpec>>;
   readonly rules: readonly HttpRuleSpec[];
-  readonly errors: BindingErrorTable;
   readonly required: RequiredFieldTable;
   readonly grpcDefinition: ServiceDefinition;
   /** The service's descriptor: what health reports and reflection describes (generated serve functions pass it). */
@@ -103,6 +105,9 @@ export interface AgentServer {
   close(): Promise<void>;
 }
 
+// A path no binding serves: the router's own 404, the one error table's row.
+const nothingHere = { ...A2AErrorTable.MethodNotFound, grpcStatus: "NOT_FOUND" } as const;
+
 export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, options: ServeOptions = {}): Promise<AgentServer> {
   const host = options.host ?? "127.0.0.1";
   const grpcOptions = options.grpc ?? {};
@@ -112,18 +117,18 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   }
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
-  const policy: AgentPolicy = { ...policyOf(config.card), ...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }) };
+  const policy: AgentPolicy = policyOf(config.card);
+  // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {
-    errors: config.errors,
     required: config.required,
     handler: config.handler,
-    policy,
-    ...(options.versions === undefined ? {} : { versions: options.versions }),
+    profile: createA2AProfile({ policy, ...(options.versions === undefined ? {} : { versions: options.versions }) }),
+    authenticate: options.authenticate,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   };
 
-  const routes: { readonly path: string; readonly prefix: boolean; readonly core: BindingCore }[] = [];
+  const routes: { readonly path: string; readonly prefix: boolean; readonly core: Endpoint }[] = [];
   if (jsonRpcPath !== false) routes.push({ path: jsonRpcPath, prefix: false, core: createJsonRpcEndpoint({ ...shared, methods: config.jsonRpcMethods }) });
   if (httpJsonPath !== false) {
     routes.push({ path: httpJsonPath, prefix: true, core: createHttpJsonEndpoint({ ...shared, methods: config.methods, rules: config.rules, basePath: httpJsonPath }) });
@@ -141,7 +146,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
           kind: "body",
           status: 404,
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${path}`, details: [] } }),
+          body: JSON.stringify(httpErrorBody(new RpcError(nothingHere, `nothing is served at ${path}`))),
         };
       },
     }),

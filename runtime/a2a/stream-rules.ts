@@ -2,19 +2,14 @@
  * Decision D15: the binding forwards what the handler yields, but checks the
  * shape A2A requires of a stream: it has at least one event, the first is a
  * `task` or a `message`, and nothing follows a `message` (a message-only
- * stream is that one message). The order rules apply to any stream message
- * with a oneof that has both a `task` and a `message` member, as A2A's
- * StreamResponse does; every stream owes its first event.
+ * stream is that one message). The order rules read the oneof of the
+ * stream message that has both a `task` and a `message` member
+ * (StreamResponse's `payload`).
  */
 import type { DescMessage } from "@bufbuild/protobuf";
-
-/** The rules' state for one stream. */
-export interface StreamCheck {
-  /** Why `event` may not come next, or undefined when it may. */
-  next(event: unknown): string | undefined;
-  /** Why the stream may not end here, or undefined when it may. */
-  end(): string | undefined;
-}
+import type { RpcError } from "../core/errors.js";
+import type { StreamCheck } from "../core/profile.js";
+import { InternalError, InvalidAgentResponseError } from "./errors.js";
 
 // Which oneof the order rules read, per stream type; computed once per type, not per stream.
 const ruleKeys = new WeakMap<DescMessage, string | null>();
@@ -41,20 +36,25 @@ class StreamRules implements StreamCheck {
 
   constructor(readonly key: string | null) {}
 
-  next(event: unknown): string | undefined {
+  next(event: unknown): RpcError | undefined {
     const index = this.#count++;
     const key = this.key;
     if (key === null) return undefined;
     const kase = (event as Record<string, { case?: unknown } | undefined>)[key]?.case;
-    if (this.#afterMessage) return `the stream continued after a message (event ${index} is ${String(kase)})`;
+    if (this.#afterMessage) return invalid(`the stream continued after a message (event ${index} is ${String(kase)})`);
     if (index === 0 && kase !== "task" && kase !== "message") {
-      return `the first event of a stream must be a task or a message, not ${kase === undefined ? "an empty event" : String(kase)}`;
+      return invalid(`the first event of a stream must be a task or a message, not ${kase === undefined ? "an empty event" : String(kase)}`);
     }
     this.#afterMessage = kase === "message";
     return undefined;
   }
 
-  end(): string | undefined {
-    return this.#count === 0 ? "the stream ended before its first event" : undefined;
+  end(): RpcError | undefined {
+    // Nothing at all is not an invalid response but a handler that failed to answer.
+    return this.#count === 0 ? new InternalError("the stream ended before its first event") : undefined;
   }
+}
+
+function invalid(problem: string): RpcError {
+  return new InvalidAgentResponseError(problem);
 }

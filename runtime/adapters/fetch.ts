@@ -3,12 +3,11 @@
  * for Hono, Bun, Deno and workers. Streams are pulled by the platform, so a
  * slow client slows the producer without any drain bookkeeping.
  */
-import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreResponse } from "../core/transport.js";
-import type { BindingCore } from "./node-http.js";
+import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreResponse, type Endpoint } from "../core/transport.js";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-export function createFetchHandler(core: BindingCore): FetchHandler {
+export function createFetchHandler(core: Endpoint): FetchHandler {
   return async (request) => {
     const url = new URL(request.url);
     const response = await core.handle({

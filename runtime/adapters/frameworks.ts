@@ -20,12 +20,13 @@
  * be mounted anywhere.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BodyTooLargeError } from "../core/transport.js";
+import { BodyTooLargeError, type Endpoint } from "../core/transport.js";
 import { createFetchHandler, type FetchHandler } from "./fetch.js";
-import { answerFailure, serveNodeRequest, type BindingCore } from "./node-http.js";
+import { answerFailure, serveNodeRequest } from "./node-http.js";
 
+export type { Endpoint } from "../core/transport.js";
+export type { NodeListener } from "./node-http.js";
 export { createNodeListener } from "./node-http.js";
-export type { BindingCore, NodeListener } from "./node-http.js";
 export { createFetchHandler } from "./fetch.js";
 export type { FetchHandler } from "./fetch.js";
 
@@ -63,7 +64,7 @@ export type ExpressMiddleware = (req: ExpressRequestLike, res: ServerResponse, n
  * body parser, or scope parsers to the routes that need them, to get the
  * binding's own 413 and parse errors.
  */
-export function createExpressMiddleware(core: BindingCore): ExpressMiddleware {
+export function createExpressMiddleware(core: Endpoint): ExpressMiddleware {
   return (req, res, next) => {
     const consumed = bodyAlreadyRead(req);
     serveNodeRequest(core, req, res, {
@@ -119,7 +120,7 @@ export type FastifyHandler = (request: FastifyRequestLike, reply: FastifyReplyLi
  * only inside a context whose parsers leave the body alone (see
  * `passThroughParser`).
  */
-export function createFastifyHandler(core: BindingCore): FastifyHandler {
+export function createFastifyHandler(core: Endpoint): FastifyHandler {
   return (request, reply) => {
     reply.hijack();
     serveNodeRequest(core, request.raw, reply.raw).catch(() => answerFailure(reply.raw));
@@ -147,7 +148,7 @@ const fastifyMethods = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"];
  * unparsed, so the core reads the body under its own limit and answers with
  * its own 413, 415 and parse errors; the rest of the app keeps its parsers.
  */
-export function createFastifyPlugin(core: BindingCore): (instance: FastifyInstanceLike, options: unknown) => Promise<void> {
+export function createFastifyPlugin(core: Endpoint): (instance: FastifyInstanceLike, options: unknown) => Promise<void> {
   const handler = createFastifyHandler(core);
   return async (instance) => {
     instance.removeAllContentTypeParsers();
@@ -171,7 +172,7 @@ export interface HonoContextLike {
  * Bun, Deno, workers); Bun.serve and Deno.serve take `createFetchHandler`
  * itself.
  */
-export function createHonoHandler(core: BindingCore): (c: HonoContextLike) => Promise<Response> {
+export function createHonoHandler(core: Endpoint): (c: HonoContextLike) => Promise<Response> {
   const handler: FetchHandler = createFetchHandler(core);
   return (c) => handler(c.req.raw);
 }

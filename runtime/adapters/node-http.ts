@@ -4,16 +4,12 @@
  * events, sends heartbeats, and turns a client disconnect into an abort.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type CoreResponse, type EventSource } from "../core/transport.js";
+import { BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { signalOnClose, type Abortable } from "../core/call-scope.js";
-
-export interface BindingCore {
-  handle(request: CoreRequest): Promise<CoreResponse>;
-}
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-export function createNodeListener(core: BindingCore): NodeListener {
+export function createNodeListener(core: Endpoint): NodeListener {
   return (req, res) => {
     serveNodeRequest(core, req, res).catch(() => answerFailure(res));
   };
@@ -38,7 +34,7 @@ export interface NodeServeOptions {
  * socket error while reading, say); `createNodeListener` then answers with
  * `answerFailure`, a framework adapter may hand it on.
  */
-export function serveNodeRequest(core: BindingCore, req: IncomingMessage, res: ServerResponse, options?: NodeServeOptions): Promise<void> {
+export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: ServerResponse, options?: NodeServeOptions): Promise<void> {
   return serve(core, req, res, options);
 }
 
@@ -100,7 +96,7 @@ class NodeCoreRequest implements CoreRequest {
   }
 }
 
-async function serve(core: BindingCore, req: IncomingMessage, res: ServerResponse, options: NodeServeOptions | undefined): Promise<void> {
+async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, options: NodeServeOptions | undefined): Promise<void> {
   const request = new NodeCoreRequest(req, res, options);
   const response = await core.handle(request);
   switch (response.kind) {

@@ -1,77 +1,81 @@
 /**
- * What every binding does with a call once it has the request as ProtoJSON:
- * decode it strictly (D10) and check REQUIRED fields (D11), call the
- * handler or answer for a left-out method (D18), write the result with
- * REQUIRED defaults, and open a stream after checking its first event
- * (D14, D15). JSON-RPC and HTTP+JSON differ only in framing, so they share
- * this; gRPC shares the handler call and the stream rules.
+ * The one call sequence every binding runs, whatever its framing: open the
+ * request's scope (the profile's, e.g. version negotiation), authenticate,
+ * admit (the profile's policy), decode strictly (D10) and check REQUIRED
+ * fields (D11), build the handler's context, call the handler or answer for
+ * a left-out method, write the result with REQUIRED defaults, and open a
+ * stream after pulling its first event (D14) with the profile's stream
+ * rules. JSON-RPC and HTTP+JSON differ only in framing; gRPC shares all of
+ * it but the JSON.
  */
-import { type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
-import type { EventSource } from "./transport.js";
-import type { CallContext } from "./call-context.js";
-import type { CallScope } from "./call-scope.js";
-import { badRequest } from "./error-encoding.js";
-import { A2AError, type ErrorTableEntry } from "./errors.js";
-import { createEventSource, releaseIterator, type EventEncoder } from "./event-stream.js";
-import { jsonWriter } from "./codec/json-writer.js";
-import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
-import type { AgentPolicy } from "../a2a/policy.js";
+import type { DescMessage, JsonValue, Message } from "@bufbuild/protobuf";
+import type { Authenticate, Binding, CallContext } from "./call-context.js";
+import type { CallScope, ScopeRequest } from "./call-scope.js";
 import { JsonDecodeError, decodeJson } from "./codec/proto-json.js";
+import { jsonWriter } from "./codec/json-writer.js";
 import { findMissingRequired } from "./codec/required-fields.js";
-import { createStreamCheck, type StreamCheck } from "../a2a/stream-rules.js";
+import { badRequest } from "./error-encoding.js";
+import { RpcError, type CoreErrorTable } from "./errors.js";
+import { createEventSource, releaseIterator, type EventEncoder } from "./event-stream.js";
+import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
+import { coreProfile, type Profile, type StreamCheck } from "./profile.js";
+import type { EventSource } from "./transport.js";
 
-/**
- * The generated error table: the rows the bindings raise themselves, and any
- * row a method table names for a left-out method (D18).
- */
-export type BindingErrorTable = Readonly<
-  Record<
-    | "ParseError"
-    | "InvalidRequest"
-    | "MethodNotFound"
-    | "InvalidParams"
-    | "Internal"
-    | "UnsupportedOperation"
-    | "VersionNotSupported"
-    | "ContentTypeNotSupported"
-    | "InvalidAgentResponse"
-    | "Unauthenticated"
-    | "PushNotificationNotSupported"
-    | "ExtendedAgentCardNotConfigured"
-    | "ExtensionSupportRequired",
-    ErrorTableEntry
-  >
-> &
-  Readonly<Record<string, ErrorTableEntry>>;
+/** What every binding's endpoint is made from: the generated tables, the handler, and optionally a profile. */
+export interface DispatchConfig<H extends object = object> {
+  /** The generated REQUIRED-fields table of the service. */
+  readonly required: RequiredFieldTable;
+  readonly handler: H;
+  /** The protocol's rules on top of the bindings' own (the A2A profile); default none. */
+  readonly profile?: Profile | undefined;
+  /** Turns a request's headers or metadata into the principal, or refuses it; runs first on every call. */
+  readonly authenticate?: Authenticate | undefined;
+}
+
+/** A call past its preamble: the decoded request and the handler's context. */
+export interface Started {
+  readonly request: Message;
+  readonly context: CallContext;
+}
 
 export interface Dispatcher {
+  /** How the core's own errors are spelled: the profile's table. */
+  readonly errors: CoreErrorTable;
+  /** The JSON media type of HTTP+JSON responses when the request states none it accepts. */
+  readonly mediaType: string;
+  /** Opens a transport request's scope; throws the error that refuses all its calls. */
+  open(binding: Binding, request: ScopeRequest, query: URLSearchParams | undefined): CallScope;
   /**
-   * Applies the agent's policy before anything else of a call: the
-   * authentication hook, the card's required extensions, then capability
-   * gating (D18). Throws the spec error; a no-op without a policy.
+   * The preamble of one call: authentication and the profile's admission
+   * (before anything is decoded for a caller that may be refused), then
+   * `decode`, then the handler's context. Synchronous when nothing awaits
+   * (no authentication hook, a decode that returns a message), so a busy
+   * unary path makes no promise here.
    */
-  admit(spec: MethodSpec, scope: CallScope): Promise<void> | undefined;
+  start(spec: MethodSpec, scope: CallScope, decode: () => Message | Promise<Message>): Started | Promise<Started>;
+  /** Decodes and validates a request message from ProtoJSON; throws InvalidParams naming the fields at fault. */
+  decode(spec: MethodSpec, json: JsonValue): Message;
+  /** Checks REQUIRED fields of a request decoded elsewhere (gRPC binary) and returns it; throws InvalidParams. */
+  checked(spec: MethodSpec, request: Message): Message;
+  /** InvalidParams for a request that could not be decoded, the field at fault in a BadRequest. */
+  invalidParams(err: JsonDecodeError): RpcError;
   /**
    * Calls the handler's method for `spec` and returns what it returned (a
    * promise, an async iterable, or a value), or throws the error for a
-   * left-out method (D18). For bindings that chain the result themselves.
+   * left-out method. For bindings that chain the result themselves.
    */
   invoke(spec: MethodSpec, request: Message, context: CallContext): unknown;
-  /** Decodes and validates a request message; throws InvalidParams naming the fields at fault. */
-  decode(spec: MethodSpec, json: JsonValue): Message;
   /** Calls a unary method and writes its result as ProtoJSON. */
   unary(spec: MethodSpec, request: Message, context: CallContext): Promise<JsonValue>;
-  /** Calls a streaming method for gRPC: the handler's iterator, with the stream rules (D15) applied to each result. */
+  /** Calls a streaming method for gRPC: the handler's iterator, with the profile's stream rules applied to each result. */
   streamMessages(spec: MethodSpec, request: Message, context: CallContext): MessageStream;
-  /** Checks REQUIRED fields of a request decoded elsewhere (gRPC binary); throws InvalidParams. */
-  checkRequired(spec: MethodSpec, request: Message): void;
   /**
    * Calls a streaming method and pulls its first event, so an error before
    * it still throws here; later events and errors go through the source.
    */
   openStream(spec: MethodSpec, request: Message, context: CallContext, framing: StreamFraming): Promise<EventSource>;
-  /** The `tenant` field of a decoded request, when it has a non-empty one. */
-  tenantOf(request: Message): string | undefined;
+  /** Headers (or initial metadata) the profile adds to the response once the handler ran. */
+  responseHeaders(scope: CallScope): Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -100,7 +104,7 @@ export interface MessageStream {
   readonly iterator: AsyncIterator<unknown>;
   /**
    * The message to send for one result of `iterator.next()`, or undefined
-   * when the stream is over; throws the error that ends it (D15).
+   * when the stream is over; throws the error that ends it.
    */
   accept(result: IteratorResult<unknown>): Message | undefined;
 }
@@ -118,69 +122,60 @@ function grpcResult(value: unknown): Message {
   return value as Message;
 }
 
-export function createDispatcher(config: {
-  readonly errors: BindingErrorTable;
-  readonly required: RequiredFieldTable;
-  readonly handler: object;
-  readonly policy?: AgentPolicy | undefined;
-}): Dispatcher {
-  const { errors, required, policy } = config;
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+export function createDispatcher(config: DispatchConfig): Dispatcher {
+  const { required, authenticate } = config;
+  const profile = config.profile ?? coreProfile;
+  const errors = profile.errors;
   const handler = config.handler as Record<string, HandlerFn | undefined>;
   const write = (desc: DescMessage, value: unknown) => jsonWriter(desc, required)(value);
 
-  /** Calls the handler's method for `spec`, or throws the error for a left-out method (D18). */
   function invoke(spec: MethodSpec, request: Message, context: CallContext): unknown {
     const fn = handler[spec.localName];
     // An RPC named e.g. HasOwnProperty must not find Object.prototype's method.
     const inherited = (Object.prototype as unknown as Record<string, unknown>)[spec.localName];
-    if (typeof fn !== "function" || fn === inherited) {
-      // D18: a card that promises an extended card the handler cannot give.
-      if (spec.capability === "extendedAgentCard" && policy?.capabilities?.extendedAgentCard === true) {
-        throw new A2AError(errors.ExtendedAgentCardNotConfigured, "this agent declares an extended agent card but has none configured");
-      }
-      throw new A2AError(errors[spec.unimplemented] ?? errors.UnsupportedOperation, `${spec.name} is not supported by this agent`);
-    }
+    if (typeof fn !== "function" || fn === inherited) throw profile.unimplemented(spec);
     return fn.call(handler, request, context);
   }
 
-  function checkRequired(spec: MethodSpec, request: Message): void {
+  function checked(spec: MethodSpec, request: Message): Message {
     const missing = findMissingRequired(spec.input, request, required);
     if (missing.length > 0) {
       const fields = missing.map((v) => v.field).join(", ");
-      throw new A2AError(errors.InvalidParams, `missing required field${missing.length > 1 ? "s" : ""}: ${fields}`, {
+      throw new RpcError(errors.InvalidParams, `missing required field${missing.length > 1 ? "s" : ""}: ${fields}`, {
         details: [badRequest(missing)],
       });
     }
+    return request;
   }
 
+  function invalidParams(err: JsonDecodeError): RpcError {
+    const details = err.field === undefined ? [] : [badRequest([{ field: err.field, description: err.reason }])];
+    return new RpcError(errors.InvalidParams, `invalid params: ${err.message}`, { details });
+  }
 
-  async function admitWith(policy: AgentPolicy, spec: MethodSpec, scope: CallScope): Promise<void> {
-    const hook = policy.authenticate;
-    const principal =
-      hook === undefined ? undefined : await scope.authenticate(() => hook({ binding: scope.binding, method: spec.name, headers: scope.headers }));
-    // The extended card is for authenticated callers only (spec 3.1.11, 13.3).
-    if (spec.capability === "extendedAgentCard" && principal === undefined) {
-      throw new A2AError(errors.Unauthenticated, "the extended agent card requires an authenticated caller");
-    }
-    const missing = (policy.requiredExtensions ?? []).filter((uri) => !scope.requestedExtensions.includes(uri));
-    if (missing.length > 0) {
-      throw new A2AError(errors.ExtensionSupportRequired, `this agent requires the extension${missing.length > 1 ? "s" : ""} ${missing.join(", ")}; list ${missing.length > 1 ? "them" : "it"} in A2A-Extensions`, {
-        metadata: { extensions: missing.join(",") },
-      });
-    }
-    const capabilities = policy.capabilities;
-    if (capabilities !== undefined && spec.capability !== "" && capabilities[spec.capability] !== true) {
-      const entry = spec.capability === "pushNotifications" ? errors.PushNotificationNotSupported : errors.UnsupportedOperation;
-      throw new A2AError(entry, `${spec.name} needs capabilities.${spec.capability}, which this agent does not declare`);
-    }
+  function admitted(spec: MethodSpec, scope: CallScope, decode: () => Message | Promise<Message>): Started | Promise<Started> {
+    profile.admit(spec, scope);
+    const request = decode();
+    if (isPromise(request)) return request.then((r) => ({ request: r, context: profile.context(scope, r) }));
+    return { request, context: profile.context(scope, request) };
   }
 
   return {
-    admit(spec, scope) {
-      // No policy: nothing to wait for, and no promise to allocate per call.
-      return policy === undefined ? undefined : admitWith(policy, spec, scope);
-    },
+    errors,
+    mediaType: profile.mediaType,
 
+    open: (binding, request, query) => profile.open(binding, request, query),
+
+    start(spec, scope, decode) {
+      if (authenticate === undefined) return admitted(spec, scope, decode);
+      return scope
+        .authenticate(() => authenticate({ binding: scope.binding, method: spec.name, headers: scope.headers }))
+        .then(() => admitted(spec, scope, decode));
+    },
 
     decode(spec, json) {
       let request: Message;
@@ -188,20 +183,20 @@ export function createDispatcher(config: {
         request = decodeJson(spec.input, json);
       } catch (err) {
         if (!(err instanceof JsonDecodeError)) throw err;
-        const details = err.field === undefined ? [] : [badRequest([{ field: err.field, description: err.reason }])];
-        throw new A2AError(errors.InvalidParams, `invalid params: ${err.message}`, { details });
+        throw invalidParams(err);
       }
-      checkRequired(spec, request);
-      return request;
+      return checked(spec, request);
     },
 
-    checkRequired,
+    checked,
+
+    invalidParams,
 
     invoke,
 
     streamMessages(spec, request, context) {
       const source = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
-      return new CheckedMessages(source, createStreamCheck(spec.output), errors);
+      return new CheckedMessages(source, profile.streamCheck(spec));
     },
 
     async unary(spec, request, context) {
@@ -209,14 +204,14 @@ export function createDispatcher(config: {
     },
 
     async openStream(spec, request, context, framing) {
-      const encoder = new FramedEvents(spec.output, createStreamCheck(spec.output), framing, write, errors);
+      const encoder = new FramedEvents(spec.output, profile.streamCheck(spec), framing, write);
       let iterator: AsyncIterator<unknown> | undefined;
-      let first = "";
+      let first: string | undefined;
       try {
         iterator = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
         const r = await iterator.next();
-        // Nothing yielded: endStream throws (D15).
-        if (r.done === true) endStream(encoder.check, errors);
+        // Nothing yielded: the profile may say a stream owes an event (A2A's D15 does).
+        if (r.done === true) endStream(encoder.check);
         // Encoded before answering, so an unencodable first event is still a plain error response.
         else first = encoder.event(r.value);
       } catch (err) {
@@ -227,35 +222,31 @@ export function createDispatcher(config: {
       return createEventSource(iterator, first, encoder, framing.heartbeatMs);
     },
 
-    tenantOf(request) {
-      const tenant = (request as unknown as JsonObject)["tenant"];
-      return typeof tenant === "string" && tenant !== "" ? tenant : undefined;
-    },
+    responseHeaders: (scope) => profile.responseHeaders(scope),
   };
 }
 
 type WriteJson = (desc: DescMessage, value: unknown) => JsonValue;
 
-/** The stream rules (D15) on one of the handler's events: InvalidAgentResponse for one that may not come next. */
-function acceptEvent(check: StreamCheck, value: unknown, errors: BindingErrorTable): void {
-  const problem = check.next(value);
-  if (problem !== undefined) throw new A2AError(errors.InvalidAgentResponse, problem);
+/** The profile's stream rules on one of the handler's events. */
+function acceptEvent(check: StreamCheck | undefined, value: unknown): void {
+  const problem = check?.next(value);
+  if (problem !== undefined) throw problem;
 }
 
-/** The stream rules (D15) at the handler's end of stream: Internal for a stream that owed an event. */
-function endStream(check: StreamCheck, errors: BindingErrorTable): void {
-  const problem = check.end();
-  if (problem !== undefined) throw new A2AError(errors.Internal, problem);
+/** The profile's stream rules at the handler's end of stream. */
+function endStream(check: StreamCheck | undefined): void {
+  const problem = check?.end();
+  if (problem !== undefined) throw problem;
 }
 
-/** One stream's events on the HTTP bindings: the stream rules (D15), ProtoJSON with REQUIRED defaults, the binding's framing. */
+/** One stream's events on the HTTP bindings: the profile's stream rules, ProtoJSON with REQUIRED defaults, the binding's framing. */
 class FramedEvents implements EventEncoder<unknown> {
   constructor(
     private readonly output: DescMessage,
-    readonly check: StreamCheck,
+    readonly check: StreamCheck | undefined,
     private readonly framing: StreamFraming,
     private readonly write: WriteJson,
-    private readonly errors: BindingErrorTable,
   ) {}
 
   get errorEvent(): string | undefined {
@@ -263,7 +254,7 @@ class FramedEvents implements EventEncoder<unknown> {
   }
 
   event(value: unknown): string {
-    acceptEvent(this.check, value, this.errors);
+    acceptEvent(this.check, value);
     return this.framing.event(this.write(this.output, value));
   }
 
@@ -276,20 +267,19 @@ class FramedEvents implements EventEncoder<unknown> {
   }
 }
 
-/** One stream's results on the gRPC path, checked by the stream rules (D15). */
+/** One stream's results on the gRPC path, checked by the profile's stream rules. */
 class CheckedMessages implements MessageStream {
   constructor(
     readonly iterator: AsyncIterator<unknown>,
-    private readonly check: StreamCheck,
-    private readonly errors: BindingErrorTable,
+    private readonly check: StreamCheck | undefined,
   ) {}
 
   accept(r: IteratorResult<unknown>): Message | undefined {
     if (r.done === true) {
-      endStream(this.check, this.errors);
+      endStream(this.check);
       return undefined;
     }
-    acceptEvent(this.check, r.value, this.errors);
+    acceptEvent(this.check, r.value);
     return grpcResult(r.value);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Encodes an A2AError for each binding (checklist D2, D3, D4; Part B 5.1-5.3).
+ * Encodes an RpcError for each binding (D2, D3, D4).
  *
  * All three encodings are derived from the one table entry the error carries,
  * so JSON-RPC, HTTP+JSON and gRPC can never disagree on code, message or
@@ -10,8 +10,7 @@
 import { create, toJson } from "@bufbuild/protobuf";
 import type { DescMessage, JsonObject, JsonValue, Message } from "@bufbuild/protobuf";
 import { anyPack, hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
-import { A2AError, isA2AError } from "./errors.js";
-import type { ErrorDetail, ErrorTableEntry, RpcCodeName } from "./errors.js";
+import type { ErrorDetail, RpcCodeName, RpcError } from "./errors.js";
 import { Code } from "../gen/google/rpc/code_pb.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../gen/google/rpc/status_pb.js";
@@ -20,24 +19,12 @@ import type { Status } from "../gen/google/rpc/status_pb.js";
 const typeUrlPrefix = "type.googleapis.com/";
 
 /**
- * Turns anything a handler threw into an A2AError. An A2AError from any copy
- * of the runtime passes through unchanged. Anything else becomes `internal`
- * with its default message only: the original message and stack may hold
- * secrets or internals (D4: "no stack or internal message leaked"), so they
- * are kept solely as `cause`, for the server's own logging.
- */
-export function toA2AError(err: unknown, internal: ErrorTableEntry): A2AError {
-  if (isA2AError(err)) return err;
-  return new A2AError(internal, undefined, { cause: err });
-}
-
-/**
  * The error's details as ProtoJSON `google.protobuf.Any` objects (each with
  * `@type`), for JSON-RPC `error.data` and the HTTP+JSON `error.details`.
  * ErrorInfo is present whenever the entry has a domain (every A2A error, D2,
- * D3); the generic JSON-RPC errors have none and get no ErrorInfo.
+ * D3); errors of a bare google.rpc.Code have none and get no ErrorInfo.
  */
-export function errorDetailsJson(err: A2AError): JsonObject[] {
+export function errorDetailsJson(err: RpcError): JsonObject[] {
   const details: JsonObject[] = [];
   const info = errorInfoDetail(err);
   if (info !== undefined) details.push(anyJson(info.desc, info.value));
@@ -46,7 +33,7 @@ export function errorDetailsJson(err: A2AError): JsonObject[] {
 }
 
 /** A JSON-RPC 2.0 error object (spec section 9.5); `data` only when there are details. */
-export function jsonRpcErrorObject(err: A2AError): { code: number; message: string; data?: JsonValue[] } {
+export function jsonRpcErrorObject(err: RpcError): { code: number; message: string; data?: JsonValue[] } {
   const data = errorDetailsJson(err);
   const error: { code: number; message: string; data?: JsonValue[] } = {
     code: err.entry.jsonRpcCode,
@@ -61,7 +48,7 @@ export function jsonRpcErrorObject(err: A2AError): { code: number; message: stri
  * `code` is the HTTP status, `status` the google.rpc.Code name. `details`
  * is always present, possibly empty, so clients need not test for it.
  */
-export function httpErrorBody(err: A2AError): JsonObject {
+export function httpErrorBody(err: RpcError): JsonObject {
   return {
     error: {
       code: err.entry.httpStatus,
@@ -77,7 +64,7 @@ export function httpErrorBody(err: A2AError): JsonObject {
  * binary, `grpc-status-details-bin`; D19). Details are packed as Any in the
  * same order as the JSON bindings.
  */
-export function grpcStatusOf(err: A2AError): Status {
+export function grpcStatusOf(err: RpcError): Status {
   const details = [];
   const info = errorInfoDetail(err);
   if (info !== undefined) details.push(anyPack(info.desc, info.value));
@@ -85,7 +72,7 @@ export function grpcStatusOf(err: A2AError): Status {
   return create(StatusSchema, { code: rpcCode(err.entry.grpcStatus), message: err.message, details });
 }
 
-// RpcCodeName is hand-written in errors.ts; these two assignments fail to
+// RpcCodeName is hand-written in errors.ts; this assignment fails to
 // compile if it ever drifts from the generated google.rpc.Code enum, so the
 // lookup below cannot miss.
 type CodeName = keyof typeof Code;
@@ -110,7 +97,7 @@ export function badRequest(violations: readonly { field: string; description: st
 }
 
 /** The ErrorInfo implied by the entry, or undefined when the entry has no domain. */
-function errorInfoDetail(err: A2AError): ErrorDetail | undefined {
+function errorInfoDetail(err: RpcError): ErrorDetail | undefined {
   if (err.entry.domain === "") return undefined;
   // Metadata values are strings by type; keys are passed as given (camelCase
   // by convention, Part B 15 #5). An empty map is omitted by ProtoJSON.

@@ -23,7 +23,7 @@ export interface EventEncoder<T> {
  * an await, and asks the iterator to `return()`, which a generator runs its
  * `finally` for once it reaches its next `yield`.
  */
-export function createEventSource<T>(iterator: AsyncIterator<T>, first: string, encoder: EventEncoder<T>, heartbeatMs: number): EventSource {
+export function createEventSource<T>(iterator: AsyncIterator<T>, first: string | undefined, encoder: EventEncoder<T>, heartbeatMs: number): EventSource {
   return new HandlerEvents(iterator, first, encoder, heartbeatMs);
 }
 
@@ -39,9 +39,11 @@ class HandlerEvents<T> implements EventSource {
   readonly #onResult = (r: IteratorResult<T>): string | undefined => this.#result(r);
   readonly #onError = (err: unknown): string | undefined => this.#fail(err);
 
-  constructor(iterator: AsyncIterator<T>, first: string, encoder: EventEncoder<T>, heartbeatMs: number) {
+  /** `first` undefined: the handler's stream ended before its first event (a profile without stream rules allows that). */
+  constructor(iterator: AsyncIterator<T>, first: string | undefined, encoder: EventEncoder<T>, heartbeatMs: number) {
     this.#iterator = iterator;
     this.#first = first;
+    this.#done = first === undefined;
     this.#encoder = encoder;
     this.heartbeatMs = heartbeatMs;
   }

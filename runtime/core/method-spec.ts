@@ -56,10 +56,6 @@ export interface MethodSpec<I extends DescMessage = DescMessage, O extends DescM
   readonly grpcPath: string;
   readonly input: I;
   readonly output: O;
-  /** Key in the generated error table of the error answered when the handler leaves the method out (D18). */
-  readonly unimplemented: string;
-  /** The Agent Card capability (`AgentCapabilities` field) that gates the method, or "" (D18). */
-  readonly capability: "" | "streaming" | "pushNotifications" | "extendedAgentCard";
 }
 
 /**

@@ -4,6 +4,15 @@
  * writes responses, streams, heartbeats and backpressure the same way.
  */
 
+/**
+ * A binding's transport-neutral core, as every adapter (node:http, fetch,
+ * express, fastify, Hono) runs it: the JSON-RPC and HTTP+JSON endpoints, the
+ * Agent Card, or anything else that answers a CoreRequest.
+ */
+export interface Endpoint {
+  handle(request: CoreRequest): Promise<CoreResponse>;
+}
+
 /** A request as the cores see it. The body is read lazily, with the size limit applied while reading. */
 export interface CoreRequest {
   readonly method: string;

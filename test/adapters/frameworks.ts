@@ -17,9 +17,9 @@ import {
   createFetchHandler,
   createHonoHandler,
   createNodeListener,
-  type BindingCore,
+  type Endpoint,
 } from "protoc-gen-a2a/runtime/adapters";
-import { TaskNotFoundError } from "../../generated/a2a_errors.js";
+import { TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { createA2AServiceHttpJsonEndpoint } from "../../generated/a2a_http.js";
 import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
@@ -89,7 +89,7 @@ export const handler: A2AServiceHandler = {
   },
 };
 
-export function cores(): { jsonRpc: BindingCore; rest: BindingCore } {
+export function cores(): { jsonRpc: Endpoint; rest: Endpoint } {
   const options = { bodyLimit: BODY_LIMIT, heartbeatMs: 0 };
   return {
     jsonRpc: createA2AServiceJsonRpcEndpoint(handler, options),

@@ -46,7 +46,7 @@ import * as sdkErrors from "@a2a-js/sdk/errors";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { createReferenceAgent } from "../../examples/reference-agent/agent.js";
 import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
-import { A2AErrorTable } from "../../generated/a2a_errors.js";
+import { A2AErrorTable } from "../../runtime/a2a/errors.js";
 import { A2AServiceGrpcDefinition } from "../../generated/a2a_grpc.js";
 import {
   AgentCapabilitiesSchema,

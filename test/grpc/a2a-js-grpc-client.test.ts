@@ -49,10 +49,10 @@ import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import * as sdkErrors from "@a2a-js/sdk/errors";
 import * as sdkGrpcErrors from "@a2a-js/sdk/errors/grpc";
 import type { A2AErrorOptions, CallContext } from "protoc-gen-a2a/runtime";
-import type { GrpcOptions } from "protoc-gen-a2a/runtime/grpc";
+import type { A2AGrpcOptions } from "protoc-gen-a2a/runtime/internal";
 import { addA2AServiceToServer } from "../../generated/a2a_grpc.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
-import * as ours from "../../generated/a2a_errors.js";
+import * as ours from "../../runtime/a2a/errors.js";
 import {
   AgentCardSchema,
   AgentSkillSchema,
@@ -156,7 +156,7 @@ let failingClient: Client;
 let emptyClient: Client;
 let lenientClient: Client;
 
-async function serve(name: string, handler: A2AServiceHandler, options?: GrpcOptions): Promise<string> {
+async function serve(name: string, handler: A2AServiceHandler, options?: A2AGrpcOptions): Promise<string> {
   const server = new grpc.Server();
   addA2AServiceToServer(server, recording(name, handler), options);
   servers.push(server);

@@ -6,7 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { A2AServiceGrpcDefinition, addA2AServiceToServer } from "../../generated/a2a_grpc.js";
-import { TaskNotFoundError } from "../../generated/a2a_errors.js";
+import { TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import { CancelTaskRequestSchema, GetTaskRequestSchema, SendMessageRequestSchema, StreamResponseSchema, TaskState, type StreamResponse, type Task } from "../../generated/a2a_pb.js";
 import { StatusSchema } from "../../runtime/gen/google/rpc/status_pb.js";
 import { ErrorInfoSchema, BadRequestSchema } from "../../runtime/gen/google/rpc/error_details_pb.js";

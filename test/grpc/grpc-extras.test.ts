@@ -13,7 +13,7 @@ import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { service as healthServiceDefinition } from "grpc-health-check";
 import { A2AServiceGrpcDefinition, addA2AServiceToServer } from "../../generated/a2a_grpc.js";
-import { TaskNotFoundError } from "../../generated/a2a_errors.js";
+import { TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import { file_a2a, GetTaskRequestSchema, StreamResponseSchema, TaskSchema, TaskState, type Task } from "../../generated/a2a_pb.js";
 import { ErrorInfoSchema } from "../../runtime/gen/google/rpc/error_details_pb.js";
 import { addHealthService, addReflectionService, createGrpcServer, fileDescriptorProtos, listenGrpc, type HealthHandle } from "protoc-gen-a2a/runtime/grpc";

@@ -18,7 +18,7 @@ import { create, fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import type { CallContext } from "protoc-gen-a2a/runtime";
 import { A2AServiceGrpcDefinition, addA2AServiceToServer } from "../../generated/a2a_grpc.js";
-import { TaskNotFoundError } from "../../generated/a2a_errors.js";
+import { TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import {
   GetTaskRequestSchema,
   Role,

@@ -15,7 +15,6 @@ import * as grpc from "@grpc/grpc-js";
 import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
 import { service as healthServiceDefinition } from "grpc-health-check";
 import { serveAgent, type AgentServer } from "protoc-gen-a2a/runtime/server";
-import { A2AErrorTable } from "../../generated/a2a_errors.js";
 import { A2AServiceGrpcDefinition } from "../../generated/a2a_grpc.js";
 import { A2AServiceJsonRpcMethods } from "../../generated/a2a_jsonrpc.js";
 import { A2AServiceHttpRules, A2AServiceMethods, A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
@@ -171,7 +170,6 @@ test("reflection without the service's descriptor is refused, naming what is mis
         methods: A2AServiceMethods,
         jsonRpcMethods: A2AServiceJsonRpcMethods,
         rules: A2AServiceHttpRules,
-        errors: A2AErrorTable,
         required: A2AServiceRequiredFields,
         grpcDefinition: A2AServiceGrpcDefinition,
       },

@@ -44,7 +44,7 @@ import { ClientFactory, DefaultAgentCardResolver, RestTransportFactory, type Cli
 import * as sdkErrors from "@a2a-js/sdk/errors";
 import type { A2AErrorOptions } from "protoc-gen-a2a/runtime";
 import { createA2AServiceHttpJsonListener } from "../../generated/a2a_http.js";
-import * as ours from "../../generated/a2a_errors.js";
+import * as ours from "../../runtime/a2a/errors.js";
 import {
   AgentCardSchema,
   AgentSkillSchema,

@@ -9,7 +9,8 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { create, toJson, type DescMessage, type Message } from "@bufbuild/protobuf";
-import { A2AError, createHttpJsonEndpoint, createNodeListener, type A2AErrorOptions, type CallContext, type HttpJsonOptions, type HttpRuleSpec } from "protoc-gen-a2a/runtime";
+import { A2AError, createNodeListener, type A2ACallContext, type A2AErrorOptions } from "protoc-gen-a2a/runtime";
+import { createHttpJsonEndpoint, withA2AProfile, type A2AHttpJsonOptions, type HttpRuleSpec } from "protoc-gen-a2a/runtime/internal";
 import { createA2AServiceHttpJsonListener } from "../../generated/a2a_http.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { A2AServiceMethods, A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
@@ -31,7 +32,7 @@ import {
   UnauthenticatedError,
   UnsupportedOperationError,
   VersionNotSupportedError,
-} from "../../generated/a2a_errors.js";
+} from "../../runtime/a2a/errors.js";
 import { Role, StreamResponseSchema, TaskState, type StreamResponse } from "../../generated/a2a_pb.js";
 
 // ---------------------------------------------------------------- helpers
@@ -238,7 +239,7 @@ const sseHeaderExpectations = { "content-type": "text/event-stream", "cache-cont
 interface Call {
   readonly method: keyof typeof A2AServiceMethods;
   readonly request: Message;
-  readonly context: CallContext;
+  readonly context: A2ACallContext;
 }
 
 interface Probe {
@@ -428,7 +429,7 @@ async function listen(listener: http.RequestListener): Promise<{ server: http.Se
   return { server, url: `http://127.0.0.1:${port}` };
 }
 
-const startServer = (options: HttpJsonOptions) => listen(createA2AServiceHttpJsonListener(handler, options));
+const startServer = (options: A2AHttpJsonOptions) => listen(createA2AServiceHttpJsonListener(handler, options));
 
 beforeAll(async () => {
   ({ url: base } = await startServer({ heartbeatMs: 0 }));
@@ -1167,9 +1168,9 @@ describe("a multi-segment tenant variable ({tenant=*/*})", () => {
       },
     ];
     const endpoint = createHttpJsonEndpoint({
+      ...withA2AProfile({}),
       methods: A2AServiceMethods,
       rules,
-      errors: A2AErrorTable,
       required: A2AServiceRequiredFields,
       handler,
       heartbeatMs: 0,

@@ -48,7 +48,7 @@ import {
 import * as sdkErrors from "@a2a-js/sdk/errors";
 import type { A2AErrorOptions } from "protoc-gen-a2a/runtime";
 import { createA2AServiceJsonRpcListener } from "../../generated/a2a_jsonrpc.js";
-import * as ours from "../../generated/a2a_errors.js";
+import * as ours from "../../runtime/a2a/errors.js";
 import {
   AgentCardSchema,
   AgentSkillSchema,

@@ -4,7 +4,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { createFetchHandler } from "../../runtime/adapters/fetch.js";
-import { TaskNotFoundError } from "../../generated/a2a_errors.js";
+import { TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
 import { StreamResponseSchema, TaskState } from "../../generated/a2a_pb.js";

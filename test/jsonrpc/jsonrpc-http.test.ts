@@ -7,10 +7,10 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { create } from "@bufbuild/protobuf";
-import type { CallContext } from "protoc-gen-a2a/runtime";
+import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createA2AServiceJsonRpcListener } from "../../generated/a2a_jsonrpc.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
-import { TaskNotCancelableError, TaskNotFoundError } from "../../generated/a2a_errors.js";
+import { TaskNotCancelableError, TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import { Role, StreamResponseSchema, TaskSchema, TaskState, type StreamResponse, type Task } from "../../generated/a2a_pb.js";
 
 // ---------------------------------------------------------------- helpers
@@ -174,7 +174,7 @@ const invalidRequest = (id: unknown, message: string) => rpcError(id, -32600, me
 interface Call {
   readonly method: string;
   readonly request: unknown;
-  readonly context: CallContext;
+  readonly context: A2ACallContext;
 }
 
 /** What a blocking stream handler saw; `aborted` resolves with the time the signal fired. */

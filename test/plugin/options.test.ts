@@ -184,11 +184,12 @@ describe("runtime_import", () => {
 
   // A relative module is taken the way protoplugin takes every relative
   // import: relative to the output root, re-spelled from each generated file,
-  // with the extension import_extension asks for. The gRPC entry sits beside
-  // it (`./rt/index.js` -> `./rt/grpc.js`), as runtime/grpc.ts beside runtime/index.ts.
+  // with the extension import_extension asks for. The entries for generated
+  // code sit beside it (`./rt/index.js` -> `./rt/internal.js`, `./rt/grpc.js`),
+  // as runtime/internal.ts and runtime/grpc.ts beside runtime/index.ts.
   test.each<[string, string, string]>([
-    ["target=ts,runtime_import=./rt/index.js", "../../rt/index", "../../rt/grpc"],
-    ["target=ts,import_extension=js,runtime_import=./rt/index.js", "../../rt/index.js", "../../rt/grpc.js"],
+    ["target=ts,runtime_import=./rt/index.js", "../../rt/internal", "../../rt/grpc"],
+    ["target=ts,import_extension=js,runtime_import=./rt/index.js", "../../rt/internal.js", "../../rt/grpc.js"],
   ])("%s: a relative runtime_import is relative to the output root (%s from demo/v1/)", (parameter, spelled, grpc) => {
     for (const [name, content] of run(parameter)) {
       const rel = [...new Set(specifiers(content).filter((s) => s.includes("rt/")))];
@@ -202,11 +203,11 @@ describe("runtime_import", () => {
     ["target=ts,runtime_import=@a/first,runtime_import=@b/last", "@b/last"],
   ])("%s imports the runtime from %s in every file", (parameter, runtime) => {
     const out = run(parameter);
-    expect([...out.keys()]).toEqual(expect.arrayContaining(["demo/v1/svc_handler.ts", "demo/v1/svc_methods.ts", "demo/v1/a2a_errors.ts"]));
+    expect([...out.keys()]).toEqual(expect.arrayContaining(["demo/v1/svc_handler.ts", "demo/v1/svc_methods.ts"]));
     for (const [name, content] of out) {
       const runtimeImports = specifiers(content).filter((s) => !s.startsWith("./") && !s.startsWith("@bufbuild/") && !s.startsWith("@grpc/"));
-      // The gRPC file imports the runtime's gRPC entry beside it instead.
-      const expected = name.endsWith("_grpc.ts") ? `${runtime}/grpc` : runtime;
+      // Generated code imports the runtime's entry for it; the gRPC file the gRPC entry instead.
+      const expected = name.endsWith("_grpc.ts") ? `${runtime}/grpc` : `${runtime}/internal`;
       expect({ name, runtimeImports: [...new Set(runtimeImports)] }).toEqual({ name, runtimeImports: [expected] });
     }
     if (runtime !== "protoc-gen-a2a/runtime") {
@@ -223,10 +224,10 @@ describe("target", () => {
   /** The emitted files without extension, from the target=ts run: svc_handler, svc_methods, ... */
   const stems = () => [...run("target=ts").keys()].map((n) => n.replace(/\.ts$/, ""));
 
-  test("target=ts emits one .ts per generated module, handler, methods and errors among them", () => {
+  test("target=ts emits one .ts per generated module, handler and methods among them", () => {
     const names = [...run("target=ts").keys()];
     expect(names.every((n) => n.endsWith(".ts") && !n.endsWith(".d.ts"))).toBe(true);
-    expect(names).toEqual(expect.arrayContaining(["demo/v1/svc_handler.ts", "demo/v1/svc_methods.ts", "demo/v1/a2a_errors.ts"]));
+    expect(names).toEqual(expect.arrayContaining(["demo/v1/svc_handler.ts", "demo/v1/svc_methods.ts"]));
   });
 
   test.each<[string, string[]]>([
@@ -274,7 +275,7 @@ describe("import_extension", () => {
     }
     // Package imports never get an extension.
     const all = [...out.values()].flatMap(specifiers);
-    expect(all).toContain("protoc-gen-a2a/runtime");
+    expect(all).toContain("protoc-gen-a2a/runtime/internal");
     expect(all.filter((s) => !s.startsWith("."))).not.toContainEqual(expect.stringMatching(/\.(js|ts)$/));
   });
 
@@ -309,9 +310,9 @@ describe("js_import_style", () => {
     expect(methods).toContain("exports.SvcHttpRules = [");
     expect(methods).not.toMatch(/^import /m);
     expect(methods).not.toMatch(/^export /m);
-    const errors = out.get("demo/v1/a2a_errors.js") as string;
-    expect(errors).toMatch(/require\("protoc-gen-a2a\/runtime"\)/);
-    expect(errors).toContain("exports.TaskNotFoundError = ");
+    const jsonRpc = out.get("demo/v1/svc_jsonrpc.js") as string;
+    expect(jsonRpc).toMatch(/require\("protoc-gen-a2a\/runtime\/internal"\)/);
+    expect(jsonRpc).toContain("exports.createSvcJsonRpcEndpoint = ");
   });
 
   test("module (the default) with target=js emits import and export", () => {
@@ -352,7 +353,7 @@ describe("keep_empty_files", () => {
     (parameter) => {
       const names = [...run(parameter, lonely).keys()].sort();
       expect(names).toEqual(kept());
-      expect(names).toEqual(expect.arrayContaining(["demo/v1/lonely_handler.ts", "demo/v1/lonely_methods.ts", "demo/v1/a2a_errors.ts"]));
+      expect(names).toEqual(expect.arrayContaining(["demo/v1/lonely_handler.ts", "demo/v1/lonely_methods.ts"]));
     },
   );
 
@@ -372,7 +373,6 @@ describe("keep_empty_files", () => {
     const both = ["demo/v1/svc.proto", "demo/v1/lonely.proto"];
     expect([...run("target=ts", both).keys()].filter((n) => n.includes("lonely"))).toEqual([]);
     expect([...run("target=ts", both).keys()].sort()).toEqual([...run("target=ts").keys()].sort());
-    // The directory's a2a_errors.ts is shared by both protos, so it appears once.
     expect([...run("target=ts,keep_empty_files=true", both).keys()].sort()).toEqual(
       [...new Set([...run("target=ts,keep_empty_files=true").keys(), ...kept()])].sort(),
     );

@@ -1,13 +1,13 @@
 /**
  * The README's error table is written for readers; this keeps it equal to the
- * one table the plugin emits, so the two cannot drift apart.
+ * one table the runtime holds, so the two cannot drift apart.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { errorTable } from "../../plugin/model/error-table.js";
+import { A2AErrorTable } from "../../runtime/a2a/errors.js";
 import { projectRoot } from "../support/protos.js";
 
-test("the README lists every error with the codes of plugin/model/error-table.ts", () => {
+test("the README lists every error with the codes of runtime/a2a/errors.ts", () => {
   const readme = readFileSync(join(projectRoot, "README.md"), "utf8");
   const rows = [...readme.matchAll(/^\| (\w+) \| ([A-Z_]+) \| (-?\d+) \| ([A-Z_]+) \| (\d+)[^|]*\|$/gm)].map((m) => ({
     name: m[1],
@@ -17,6 +17,6 @@ test("the README lists every error with the codes of plugin/model/error-table.ts
     httpStatus: Number(m[5]),
   }));
   expect(rows).toEqual(
-    errorTable.map(({ name, reason, jsonRpcCode, grpcStatus, httpStatus }) => ({ name, reason, jsonRpcCode, grpcStatus, httpStatus })),
+    Object.values(A2AErrorTable).map(({ name, reason, jsonRpcCode, grpcStatus, httpStatus }) => ({ name, reason, jsonRpcCode, grpcStatus, httpStatus })),
   );
 });

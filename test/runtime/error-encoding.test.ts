@@ -11,7 +11,7 @@ import {
   MethodNotFoundError,
   TaskNotCancelableError,
   TaskNotFoundError,
-} from "../../generated/a2a_errors.js";
+} from "../../runtime/a2a/errors.js";
 import { A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
 import { SendMessageRequestSchema } from "../../generated/a2a_pb.js";
 import {
@@ -21,10 +21,9 @@ import {
   httpErrorBody,
   jsonRpcErrorObject,
   rpcCode,
-  toA2AError,
 } from "../../runtime/core/error-encoding.js";
-import { A2AError, isA2AError } from "../../runtime/core/errors.js";
-import type { RpcCodeName } from "../../runtime/core/errors.js";
+import { A2AError, isA2AError } from "../../runtime/a2a/errors.js";
+import { toRpcError, type RpcCodeName } from "../../runtime/core/errors.js";
 import { findMissingRequired } from "../../runtime/core/codec/required-fields.js";
 import { Code } from "../../runtime/gen/google/rpc/code_pb.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../runtime/gen/google/rpc/error_details_pb.js";
@@ -38,15 +37,15 @@ const violations = [
   { field: "message.parts", description: "field is required" },
 ];
 
-describe("toA2AError", () => {
+describe("toRpcError", () => {
   test("an A2AError from the generated classes passes through unchanged", () => {
     const err = new TaskNotFoundError("no task t-1", { metadata: { taskId: "t-1" } });
-    expect(toA2AError(err, A2AErrorTable.Internal)).toBe(err);
+    expect(toRpcError(err, A2AErrorTable.Internal)).toBe(err);
   });
 
   test("a thrown TypeError becomes Internal with the default message; the original is only the cause", () => {
     const thrown = new TypeError("cannot read secretToken of undefined");
-    const err = toA2AError(thrown, A2AErrorTable.Internal);
+    const err = toRpcError(thrown, A2AErrorTable.Internal);
     expect(isA2AError(err, "INTERNAL")).toBe(true);
     expect(err).toBeInstanceOf(InternalError);
     expect(err.message).toBe("Internal error");
@@ -59,13 +58,13 @@ describe("toA2AError", () => {
   });
 
   test("non-Error throws are wrapped too", () => {
-    const fromString = toA2AError("boom", A2AErrorTable.Internal);
+    const fromString = toRpcError("boom", A2AErrorTable.Internal);
     expect(fromString).toBeInstanceOf(A2AError);
     expect(fromString.message).toBe("Internal error");
     expect(fromString.cause).toBe("boom");
     // A look-alike without the brand is not trusted.
     const lookAlike = { entry: A2AErrorTable.TaskNotFound, message: "leak" };
-    expect(toA2AError(lookAlike, A2AErrorTable.Internal).entry).toBe(A2AErrorTable.Internal);
+    expect(toRpcError(lookAlike, A2AErrorTable.Internal).entry).toBe(A2AErrorTable.Internal);
   });
 });
 

@@ -4,11 +4,11 @@
  * a duplicate install) must be recognised by every other copy.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
-import * as generated from "../../generated/a2a_errors.js";
-import { A2AError, isA2AError } from "../../runtime/core/errors.js";
+import * as generated from "../../runtime/a2a/errors.js";
+import { A2AError, isA2AError } from "../../runtime/a2a/errors.js";
 import { projectRoot, scratchDir } from "../support/protos.js";
 
 const { A2AErrorTable, TaskNotFoundError, TaskNotCancelableError, VersionNotSupportedError } = generated;
@@ -79,15 +79,18 @@ describe("a second copy of the runtime and the generated errors", () => {
   async function loadCopy(): Promise<Record<string, unknown>> {
     const dir = join(scratch.dir, "copy");
     mkdirSync(dir, { recursive: true });
-    const emit = (source: string, to: string, rewrite: (js: string) => string) => {
-      const js = ts.transpileModule(readFileSync(join(projectRoot, source), "utf8"), {
+    // The modules keep their relative layout and `.js` specifiers; the folder is ESM.
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+    const emit = (source: string) => {
+      const js = ts.transpileModule(readFileSync(join(projectRoot, "runtime", source), "utf8"), {
         compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
       }).outputText;
-      writeFileSync(join(dir, to), rewrite(js));
+      const to = join(dir, source.replace(/\.ts$/, ".js"));
+      mkdirSync(dirname(to), { recursive: true });
+      writeFileSync(to, js);
     };
-    emit("runtime/core/errors.ts", "runtime.mjs", (js) => js);
-    emit("generated/a2a_errors.ts", "a2a_errors.mjs", (js) => js.replaceAll('"protoc-gen-a2a/runtime"', '"./runtime.mjs"'));
-    return (await import(pathToFileURL(join(dir, "a2a_errors.mjs")).href)) as Record<string, unknown>;
+    for (const source of ["gen/google/rpc/code_pb.ts", "core/errors.ts", "a2a/errors.ts"]) emit(source);
+    return (await import(pathToFileURL(join(dir, "a2a/errors.js")).href)) as Record<string, unknown>;
   }
 
   test("errors raised by the copy are recognised here, and the other way round", async () => {

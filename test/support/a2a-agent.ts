@@ -6,9 +6,9 @@
 import { clone, create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Role, TaskState, type Message as SdkMessage, type SendMessageRequest, type StreamResponse as SdkStreamResponse } from "@a2a-js/sdk";
-import type { CallContext } from "protoc-gen-a2a/runtime";
+import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
-import * as ours from "../../generated/a2a_errors.js";
+import * as ours from "../../runtime/a2a/errors.js";
 import {
   ArtifactSchema,
   MessageSchema,
@@ -91,7 +91,7 @@ export function createAgent(extendedCard: () => AgentCard) {
   let tick = 0;
   let configCounter = 0;
 
-  const note = (method: string, context: CallContext) =>
+  const note = (method: string, context: A2ACallContext) =>
     seen.push({
       method,
       binding: context.binding,

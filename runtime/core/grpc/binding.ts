@@ -1,39 +1,30 @@
 /**
  * The gRPC binding on @grpc/grpc-js: a generated service definition served
  * with the same dispatcher as the HTTP bindings, so REQUIRED validation
- * (D11), left-out methods (D18), stream rules (D15), version negotiation
- * (D5) and the error table behave the same on all three. Reached through
+ * (D11), left-out methods, the profile's rules (A2A: versions, gating,
+ * stream rules) and its error table behave the same on all three. Reached through
  * the "protoc-gen-a2a/runtime/grpc" entry, apart from the main runtime, so
  * JSON-only agents never load grpc-js.
  */
 import { toBinary, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
-import { encodeBinaryWith } from "../codec/binary-codec.js";
 import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
-import { createCallScope, signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
-import { createDispatcher, type BindingErrorTable, type Dispatcher, type MessageStream } from "../dispatch.js";
-import { grpcStatusOf, rpcCode, toA2AError } from "../error-encoding.js";
-import { A2AError } from "../errors.js";
+import { signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
+import { encodeBinaryWith } from "../codec/binary-codec.js";
+import { createDispatcher, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
+import { grpcStatusOf, rpcCode } from "../error-encoding.js";
+import { toRpcError } from "../errors.js";
 import { releaseIterator } from "../event-stream.js";
-import type { MethodSpec, RequiredFieldTable } from "../method-spec.js";
-import type { AgentPolicy } from "../../a2a/policy.js";
-import { negotiateVersion, type VersionPolicy } from "../../a2a/service-params.js";
+import type { MethodSpec } from "../method-spec.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 
-export interface GrpcOptions {
-  /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
-  readonly versions?: VersionPolicy;
-  /** Authentication, required extensions and capability gating, shared by all bindings. */
-  readonly policy?: AgentPolicy;
-}
+/** What a generated `add<Service>ToServer` takes besides the handler: authentication, for a service with no profile. */
+export type GrpcOptions = Pick<DispatchConfig, "authenticate">;
 
-export interface GrpcServiceConfig<H extends object> extends GrpcOptions {
+export interface GrpcServiceConfig<H extends object> extends DispatchConfig<H> {
   /** The generated grpc-js service definition. */
   readonly definition: ServiceDefinition;
   /** The generated method table, keyed like the definition. */
   readonly methods: Readonly<Record<string, MethodSpec>>;
-  readonly errors: BindingErrorTable;
-  readonly required: RequiredFieldTable;
-  readonly handler: H;
 }
 
 /**
@@ -55,16 +46,15 @@ function toBuffer(bytes: Uint8Array, length: number): Buffer {
 /** Adds the service to `server`, served by `handler`. */
 export function addGrpcService<H extends object>(server: Server, config: GrpcServiceConfig<H>): void {
   const dispatch = createDispatcher(config);
-  const versions = config.versions ?? { supported: ["1.0"] };
   const implementation: UntypedServiceImplementation = {};
   for (const [key, spec] of Object.entries(config.methods)) {
     implementation[key] =
       spec.kind === "unary"
         ? (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
-            unary(dispatch, config.errors, versions, spec, call, callback);
+            unary(dispatch, spec, call, callback);
           }
         : (call: ServerWritableStream<Message, Message>) => {
-            new ServerStream(call, new GrpcRequest(call), config.errors).start(dispatch, versions, spec);
+            new ServerStream(call, new GrpcRequest(call), dispatch).start(spec);
           };
   }
   server.addService(config.definition, implementation);
@@ -168,66 +158,46 @@ class GrpcRequest implements ScopeRequest {
 }
 
 /** A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in `grpc-status-details-bin` (D19). */
-function serviceError(err: unknown, errors: BindingErrorTable): Partial<ServiceError> {
-  const a2a = toA2AError(err, errors.Internal);
+function serviceError(err: unknown, dispatch: Dispatcher): Partial<ServiceError> {
+  const failure = toRpcError(err, dispatch.errors.Internal);
   const metadata = new Metadata();
-  metadata.set("grpc-status-details-bin", Buffer.from(toBinary(StatusSchema, grpcStatusOf(a2a))));
-  return { code: rpcCode(a2a.entry.grpcStatus) as status, details: a2a.message, metadata };
+  metadata.set("grpc-status-details-bin", Buffer.from(toBinary(StatusSchema, grpcStatusOf(failure))));
+  return { code: rpcCode(failure.entry.grpcStatus) as status, details: failure.message, metadata };
 }
 
-/** The version check (D5) and the call scope; throws VersionNotSupported. */
-function openScope(req: GrpcRequest, errors: BindingErrorTable, versions: VersionPolicy): CallScope {
-  const version = negotiateVersion(req.header("a2a-version"), null, versions);
-  if (!version.ok) throw new A2AError(errors.VersionNotSupported, version.message);
-  return createCallScope("GRPC", version.version, req);
-}
-
-/** Echoes the extensions the handler activated, as initial metadata. */
-function sendExtensions(call: GrpcCall, scope: CallScope): void {
-  const activated = scope.activatedHeader();
-  if (activated === undefined) return;
+/** Sends what the profile adds to the response (A2A: the extensions the handler activated) as initial metadata. */
+function sendResponseHeaders(call: GrpcCall, dispatch: Dispatcher, scope: CallScope): void {
+  const headers = dispatch.responseHeaders(scope);
+  if (headers === undefined) return;
   const md = new Metadata();
-  md.set("a2a-extensions", activated);
+  for (const [name, value] of Object.entries(headers)) md.set(name, value);
   call.sendMetadata(md);
 }
 
 /**
- * A unary call. Without a policy to wait for, the handler is called in the
- * same tick and its promise is the only one the call makes: this is the
- * path every call of a busy gRPC agent takes.
+ * A unary call. Without an authentication hook to wait for, the handler is
+ * called in the same tick and its promise is the only one the call makes:
+ * this is the path every call of a busy gRPC agent takes.
  */
-function unary(
-  dispatch: Dispatcher,
-  errors: BindingErrorTable,
-  versions: VersionPolicy,
-  spec: MethodSpec,
-  call: ServerUnaryCall<Message, Message>,
-  callback: sendUnaryData<Message>,
-): void {
+function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>): void {
   const req = new GrpcRequest(call);
   const fail = (err: unknown) => {
     req.done();
-    callback(serviceError(err, errors));
+    callback(serviceError(err, dispatch));
   };
   let scope: CallScope;
   let result: unknown;
   try {
-    scope = openScope(req, errors, versions);
-    const request = call.request;
-    const open = scope;
-    const invoke = () => {
-      dispatch.checkRequired(spec, request);
-      return dispatch.invoke(spec, request, open.context(dispatch.tenantOf(request)));
-    };
-    const admitted = dispatch.admit(spec, scope);
-    result = admitted === undefined ? invoke() : admitted.then(invoke);
+    scope = dispatch.open("GRPC", req, undefined);
+    const started = dispatch.start(spec, scope, () => dispatch.checked(spec, call.request));
+    result = isPromiseLike(started) ? started.then((s) => dispatch.invoke(spec, s.request, s.context)) : dispatch.invoke(spec, started.request, started.context);
   } catch (err) {
     fail(err);
     return;
   }
   const respond = (value: unknown) => {
     req.done();
-    sendExtensions(call, scope);
+    sendResponseHeaders(call, dispatch, scope);
     // The handler's message or its init shape: the definition's encodeBuffer writes either.
     callback(null, value as Message);
   };
@@ -240,14 +210,14 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * A server-streaming call: the version check, the policy, then the
- * handler's events written one at a time, waiting for `drain`. Callbacks on
- * one object rather than an async loop: an idle stream holds this object
- * and the handler's pending next(), nothing of ours suspended around it.
+ * A server-streaming call: the preamble, then the handler's events written
+ * one at a time, waiting for `drain`. Callbacks on one object rather than an
+ * async loop: an idle stream holds this object and the handler's pending
+ * next(), nothing of ours suspended around it.
  */
 class ServerStream implements Abortable {
   #messages: MessageStream | undefined;
-  /** Until the first event is written, when its extensions are echoed. */
+  /** Until the first event is written, when the profile's response headers are sent. */
   #scope: CallScope | undefined;
   readonly #onResult = (r: IteratorResult<unknown>): void => this.#write(r);
   readonly #onError = (err: unknown): void => this.#fail(err);
@@ -255,28 +225,27 @@ class ServerStream implements Abortable {
   constructor(
     private readonly call: ServerWritableStream<Message, Message>,
     private readonly req: GrpcRequest,
-    private readonly errors: BindingErrorTable,
+    private readonly dispatch: Dispatcher,
   ) {}
 
-  start(dispatch: Dispatcher, versions: VersionPolicy, spec: MethodSpec): void {
+  start(spec: MethodSpec): void {
+    const { dispatch } = this;
     let scope: CallScope;
-    let admitted: Promise<void> | undefined;
+    let started: Started | Promise<Started>;
     try {
-      scope = openScope(this.req, this.errors, versions);
-      admitted = dispatch.admit(spec, scope);
+      scope = dispatch.open("GRPC", this.req, undefined);
+      started = dispatch.start(spec, scope, () => dispatch.checked(spec, this.call.request));
     } catch (err) {
       this.#fail(err);
       return;
     }
-    if (admitted === undefined) this.#open(dispatch, spec, scope);
-    else admitted.then(() => this.#open(dispatch, spec, scope), this.#onError);
+    if (isPromiseLike(started)) started.then((s) => this.#open(spec, scope, s), this.#onError);
+    else this.#open(spec, scope, started);
   }
 
-  #open(dispatch: Dispatcher, spec: MethodSpec, scope: CallScope): void {
-    const request = this.call.request;
+  #open(spec: MethodSpec, scope: CallScope, started: Started): void {
     try {
-      dispatch.checkRequired(spec, request);
-      this.#messages = dispatch.streamMessages(spec, request, scope.context(dispatch.tenantOf(request)));
+      this.#messages = this.dispatch.streamMessages(spec, started.request, started.context);
     } catch (err) {
       this.#fail(err);
       return;
@@ -308,7 +277,7 @@ class ServerStream implements Abortable {
         call.end();
         return;
       }
-      if (this.#scope !== undefined) sendExtensions(call, this.#scope);
+      if (this.#scope !== undefined) sendResponseHeaders(call, this.dispatch, this.#scope);
       this.#scope = undefined;
       ok = call.write(message);
     } catch (err) {
@@ -323,7 +292,7 @@ class ServerStream implements Abortable {
   #fail(err: unknown): void {
     this.abort();
     this.req.done();
-    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.errors));
+    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch));
   }
 
   /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */
@@ -331,4 +300,3 @@ class ServerStream implements Abortable {
     releaseIterator(this.#messages?.iterator);
   }
 }
-

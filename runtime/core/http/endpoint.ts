@@ -4,45 +4,36 @@
  * the shared dispatcher, AIP-193 error bodies, and SSE for streaming
  * methods. Transport adapters (node:http, fetch) run it.
  */
-import type { JsonValue } from "@bufbuild/protobuf";
-import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "../transport.js";
-import { createCallScope, type CallScope } from "../call-scope.js";
-import { createDispatcher, type BindingErrorTable, type StreamFraming } from "../dispatch.js";
-import { badRequest, httpErrorBody, toA2AError } from "../error-encoding.js";
-import { A2AError, type ErrorTableEntry } from "../errors.js";
-import { createTranscoder, type Transcoder } from "./transcoding.js";
-import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
-import type { AgentPolicy } from "../../a2a/policy.js";
-import { parsePathTemplate } from "./path-template.js";
+import type { JsonValue, Message } from "@bufbuild/protobuf";
+import type { Authenticate, CallContext } from "../call-context.js";
+import type { CallScope } from "../call-scope.js";
 import { JsonDecodeError } from "../codec/proto-json.js";
+import { defaultBodyLimit, defaultHeartbeatMs } from "../defaults.js";
+import { createDispatcher, type DispatchConfig, type StreamFraming } from "../dispatch.js";
+import { httpErrorBody } from "../error-encoding.js";
+import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
+import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
+import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
+import { parsePathTemplate } from "./path-template.js";
 import { createRouter } from "./router.js";
-import { negotiateVersion, type VersionPolicy } from "../../a2a/service-params.js";
+import { createTranscoder, type Transcoder } from "./transcoding.js";
 
 export interface HttpJsonOptions {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
   /** Milliseconds between SSE heartbeat comments; 0 disables them. Default 15 s (D14). */
   readonly heartbeatMs?: number;
-  /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
-  readonly versions?: VersionPolicy;
+  /** Turns a request's headers into the principal, or refuses it; runs first on every call. */
+  readonly authenticate?: Authenticate | undefined;
   /** Path the routes are mounted under, e.g. `/a2a/rest`; default none. */
   readonly basePath?: string;
-  /** Authentication, required extensions and capability gating, shared by all bindings. */
-  readonly policy?: AgentPolicy;
 }
 
-export interface HttpJsonEndpointConfig<H extends object> extends HttpJsonOptions {
+export interface HttpJsonEndpointConfig<H extends object> extends HttpJsonOptions, DispatchConfig<H> {
   /** The generated method table, keyed by the handler's method names. */
   readonly methods: Readonly<Record<string, MethodSpec>>;
   /** The generated google.api.http rules. */
   readonly rules: readonly HttpRuleSpec[];
-  readonly errors: BindingErrorTable;
-  readonly required: RequiredFieldTable;
-  readonly handler: H;
-}
-
-export interface HttpJsonEndpoint {
-  handle(request: CoreRequest): Promise<CoreResponse>;
 }
 
 interface Target {
@@ -51,16 +42,14 @@ interface Target {
   readonly transcoder: Transcoder;
 }
 
-const a2aJson = "application/a2a+json";
-
 /** Creates the HTTP+JSON endpoint for one service's rules, method table and handler. */
-export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpointConfig<H>): HttpJsonEndpoint {
-  const { errors } = config;
-  const bodyLimit = config.bodyLimit ?? 4 << 20;
-  const heartbeatMs = config.heartbeatMs ?? 15_000;
-  const versions = config.versions ?? { supported: ["1.0"] };
+export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpointConfig<H>): Endpoint {
+  const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
+  const heartbeatMs = config.heartbeatMs ?? defaultHeartbeatMs;
   const basePath = (config.basePath ?? "").replace(/\/+$/, "");
   const dispatch = createDispatcher(config);
+  const errors = dispatch.errors;
+  const mediaTypes = createMediaTypes(dispatch.mediaType);
   const router = createRouter(
     config.rules.map((rule) => {
       const spec = config.methods[rule.method];
@@ -73,14 +62,15 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   const methodNotAllowed: ErrorTableEntry = { ...errors.MethodNotFound, httpStatus: 405 };
   const tooLarge: ErrorTableEntry = { ...errors.InvalidRequest, httpStatus: 413 };
   const notJson: ErrorTableEntry = { ...errors.ContentTypeNotSupported, httpStatus: 415 };
+  const jsonTypes = dispatch.mediaType === "application/json" ? "application/json" : `${dispatch.mediaType} or application/json`;
 
-  function errorResponse(err: unknown, mediaType: string, headers?: Record<string, string>): CoreResponse {
-    const a2a = toA2AError(err, errors.Internal);
+  function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>): CoreResponse {
+    const failure = toRpcError(err, errors.Internal);
     return {
       kind: "body",
-      status: a2a.entry.httpStatus,
+      status: failure.entry.httpStatus,
       headers: { "content-type": mediaType, ...headers },
-      body: JSON.stringify(httpErrorBody(a2a)),
+      body: JSON.stringify(httpErrorBody(failure)),
     };
   }
 
@@ -93,7 +83,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       bytes = await req.body(bodyLimit);
     } catch (err) {
       if (!(err instanceof BodyTooLargeError)) throw err;
-      throw new A2AError(tooLarge, err.message);
+      throw new RpcError(tooLarge, err.message);
     }
     const text = decodeUtf8(bytes);
     // No body at all is a message with no fields set (POST /tasks/x:cancel
@@ -102,18 +92,18 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     if (rule.derived) {
       // D1: the POST twin of a streaming GET takes no request fields in its body.
       if (text === undefined || (text.trim() !== "" && text.replace(/\s/g, "") !== "{}")) {
-        throw new A2AError(errors.InvalidRequest, `${rule.path} takes its fields from the path; send an empty body or {}`);
+        throw new RpcError(errors.InvalidRequest, `${rule.path} takes its fields from the path; send an empty body or {}`);
       }
       return undefined;
     }
     if (!isJsonMediaType(req.header("content-type"))) {
-      throw new A2AError(notJson, "the request body must be JSON (application/a2a+json or application/json)");
+      throw new RpcError(notJson, `the request body must be JSON (${jsonTypes})`);
     }
     try {
       if (text === undefined) throw new Error("not UTF-8");
       return JSON.parse(text) as JsonValue;
     } catch {
-      throw new A2AError(errors.ParseError, "the request body is not valid JSON");
+      throw new RpcError(errors.ParseError, "the request body is not valid JSON");
     }
   }
 
@@ -138,7 +128,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     }
 
     error(err: unknown): string {
-      return JSON.stringify(httpErrorBody(toA2AError(err, errors.Internal)));
+      return JSON.stringify(httpErrorBody(toRpcError(err, errors.Internal)));
     }
 
     abort(): void {
@@ -146,85 +136,76 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     }
   }
 
+  /** The request message: the transcoded path, body and query, decoded as one ProtoJSON object. */
+  async function decode(req: CoreRequest, target: Target, values: readonly string[], query: URLSearchParams | undefined): Promise<Message> {
+    const body = await readBody(req, target);
+    let json: JsonValue;
+    try {
+      json = target.transcoder.build(values, body, query);
+    } catch (err) {
+      if (!(err instanceof JsonDecodeError)) throw err;
+      throw dispatch.invalidParams(err);
+    }
+    return dispatch.decode(target.spec, json);
+  }
+
   return {
     async handle(req) {
-      const mediaType = responseMediaType(req);
+      const mediaType = mediaTypes.of(req);
       const q = req.url.indexOf("?");
       const fullPath = q < 0 ? req.url : req.url.slice(0, q);
       const query = q < 0 ? undefined : new URLSearchParams(req.url.slice(q + 1));
       if (basePath !== "" && fullPath !== basePath && !fullPath.startsWith(`${basePath}/`)) {
-        return errorResponse(new A2AError(routeNotFound, `no route for ${req.method} ${fullPath}`), mediaType);
+        return errorResponse(new RpcError(routeNotFound, `no route for ${req.method} ${fullPath}`), mediaType);
       }
       const path = fullPath.slice(basePath.length);
       const match = router.match(req.method, path);
       switch (match.kind) {
         case "not_found":
-          return errorResponse(new A2AError(routeNotFound, `no route for ${req.method} ${fullPath}`), mediaType);
+          return errorResponse(new RpcError(routeNotFound, `no route for ${req.method} ${fullPath}`), mediaType);
         case "method_not_allowed":
-          return errorResponse(new A2AError(methodNotAllowed, `${req.method} is not allowed on ${fullPath}; allowed: ${match.allow.join(", ")}`), mediaType, {
+          return errorResponse(new RpcError(methodNotAllowed, `${req.method} is not allowed on ${fullPath}; allowed: ${match.allow.join(", ")}`), mediaType, {
             allow: match.allow.join(", "),
           });
         case "bad_path":
-          return errorResponse(new A2AError(errors.InvalidParams, match.reason), mediaType);
+          return errorResponse(new RpcError(errors.InvalidParams, match.reason), mediaType);
       }
-      const { spec, transcoder } = match.route.target;
+      const target = match.route.target;
+      const { spec } = target;
 
-      const version = negotiateVersion(req.header("a2a-version"), query?.get("A2A-Version") ?? null, versions);
-      if (!version.ok) return errorResponse(new A2AError(errors.VersionNotSupported, version.message), mediaType);
-      const scope = createCallScope("HTTP+JSON", version.version, req);
-      const echo = (): Record<string, string> => {
-        const activated = scope.activatedHeader();
-        return activated === undefined ? {} : { "a2a-extensions": activated };
-      };
-
-      let request;
+      let scope: CallScope;
+      let request: Message;
+      let context: CallContext;
       try {
-        const admitted = dispatch.admit(spec, scope);
-        if (admitted !== undefined) await admitted;
-        const { rule } = match.route.target;
-        const body = rule.body === "" && !rule.derived ? undefined : await readBody(req, match.route.target);
-        request = dispatch.decode(spec, transcoderJson(transcoder, match.values, body, query, errors));
+        scope = dispatch.open("HTTP+JSON", req, query);
       } catch (err) {
         return errorResponse(err, mediaType);
       }
-      const context = scope.context(dispatch.tenantOf(request));
+      try {
+        ({ request, context } = await dispatch.start(spec, scope, () => decode(req, target, match.values, query)));
+      } catch (err) {
+        return errorResponse(err, mediaType);
+      }
 
       if (spec.kind !== "unary") {
         let events: EventSource;
         try {
           events = await dispatch.openStream(spec, request, context, new HttpJsonStream(scope));
         } catch (err) {
-          return errorResponse(err, mediaType, echo());
+          return errorResponse(err, mediaType, dispatch.responseHeaders(scope));
         }
-        return { kind: "stream", headers: { ...sseHeaders, ...echo() }, events };
+        return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
       }
       try {
         const result = await dispatch.unary(spec, request, context);
-        const responseBody = match.route.target.rule.responseBody;
+        const responseBody = target.rule.responseBody;
         const body = responseBody === "" ? result : fieldOf(result, spec, responseBody);
-        return { kind: "body", status: 200, headers: { "content-type": mediaType, ...echo() }, body: JSON.stringify(body) };
+        return { kind: "body", status: 200, headers: { "content-type": mediaType, ...dispatch.responseHeaders(scope) }, body: JSON.stringify(body) };
       } catch (err) {
-        return errorResponse(err, mediaType, echo());
+        return errorResponse(err, mediaType, dispatch.responseHeaders(scope));
       }
     },
   };
-}
-
-function transcoderJson(
-  transcoder: Transcoder,
-  values: readonly string[],
-  body: JsonValue | undefined,
-  query: URLSearchParams | undefined,
-  errors: BindingErrorTable,
-): JsonValue {
-  try {
-    return transcoder.build(values, body, query);
-  } catch (err) {
-    if (!(err instanceof JsonDecodeError)) throw err;
-    // Raised as the dispatcher raises decode errors, so both read the same.
-    const details = err.field === undefined ? [] : [badRequest([{ field: err.field, description: err.reason }])];
-    throw new A2AError(errors.InvalidParams, `invalid params: ${err.message}`, { details });
-  }
 }
 
 /** The `response_body` field of a result, by its JSON name. */
@@ -237,29 +218,33 @@ function fieldOf(result: JsonValue, spec: MethodSpec, localName: string): JsonVa
 
 /**
  * D9: what the client accepts (`application/a2a+json` or `application/json`),
- * else the JSON type it sent, else `application/a2a+json`.
+ * else the JSON type it sent, else the profile's media type. Clients send the
+ * same few header pairs, so each pair is negotiated once (bounded: they are
+ * client data).
  */
-function responseMediaType(req: CoreRequest): string {
-  const accept = req.header("accept");
-  const sent = req.header("content-type");
-  const key = `${accept ?? ""}\n${sent ?? ""}`;
-  let type = mediaTypeCache.get(key);
-  if (type === undefined) {
-    type = negotiate(accept, sent);
-    // Clients send the same few header pairs; bounded, since they are client data.
-    if (mediaTypeCache.size < 256) mediaTypeCache.set(key, type);
-  }
-  return type;
+function createMediaTypes(fallback: string): { of(req: CoreRequest): string } {
+  const cache = new Map<string, string>();
+  return {
+    of(req) {
+      const accept = req.header("accept");
+      const sent = req.header("content-type");
+      const key = `${accept ?? ""}\n${sent ?? ""}`;
+      let type = cache.get(key);
+      if (type === undefined) {
+        type = negotiate(accept, sent, fallback);
+        if (cache.size < 256) cache.set(key, type);
+      }
+      return type;
+    },
+  };
 }
 
-const mediaTypeCache = new Map<string, string>();
-
-function negotiate(accept: string | null, sent: string | null): string {
+function negotiate(accept: string | null, sent: string | null, fallback: string): string {
   if (accept !== null) {
     const types = accept.split(",").map((t) => (t.split(";")[0] ?? "").trim().toLowerCase());
-    if (types.includes(a2aJson)) return a2aJson;
+    if (types.includes("application/a2a+json")) return "application/a2a+json";
     if (types.includes("application/json")) return "application/json";
   }
   if (sent !== null && isJsonMediaType(sent)) return (sent.split(";")[0] ?? "").trim().toLowerCase();
-  return a2aJson;
+  return fallback;
 }

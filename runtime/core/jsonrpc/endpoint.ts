@@ -1,42 +1,30 @@
 /**
- * The JSON-RPC 2.0 binding's core: framing, dispatch on a generated method
- * table, ProtoJSON in and out, errors from the generated error table, and
+ * The JSON-RPC 2.0 binding's core: framing (D13), dispatch on a generated
+ * method table, ProtoJSON in and out, errors from the profile's table, and
  * SSE for streaming methods. Transport adapters (node:http, fetch) run it.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type EventSource } from "../transport.js";
-import { createCallScope, type CallScope } from "../call-scope.js";
-import { createDispatcher, type BindingErrorTable, type StreamFraming } from "../dispatch.js";
-import { A2AError, type ErrorTableEntry } from "../errors.js";
-import { jsonRpcErrorObject, toA2AError } from "../error-encoding.js";
-import type { MethodSpec, RequiredFieldTable } from "../method-spec.js";
-import type { AgentPolicy } from "../../a2a/policy.js";
-import { negotiateVersion, type VersionPolicy } from "../../a2a/service-params.js";
-
-/** The generated error table, as the JSON-RPC binding needs it. */
-export type JsonRpcErrorTable = BindingErrorTable;
+import type { Authenticate } from "../call-context.js";
+import type { CallScope } from "../call-scope.js";
+import { defaultBodyLimit, defaultHeartbeatMs } from "../defaults.js";
+import { createDispatcher, type DispatchConfig, type Dispatcher, type StreamFraming } from "../dispatch.js";
+import { jsonRpcErrorObject } from "../error-encoding.js";
+import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
+import type { MethodSpec } from "../method-spec.js";
+import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 
 export interface JsonRpcOptions {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
   /** Milliseconds between SSE heartbeat comments; 0 disables them. Default 15 s (D14). */
   readonly heartbeatMs?: number;
-  /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
-  readonly versions?: VersionPolicy;
-  /** Authentication, required extensions and capability gating, shared by all bindings. */
-  readonly policy?: AgentPolicy;
+  /** Turns a request's headers into the principal, or refuses it; runs first on every call. */
+  readonly authenticate?: Authenticate | undefined;
 }
 
-export interface JsonRpcEndpointConfig<H extends object> extends JsonRpcOptions {
+export interface JsonRpcEndpointConfig<H extends object> extends JsonRpcOptions, DispatchConfig<H> {
   /** The generated dispatch table: JSON-RPC method name (the RPC name) to method. */
   readonly methods: Readonly<Record<string, MethodSpec>>;
-  readonly errors: JsonRpcErrorTable;
-  readonly required: RequiredFieldTable;
-  readonly handler: H;
-}
-
-export interface JsonRpcEndpoint {
-  handle(request: CoreRequest): Promise<CoreResponse>;
 }
 
 type JsonRpcId = string | number | null;
@@ -49,25 +37,23 @@ interface Call {
 }
 
 const jsonHeaders = { "content-type": "application/json" } as const;
-const defaultBodyLimit = 4 << 20;
-const defaultVersions: VersionPolicy = { supported: ["1.0"] };
+const noContent: CoreResponse = { kind: "empty", status: 204, headers: {} };
 
 /** Creates the JSON-RPC endpoint for one service's method table and handler. */
-export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointConfig<H>): JsonRpcEndpoint {
-  const { errors } = config;
+export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointConfig<H>): Endpoint {
   const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
-  const heartbeatMs = config.heartbeatMs ?? 15_000;
-  const versions = config.versions ?? defaultVersions;
+  const heartbeatMs = config.heartbeatMs ?? defaultHeartbeatMs;
   const byName = new Map(Object.entries(config.methods));
-  const dispatch = createDispatcher(config);
+  const dispatch: Dispatcher = createDispatcher(config);
+  const errors = dispatch.errors;
 
-  const fail = (entry: ErrorTableEntry, message?: string) => new A2AError(entry, message);
+  const fail = (entry: ErrorTableEntry, message?: string) => new RpcError(entry, message);
   const errorEnvelope = (id: JsonRpcId, err: unknown) => ({
     jsonrpc: "2.0",
     id,
-    error: jsonRpcErrorObject(toA2AError(err, errors.Internal)),
+    error: jsonRpcErrorObject(toRpcError(err, errors.Internal)),
   });
-  const body = (status: number, value: unknown, headers?: Record<string, string>): CoreResponse => ({
+  const body = (status: number, value: unknown, headers?: Readonly<Record<string, string>>): CoreResponse => ({
     kind: "body",
     status,
     headers: headers === undefined ? jsonHeaders : { ...jsonHeaders, ...headers },
@@ -75,7 +61,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
   });
 
   /** Framing rules of JSON-RPC 2.0 for one request object (D13). */
-  function frame(value: JsonValue): Call | { id: JsonRpcId | undefined; error: A2AError } {
+  function frame(value: JsonValue): Call | { id: JsonRpcId | undefined; error: RpcError } {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return { id: null, error: fail(errors.InvalidRequest, "a request must be a JSON object") };
     }
@@ -101,10 +87,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
 
   async function unary(call: Call, scope: CallScope): Promise<unknown> {
     try {
-      const admitted = dispatch.admit(call.spec, scope);
-      if (admitted !== undefined) await admitted;
-      const request = dispatch.decode(call.spec, call.params);
-      const result = await dispatch.unary(call.spec, request, scope.context(dispatch.tenantOf(request)));
+      const { request, context } = await dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
+      const result = await dispatch.unary(call.spec, request, context);
       return { jsonrpc: "2.0", id: call.id ?? null, result };
     } catch (err) {
       return errorEnvelope(call.id ?? null, err);
@@ -136,19 +120,16 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     }
   }
 
-  async function stream(call: Call, scope: CallScope, echo: () => Record<string, string> | undefined): Promise<CoreResponse> {
-    const id = call.id ?? null;
+  async function stream(call: Call & { id: JsonRpcId }, scope: CallScope): Promise<CoreResponse> {
     let events: EventSource;
     try {
-      const admitted = dispatch.admit(call.spec, scope);
-      if (admitted !== undefined) await admitted;
-      const request = dispatch.decode(call.spec, call.params);
-      events = await dispatch.openStream(call.spec, request, scope.context(dispatch.tenantOf(request)), new JsonRpcStream(id, scope));
+      const { request, context } = await dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
+      events = await dispatch.openStream(call.spec, request, context, new JsonRpcStream(call.id, scope));
     } catch (err) {
-      return body(200, errorEnvelope(id, err), echo());
+      return body(200, errorEnvelope(call.id, err), dispatch.responseHeaders(scope));
     }
-    // After the first event, so extensions the handler activated are echoed.
-    return { kind: "stream", headers: { ...sseHeaders, ...(echo() ?? {}) }, events };
+    // After the first event, so what the handler did to the response headers (extensions it activated) is sent.
+    return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
   }
 
   return {
@@ -177,53 +158,48 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         return body(200, errorEnvelope(null, fail(errors.ParseError, "the request body is not valid JSON")));
       }
 
-      const version = negotiateVersion(req.header("a2a-version"), queryParam(req.url, "A2A-Version"), versions);
-      const scope = createCallScope("JSONRPC", version.ok ? version.version : version.requested, req);
-      const echo = (): Record<string, string> | undefined => {
-        const activated = scope.activatedHeader();
-        return activated === undefined ? undefined : { "a2a-extensions": activated };
-      };
-      const versionError = version.ok ? undefined : fail(errors.VersionNotSupported, version.message);
-
+      // Opened before any call is framed; a refusal (an unsupported version)
+      // answers each call after its own framing errors, as if it had run.
+      let scope: CallScope | undefined;
+      let refusal: unknown;
+      try {
+        const q = req.url.indexOf("?");
+        scope = dispatch.open("JSONRPC", req, q < 0 ? undefined : new URLSearchParams(req.url.slice(q + 1)));
+      } catch (err) {
+        refusal = err;
+      }
       if (Array.isArray(parsed)) {
+        const open = scope;
+        const answer = async (call: Call): Promise<unknown> => (open === undefined ? errorEnvelope(call.id ?? null, refusal) : unary(call, open));
         if (parsed.length === 0) return body(200, errorEnvelope(null, fail(errors.InvalidRequest, "an empty batch is not a request")));
         const replies = await Promise.all(
           parsed.map(async (item) => {
             const call = frame(item);
             if (!("spec" in call)) return call.id === undefined ? undefined : errorEnvelope(call.id, call.error);
-            if (versionError !== undefined) return call.id === undefined ? undefined : errorEnvelope(call.id, versionError);
-            if (call.spec.kind !== "unary") {
+            if (call.spec.kind !== "unary" && scope !== undefined) {
               if (call.id === undefined) return undefined;
-              return errorEnvelope(call.id ?? null, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
+              return errorEnvelope(call.id, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
             }
-            const reply = await unary(call, scope);
+            const reply = await answer(call);
             return call.id === undefined ? undefined : reply;
           }),
         );
         const answered = replies.filter((r) => r !== undefined);
-        return answered.length === 0 ? { kind: "empty", status: 204, headers: echo() ?? {} } : body(200, answered, echo());
+        const headers = scope === undefined ? undefined : dispatch.responseHeaders(scope);
+        return answered.length === 0 ? { kind: "empty", status: 204, headers: headers ?? {} } : body(200, answered, headers);
       }
 
       const call = frame(parsed);
-      if (!("spec" in call)) {
-        return call.id === undefined ? { kind: "empty", status: 204, headers: {} } : body(200, errorEnvelope(call.id, call.error));
-      }
-      if (versionError !== undefined) {
-        return call.id === undefined ? { kind: "empty", status: 204, headers: {} } : body(200, errorEnvelope(call.id, versionError));
-      }
+      if (!("spec" in call)) return call.id === undefined ? noContent : body(200, errorEnvelope(call.id, call.error));
+      if (scope === undefined) return call.id === undefined ? noContent : body(200, errorEnvelope(call.id, refusal));
       if (call.spec.kind !== "unary") {
         // A notification expects no response, and a stream is nothing but one.
-        if (call.id === undefined) return { kind: "empty", status: 204, headers: {} };
-        return stream(call, scope, echo);
+        if (call.id === undefined) return noContent;
+        return stream({ ...call, id: call.id }, scope);
       }
       const reply = await unary(call, scope);
-      return call.id === undefined ? { kind: "empty", status: 204, headers: echo() ?? {} } : body(200, reply, echo());
+      const headers = dispatch.responseHeaders(scope);
+      return call.id === undefined ? { kind: "empty", status: 204, headers: headers ?? {} } : body(200, reply, headers);
     },
   };
-}
-
-/** A query parameter of a path-and-query string; parses only when there is a query. */
-function queryParam(url: string, name: string): string | null {
-  const q = url.indexOf("?");
-  return q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get(name);
 }

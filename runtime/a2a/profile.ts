@@ -1,0 +1,212 @@
+/**
+ * The A2A profile: A2A's rules on top of the core's bindings, switched on for
+ * `lf.a2a.v1.A2AService` (the generator passes it for that service, by its
+ * full name, see names.ts, and for no other). Every binding gets, the same way:
+ *
+ * - version negotiation (D5) and extensions (spec 3.2.6): `A2A-Version` and
+ *   `A2A-Extensions`, the activated extensions echoed on the response;
+ * - the policy (D18): the card's required extensions and capability gating,
+ *   and the extended card for authenticated callers only;
+ * - the error for a left-out method, the stream rules (D15), the tenant of
+ *   the request, the A2A error table and `application/a2a+json` (D9).
+ */
+import type { Message } from "@bufbuild/protobuf";
+import type { Authenticate, Binding, CallContext } from "../core/call-context.js";
+import { CallScope, type ScopeRequest } from "../core/call-scope.js";
+import type { RpcError } from "../core/errors.js";
+import type { HttpJsonOptions } from "../core/http/endpoint.js";
+import type { JsonRpcOptions } from "../core/jsonrpc/endpoint.js";
+import type { Profile } from "../core/profile.js";
+import {
+  A2AErrorTable,
+  ExtendedAgentCardNotConfiguredError,
+  ExtensionSupportRequiredError,
+  PushNotificationNotSupportedError,
+  UnauthenticatedError,
+  UnsupportedOperationError,
+  VersionNotSupportedError,
+} from "./errors.js";
+import type { AgentPolicy } from "./policy.js";
+import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
+import { createStreamCheck } from "./stream-rules.js";
+
+/** What an A2A endpoint takes besides a binding's own options. */
+export interface A2AOptions {
+  /** Protocol versions served (D5). Default: 1.0 only, a missing version is 0.3. */
+  readonly versions?: VersionPolicy;
+  /** Authentication, required extensions and capability gating, shared by all bindings. */
+  readonly policy?: AgentPolicy;
+}
+
+/** The options of generated A2A endpoints: the binding's own, and A2A's. */
+export type A2AJsonRpcOptions = Omit<JsonRpcOptions, "authenticate"> & A2AOptions;
+export type A2AHttpJsonOptions = Omit<HttpJsonOptions, "authenticate"> & A2AOptions;
+export type A2AGrpcOptions = A2AOptions;
+
+/** What a handler of A2AService learns about the call besides its request message. */
+export interface A2ACallContext<Principal = unknown> extends CallContext<Principal> {
+  /** The negotiated protocol version as Major.Minor, e.g. `1.0`. */
+  readonly protocolVersion: string;
+  /** Extension URIs the client asked for (`A2A-Extensions`), in request order. */
+  readonly requestedExtensions: readonly string[];
+  /**
+   * Extension URIs the handler activated for this call. Add to it; the binding
+   * echoes it in the response's `A2A-Extensions` header or metadata.
+   */
+  readonly activatedExtensions: Set<string>;
+  /** The tenant of the request (path, params or request field); undefined when none. */
+  readonly tenant: string | undefined;
+}
+
+/** The Agent Card capability (`AgentCapabilities` field) that gates an RPC (D18, spec 3.3.4). */
+type Capability = "streaming" | "pushNotifications" | "extendedAgentCard";
+
+/** Which RPCs of A2AService a capability gates, as A2A data: an RPC a later proto adds is ungated until listed. */
+const gates: Readonly<Record<string, Capability>> = {
+  SendStreamingMessage: "streaming",
+  SubscribeToTask: "streaming",
+  CreateTaskPushNotificationConfig: "pushNotifications",
+  GetTaskPushNotificationConfig: "pushNotifications",
+  ListTaskPushNotificationConfigs: "pushNotifications",
+  DeleteTaskPushNotificationConfig: "pushNotifications",
+  GetExtendedAgentCard: "extendedAgentCard",
+};
+
+const defaultVersions: VersionPolicy = { supported: ["1.0"] };
+
+/** The scope of one request: the core's, plus the negotiated version and the extensions. */
+export class A2AScope extends CallScope {
+  #activated: Set<string> | undefined;
+  #requested: readonly string[] | undefined;
+
+  constructor(
+    binding: Binding,
+    request: ScopeRequest,
+    readonly protocolVersion: string,
+  ) {
+    super(binding, request);
+  }
+
+  /** Extension URIs the client asked for (`A2A-Extensions`). */
+  get requestedExtensions(): readonly string[] {
+    return (this.#requested ??= parseExtensions(this.request.header("a2a-extensions")));
+  }
+
+  get activatedExtensions(): Set<string> {
+    return (this.#activated ??= new Set());
+  }
+
+  /** The `A2A-Extensions` response header when a handler activated any, else undefined. */
+  activatedHeader(): string | undefined {
+    const activated = this.#activated;
+    return activated === undefined || activated.size === 0 ? undefined : [...activated].join(", ");
+  }
+}
+
+// Private fields (#) so a handler that spreads or logs its context sees only
+// the A2ACallContext members.
+class A2AContext implements A2ACallContext {
+  readonly #scope: A2AScope;
+  readonly principal: unknown;
+
+  constructor(
+    scope: A2AScope,
+    readonly tenant: string | undefined,
+  ) {
+    this.#scope = scope;
+    this.principal = scope.principal;
+  }
+
+  get binding(): Binding {
+    return this.#scope.binding;
+  }
+
+  get protocolVersion(): string {
+    return this.#scope.protocolVersion;
+  }
+
+  get requestedExtensions(): readonly string[] {
+    return this.#scope.requestedExtensions;
+  }
+
+  get activatedExtensions(): Set<string> {
+    return this.#scope.activatedExtensions;
+  }
+
+  get headers(): Headers {
+    return this.#scope.headers;
+  }
+
+  get signal(): AbortSignal {
+    return this.#scope.signal();
+  }
+}
+
+/** Every A2A request message has a `tenant` field (spec 8.3.2, topics/multi-tenancy). */
+function tenantOf(request: Message): string | undefined {
+  const tenant = (request as unknown as { tenant?: unknown }).tenant;
+  return typeof tenant === "string" && tenant !== "" ? tenant : undefined;
+}
+
+export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
+  const versions = options.versions ?? defaultVersions;
+  const policy = options.policy;
+  return {
+    errors: A2AErrorTable,
+    mediaType: "application/a2a+json",
+
+    open(binding, request, query) {
+      const version = negotiateVersion(request.header("a2a-version"), query?.get("A2A-Version") ?? null, versions);
+      if (!version.ok) throw new VersionNotSupportedError(version.message);
+      return new A2AScope(binding, request, version.version);
+    },
+
+    admit(spec, scope) {
+      if (policy === undefined) return;
+      const gate = gates[spec.name];
+      // The extended card is for authenticated callers only (spec 3.1.11, 13.3).
+      if (gate === "extendedAgentCard" && scope.principal === undefined) {
+        throw new UnauthenticatedError("the extended agent card requires an authenticated caller");
+      }
+      const missing = (policy.requiredExtensions ?? []).filter((uri) => !scope.requestedExtensions.includes(uri));
+      if (missing.length > 0) {
+        throw new ExtensionSupportRequiredError(`this agent requires the extension${missing.length > 1 ? "s" : ""} ${missing.join(", ")}; list ${missing.length > 1 ? "them" : "it"} in A2A-Extensions`, {
+          metadata: { extensions: missing.join(",") },
+        });
+      }
+      const capabilities = policy.capabilities;
+      if (capabilities !== undefined && gate !== undefined && capabilities[gate] !== true) {
+        const message = `${spec.name} needs capabilities.${gate}, which this agent does not declare`;
+        throw gate === "pushNotifications" ? new PushNotificationNotSupportedError(message) : new UnsupportedOperationError(message);
+      }
+    },
+
+    context: (scope, request) => new A2AContext(scope, tenantOf(request)),
+
+    unimplemented(spec): RpcError {
+      const gate = gates[spec.name];
+      // D18: a card that promises an extended card the handler cannot give.
+      if (gate === "extendedAgentCard" && policy?.capabilities?.extendedAgentCard === true) {
+        return new ExtendedAgentCardNotConfiguredError("this agent declares an extended agent card but has none configured");
+      }
+      const message = `${spec.name} is not supported by this agent`;
+      return gate === "pushNotifications" ? new PushNotificationNotSupportedError(message) : new UnsupportedOperationError(message);
+    },
+
+    streamCheck: (spec) => (spec.kind === "server_streaming" ? createStreamCheck(spec.output) : undefined),
+
+    responseHeaders(scope) {
+      const activated = scope.activatedHeader();
+      return activated === undefined ? undefined : { "a2a-extensions": activated };
+    },
+  };
+}
+
+/**
+ * A binding's options with A2A's turned into the core's: the A2A profile,
+ * and the policy's authentication hook. What generated A2A endpoints pass on.
+ */
+export function withA2AProfile<O extends A2AOptions>(options: O): Omit<O, "versions" | "policy"> & { readonly profile: Profile<A2AScope>; readonly authenticate: Authenticate | undefined } {
+  const { versions, policy, ...rest } = options;
+  return { ...rest, profile: createA2AProfile({ versions, policy }), authenticate: policy?.authenticate };
+}

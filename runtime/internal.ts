@@ -1,0 +1,16 @@
+/**
+ * "protoc-gen-a2a/runtime/internal": what generated code imports. Not for
+ * agent authors: its names follow what the generator emits and may change
+ * with it. gRPC's part is in "protoc-gen-a2a/runtime/grpc".
+ */
+export type { HttpMethod, HttpRuleSpec, MethodKind, MethodSpec, PathParamSpec, RequiredFieldTable } from "./core/method-spec.js";
+export type { CallContext } from "./core/call-context.js";
+export type { Endpoint } from "./core/transport.js";
+export { createJsonRpcEndpoint } from "./core/jsonrpc/endpoint.js";
+export type { JsonRpcOptions } from "./core/jsonrpc/endpoint.js";
+export { createHttpJsonEndpoint } from "./core/http/endpoint.js";
+export type { HttpJsonOptions } from "./core/http/endpoint.js";
+export { createNodeListener } from "./adapters/node-http.js";
+export type { NodeListener } from "./adapters/node-http.js";
+export { withA2AProfile } from "./a2a/profile.js";
+export type { A2ACallContext, A2AGrpcOptions, A2AHttpJsonOptions, A2AJsonRpcOptions } from "./a2a/profile.js";
