@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * The folder of this package (where package.json and templates/ are), found
+ * The folder of this package (where package.json is), found
  * by walking up from this module, which runs from plugin/ in tests and from
  * dist/plugin/ when installed.
  */

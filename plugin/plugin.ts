@@ -5,7 +5,6 @@ import { emitHttpJson } from "./emit/http-json.js";
 import { emitJsonRpc } from "./emit/jsonrpc.js";
 import { emitServer } from "./emit/server.js";
 import { emitMethods } from "./emit/methods.js";
-import { createRenderer } from "./emit/render.js";
 import { createFileModels } from "./model/service-model.js";
 import { names } from "./names.js";
 import { parseOptions, type Options } from "./options.js";
@@ -33,11 +32,11 @@ function generateTs(schema: Schema<Options>): void {
     const server = schema.generateFile(names.serverFile(model.desc));
     for (const f of [handler, methods, jsonRpc, httpJson, grpc, server]) f.preamble(model.desc);
     if (model.services.length === 0) continue;
-    emitHandler(handler, createRenderer(handler), model.services, runtime);
-    emitMethods(methods, createRenderer(methods), model.services, runtime);
-    emitJsonRpc(jsonRpc, createRenderer(jsonRpc), model.desc, model.services, runtime);
-    emitHttpJson(httpJson, createRenderer(httpJson), model.desc, model.services, runtime);
-    emitGrpc(grpc, createRenderer(grpc), model.desc, model.services, runtime);
-    emitServer(server, createRenderer(server), model.desc, model.services, runtime);
+    emitHandler(handler, model.services, runtime);
+    emitMethods(methods, model.services, runtime);
+    emitJsonRpc(jsonRpc, model.desc, model.services, runtime);
+    emitHttpJson(httpJson, model.desc, model.services, runtime);
+    emitGrpc(grpc, model.desc, model.services, runtime);
+    emitServer(server, model.desc, model.services, runtime);
   }
 }

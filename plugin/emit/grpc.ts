@@ -2,48 +2,73 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import type { Renderer } from "./render.js";
+import { coreOptions, localImport } from "./shared.js";
 
 /**
  * The gRPC binding of each service: the @grpc/grpc-js service definition,
- * (de)serialized with the runtime's compiled binary codec (protobuf-es's
- * wire format without building a message to write one, see
- * runtime/core/codec/binary-codec.ts), and a typed function that serves a handler on a
- * grpc.Server through the runtime.
+ * (de)serialized with the runtime's binary codec (protobuf-es's wire format
+ * without building a message to write one, see
+ * runtime/core/codec/binary-codec.ts), and a typed function that serves a
+ * handler on a grpc.Server through the runtime.
  */
-export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
-  const local = (name: string, generatedFile: string, typeOnly = false) =>
-    r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
+export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const grpcRuntime = names.grpcRuntime(runtimeImport);
-  const encodeBuffer = r.ref(f.import("encodeBuffer", grpcRuntime));
-  const decodeBinary = r.ref(f.import("decodeBinary", grpcRuntime));
-  r.print("grpc", {
-    services: services.map((s) => ({
-      serviceName: s.desc.typeName,
-      definition: r.ref(f.export("const", names.grpcDefinition(s.desc))),
-      definitionName: names.grpcDefinition(s.desc),
-      serviceDefinition: r.ref(f.import("ServiceDefinition", "@grpc/grpc-js", true)),
-      methods: s.methods.map((m) => ({
-        jsDoc: r.ref(f.jsDoc(m.desc, "  ")),
-        localName: m.desc.localName,
-        path: r.ref(f.string(m.grpcPath)),
-        name: r.ref(f.string(m.desc.name)),
-        responseStream: String(m.kind === "server_streaming"),
-        input: r.ref(f.importShape(m.input)),
-        inputSchema: r.ref(f.importSchema(m.input)),
-        output: r.ref(f.importShape(m.output)),
-        outputSchema: r.ref(f.importSchema(m.output)),
-        encodeBuffer,
-        decodeBinary,
-      })),
-      add: r.ref(f.export("function", names.grpcAdd(s.desc))),
-      server: r.ref(f.import("Server", "@grpc/grpc-js", true)),
-      handler: local(names.handler(s.desc), names.handlerFile(file), true),
-      options: r.ref(s.a2a === undefined ? f.import("GrpcOptions", grpcRuntime, true) : f.import("A2AGrpcOptions", names.internalRuntime(runtimeImport), true)),
-      coreOptions: s.a2a === undefined ? "options" : r.ref([f.import("withA2AProfile", names.internalRuntime(runtimeImport)), "(options)"]),
-      addGrpcService: r.ref(f.import("addGrpcService", grpcRuntime)),
-      methodTable: local(names.methodTable(s.desc), names.methodsFile(file)),
-      requiredFields: local(names.requiredFields(s.desc), names.methodsFile(file)),
-    })),
-  });
+  const internal = names.internalRuntime(runtimeImport);
+  const encodeBuffer = f.import("encodeBuffer", grpcRuntime);
+  const decodeBinary = f.import("decodeBinary", grpcRuntime);
+  for (const s of services) {
+    const serviceName = s.desc.typeName;
+    f.print("/**");
+    f.print(" * The @grpc/grpc-js service definition of ", serviceName, ": full method");
+    f.print(" * paths, messages in protobuf binary (the runtime's codec writes a message");
+    f.print(" * or its init shape, and reads the message fromBinary would).");
+    f.print(" *");
+    f.print(" * @generated from service ", serviceName);
+    f.print(" */");
+    f.print(f.export("const", names.grpcDefinition(s.desc)), " = {");
+    for (const m of s.methods) {
+      const input = f.importShape(m.input);
+      const inputSchema = f.importSchema(m.input);
+      const output = f.importShape(m.output);
+      const outputSchema = f.importSchema(m.output);
+      f.print(f.jsDoc(m.desc, "  "));
+      f.print("  ", m.desc.localName, ": {");
+      f.print("    path: ", f.string(m.grpcPath), ",");
+      f.print("    originalName: ", f.string(m.desc.name), ",");
+      f.print("    requestStream: false,");
+      f.print("    responseStream: ", String(m.kind === "server_streaming"), ",");
+      f.print("    requestSerialize: (value: ", input, "): Buffer => ", encodeBuffer, "(", inputSchema, ", value),");
+      f.print("    requestDeserialize: (bytes: Buffer): ", input, " => ", decodeBinary, "(", inputSchema, ", bytes),");
+      f.print("    responseSerialize: (value: ", output, "): Buffer => ", encodeBuffer, "(", outputSchema, ", value),");
+      f.print("    responseDeserialize: (bytes: Buffer): ", output, " => ", decodeBinary, "(", outputSchema, ", bytes),");
+      f.print("  },");
+    }
+    f.print("} as const satisfies ", f.import("ServiceDefinition", "@grpc/grpc-js", true), ";");
+    f.print();
+    f.print("/**");
+    f.print(" * Serves ", serviceName, " on `server` with `handler`: metadata into the call");
+    f.print(" * context, errors as google.rpc.Status in grpc-status-details-bin, client");
+    f.print(" * cancellation and deadlines aborting the handler's signal.");
+    f.print(" */");
+    const options = s.a2a === undefined ? f.import("GrpcOptions", grpcRuntime, true) : f.import("A2AGrpcOptions", internal, true);
+    f.print(
+      f.export("function", names.grpcAdd(s.desc)),
+      "(server: ",
+      f.import("Server", "@grpc/grpc-js", true),
+      ", handler: ",
+      localImport(f, names.handler(s.desc), names.handlerFile(file), true),
+      ", options: ",
+      options,
+      " = {}): void {",
+    );
+    f.print("  ", f.import("addGrpcService", grpcRuntime), "(server, {");
+    f.print("    ...", coreOptions(f, s, internal), ",");
+    f.print("    definition: ", names.grpcDefinition(s.desc), ",");
+    f.print("    methods: ", localImport(f, names.methodTable(s.desc), names.methodsFile(file)), ",");
+    f.print("    required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
+    f.print("    handler,");
+    f.print("  });");
+    f.print("}");
+    f.print();
+  }
 }

@@ -2,37 +2,32 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import { getComments } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import type { Renderer } from "./render.js";
 
 /**
  * The handler interface: one optional method per RPC, typed with
  * protoc-gen-es's message types. What an implementation leaves out is
- * answered with the matching spec error by the bindings.
+ * answered with the matching error by the bindings.
  */
-export function emitHandler(f: GeneratedFile, r: Renderer, services: readonly ServiceModel[], runtimeImport: string): void {
+export function emitHandler(f: GeneratedFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const internal = names.internalRuntime(runtimeImport);
   const initShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
-  r.print("handler", {
-    services: services.map((s) => {
-      // A2A's handler learns the protocol version, extensions and tenant too.
-      const callContext = f.import(s.a2a === undefined ? "CallContext" : "A2ACallContext", internal, true);
-      return {
-        jsDoc: r.ref(f.jsDoc(serviceDoc(s), "")),
-        declaration: r.ref(f.export("interface", names.handler(s.desc))),
-        methods: s.methods.map((m) => ({
-          jsDoc: r.ref(f.jsDoc(m.desc, "  ")),
-          localName: m.desc.localName,
-          request: r.ref(f.importShape(m.input)),
-          context: r.ref(callContext),
-          returns: r.ref(
-            m.kind === "unary"
-              ? ["Promise<", initShape, "<typeof ", f.importSchema(m.output, true), ">>"]
-              : ["AsyncIterable<", f.importShape(m.output), ">"],
-          ),
-        })),
-      };
-    }),
-  });
+  for (const s of services) {
+    // A2A's handler learns the protocol version, extensions and tenant too.
+    const context = f.import(s.a2a === undefined ? "CallContext" : "A2ACallContext", internal, true);
+    f.print(f.jsDoc(serviceDoc(s), ""));
+    f.print(f.export("interface", names.handler(s.desc)), " {");
+    s.methods.forEach((m, i) => {
+      if (i > 0) f.print();
+      const returns =
+        m.kind === "unary"
+          ? ["Promise<", initShape, "<typeof ", f.importSchema(m.output, true), ">>"]
+          : ["AsyncIterable<", f.importShape(m.output), ">"];
+      f.print(f.jsDoc(m.desc, "  "));
+      f.print("  ", m.desc.localName, "?(request: ", f.importShape(m.input), ", context: ", context, "): ", returns, ";");
+    });
+    f.print("}");
+    f.print();
+  }
 }
 
 /** Proto comment text as protoplugin lays it out: one leading space dropped per line. */

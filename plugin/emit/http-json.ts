@@ -2,36 +2,40 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import type { Renderer } from "./render.js";
+import { coreOptions, localImport } from "./shared.js";
 
 /**
  * The HTTP+JSON binding of each service: typed factories over the runtime's
  * core, fed with the method table and the google.api.http rules in
- * precedence order.
+ * precedence order. A service without rules gets none.
  */
-export function emitHttpJson(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
-  const local = (name: string, generatedFile: string, typeOnly = false) =>
-    r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
+export function emitHttpJson(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const internal = names.internalRuntime(runtimeImport);
-  const rt = (name: string, typeOnly = false) => r.ref(f.import(name, internal, typeOnly));
-  r.print("http-json", {
-    services: services
-      .filter((s) => s.routes.length > 0)
-      .map((s) => ({
-        serviceName: s.desc.typeName,
-        endpoint: r.ref(f.export("function", names.httpJsonEndpoint(s.desc))),
-        endpointName: names.httpJsonEndpoint(s.desc),
-        listener: r.ref(f.export("function", names.httpJsonListener(s.desc))),
-        handler: local(names.handler(s.desc), names.handlerFile(file), true),
-        methodTable: local(names.methodTable(s.desc), names.methodsFile(file)),
-        httpRules: local(names.httpRules(s.desc), names.methodsFile(file)),
-        requiredFields: local(names.requiredFields(s.desc), names.methodsFile(file)),
-        options: rt(s.a2a === undefined ? "HttpJsonOptions" : "A2AHttpJsonOptions", true),
-        coreOptions: s.a2a === undefined ? "options" : r.ref([f.import("withA2AProfile", internal), "(options)"]),
-        endpointType: rt("Endpoint", true),
-        createEndpoint: rt("createHttpJsonEndpoint"),
-        nodeListener: rt("NodeListener", true),
-        createNodeListener: rt("createNodeListener"),
-      })),
-  });
+  for (const s of services.filter((service) => service.routes.length > 0)) {
+    const serviceName = s.desc.typeName;
+    const handler = localImport(f, names.handler(s.desc), names.handlerFile(file), true);
+    const options = f.import(s.a2a === undefined ? "HttpJsonOptions" : "A2AHttpJsonOptions", internal, true);
+    f.print("/**");
+    f.print(" * Serves ", serviceName, " over HTTP+JSON with `handler`: the routes of its");
+    f.print(" * google.api.http rules, as a transport-neutral core to run with");
+    f.print(" * `createNodeListener` or `createFetchHandler`.");
+    f.print(" */");
+    f.print(f.export("function", names.httpJsonEndpoint(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("Endpoint", internal, true), " {");
+    f.print("  return ", f.import("createHttpJsonEndpoint", internal), "({");
+    f.print("    ...", coreOptions(f, s, internal), ",");
+    f.print("    methods: ", localImport(f, names.methodTable(s.desc), names.methodsFile(file)), ",");
+    f.print("    rules: ", localImport(f, names.httpRules(s.desc), names.methodsFile(file)), ",");
+    f.print("    required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
+    f.print("    handler,");
+    f.print("  });");
+    f.print("}");
+    f.print();
+    f.print("/**");
+    f.print(" * Serves ", serviceName, " over HTTP+JSON as a node:http request listener.");
+    f.print(" */");
+    f.print(f.export("function", names.httpJsonListener(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("NodeListener", internal, true), " {");
+    f.print("  return ", f.import("createNodeListener", internal), "(", names.httpJsonEndpoint(s.desc), "(handler, options));");
+    f.print("}");
+    f.print();
+  }
 }

@@ -2,35 +2,46 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import type { Renderer } from "./render.js";
+import { coreOptions, localImport } from "./shared.js";
 
 /**
  * The JSON-RPC binding of each service: a dispatch table keyed by JSON-RPC
  * method name (the RPC name) and typed factories over the runtime's core.
  */
-export function emitJsonRpc(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
-  const local = (name: string, generatedFile: string, typeOnly = false) =>
-    r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
+export function emitJsonRpc(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const internal = names.internalRuntime(runtimeImport);
-  const rt = (name: string, typeOnly = false) => r.ref(f.import(name, internal, typeOnly));
-  r.print("jsonrpc", {
-    services: services.map((s) => ({
-      serviceName: s.desc.typeName,
-      table: r.ref(f.export("const", names.jsonRpcTable(s.desc))),
-      tableName: names.jsonRpcTable(s.desc),
-      methodTable: local(names.methodTable(s.desc), names.methodsFile(file)),
-      methods: s.methods.map((m) => ({ name: m.desc.name, localName: m.desc.localName })),
-      endpoint: r.ref(f.export("function", names.jsonRpcEndpoint(s.desc))),
-      endpointName: names.jsonRpcEndpoint(s.desc),
-      listener: r.ref(f.export("function", names.jsonRpcListener(s.desc))),
-      handler: local(names.handler(s.desc), names.handlerFile(file), true),
-      requiredFields: local(names.requiredFields(s.desc), names.methodsFile(file)),
-      options: rt(s.a2a === undefined ? "JsonRpcOptions" : "A2AJsonRpcOptions", true),
-      coreOptions: s.a2a === undefined ? "options" : r.ref([f.import("withA2AProfile", internal), "(options)"]),
-      endpointType: rt("Endpoint", true),
-      createEndpoint: rt("createJsonRpcEndpoint"),
-      nodeListener: rt("NodeListener", true),
-      createNodeListener: rt("createNodeListener"),
-    })),
-  });
+  for (const s of services) {
+    const serviceName = s.desc.typeName;
+    const methodTable = localImport(f, names.methodTable(s.desc), names.methodsFile(file));
+    const handler = localImport(f, names.handler(s.desc), names.handlerFile(file), true);
+    const options = f.import(s.a2a === undefined ? "JsonRpcOptions" : "A2AJsonRpcOptions", internal, true);
+    f.print("/**");
+    f.print(" * The JSON-RPC 2.0 dispatch table of ", serviceName, ": each method name is");
+    f.print(" * the RPC name.");
+    f.print(" */");
+    f.print(f.export("const", names.jsonRpcTable(s.desc)), " = {");
+    for (const m of s.methods) f.print("  ", m.desc.name, ": ", methodTable, ".", m.desc.localName, ",");
+    f.print("} as const;");
+    f.print();
+    f.print("/**");
+    f.print(" * Serves ", serviceName, " over JSON-RPC 2.0 with `handler`: a transport-neutral");
+    f.print(" * core, to run with `createNodeListener` or `createFetchHandler`.");
+    f.print(" */");
+    f.print(f.export("function", names.jsonRpcEndpoint(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("Endpoint", internal, true), " {");
+    f.print("  return ", f.import("createJsonRpcEndpoint", internal), "({");
+    f.print("    ...", coreOptions(f, s, internal), ",");
+    f.print("    methods: ", names.jsonRpcTable(s.desc), ",");
+    f.print("    required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
+    f.print("    handler,");
+    f.print("  });");
+    f.print("}");
+    f.print();
+    f.print("/**");
+    f.print(" * Serves ", serviceName, " over JSON-RPC 2.0 as a node:http request listener.");
+    f.print(" */");
+    f.print(f.export("function", names.jsonRpcListener(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("NodeListener", internal, true), " {");
+    f.print("  return ", f.import("createNodeListener", internal), "(", names.jsonRpcEndpoint(s.desc), "(handler, options));");
+    f.print("}");
+    f.print();
+  }
 }

@@ -2,67 +2,89 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { HttpBindingModel } from "../model/http-binding.js";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import type { Renderer } from "./render.js";
 
 /**
  * Per service: the method table (what every binding dispatches on), the
  * google.api.http rules in route precedence order, and the REQUIRED fields
  * of the messages the service reads and writes.
  */
-export function emitMethods(f: GeneratedFile, r: Renderer, services: readonly ServiceModel[], runtimeImport: string): void {
+export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const internal = names.internalRuntime(runtimeImport);
   const httpRuleSpec = f.import("HttpRuleSpec", internal, true);
   const requiredFieldTable = f.import("RequiredFieldTable", internal, true);
   const methodSpec = f.import("MethodSpec", internal, true);
-  const str = (s: string) => r.ref(f.string(s));
-  const strings = (list: readonly string[]) => r.ref(f.array(list.map((s) => f.string(s))));
-  r.print("methods", {
-    services: services.map((s) => ({
-      serviceName: s.desc.typeName,
-      methodTable: r.ref(f.export("const", names.methodTable(s.desc))),
-      methodSpec: r.ref(methodSpec),
-      methods: s.methods.map((m) => ({
-        jsDoc: r.ref(f.jsDoc(m.desc, "  ")),
-        localName: m.desc.localName,
-        name: str(m.desc.name),
-        localNameLiteral: str(m.desc.localName),
-        kind: str(m.kind),
-        grpcPath: str(m.grpcPath),
-        input: r.ref(f.importSchema(m.input)),
-        output: r.ref(f.importSchema(m.output)),
-      })),
-      httpRules: r.ref(f.export("const", names.httpRules(s.desc))),
-      httpRuleSpec: r.ref(httpRuleSpec),
-      routes: s.routes.map((route) => ({
-        method: str(route.method.localName),
-        httpMethod: str(route.httpMethod),
-        path: str(route.template.text),
-        body: str(bodyName(route)),
-        responseBody: str(route.responseBody?.localName ?? ""),
-        additional: String(route.additional),
-        derived: String(route.derived),
-        query: strings(route.queryFields.map((path) => path.map((f) => f.jsonName).join("."))),
-        pathParams: r.ref(
-          f.array(
-            route.pathParams.map((p) => [
-              "{ variable: ",
-              f.string(p.variable.fieldPath.join(".")),
-              ", field: ",
-              f.array(p.fields.map((field) => f.string(field.localName))),
-              " }",
-            ]),
-          ),
-        ),
-      })),
-      requiredFields: r.ref(f.export("const", names.requiredFields(s.desc))),
-      requiredFieldTable: r.ref(requiredFieldTable),
-      requiredTypes: s.requiredFields.map((t) => ({
-        typeName: str(t.message.typeName),
-        required: strings(t.required.map((field) => field.localName)),
-        nested: strings(t.nested.map((field) => field.localName)),
-      })),
-    })),
-  });
+  const strings = (list: readonly string[]) => f.array(list.map((s) => f.string(s)));
+  for (const s of services) {
+    const serviceName = s.desc.typeName;
+    f.print("/**");
+    f.print(" * The RPCs of ", serviceName, ", keyed by their name in the handler interface.");
+    f.print(" * The bindings dispatch on this table.");
+    f.print(" *");
+    f.print(" * @generated from service ", serviceName);
+    f.print(" */");
+    f.print(f.export("const", names.methodTable(s.desc)), " = {");
+    for (const m of s.methods) {
+      f.print(f.jsDoc(m.desc, "  "));
+      f.print("  ", m.desc.localName, ": {");
+      f.print("    name: ", f.string(m.desc.name), ",");
+      f.print("    localName: ", f.string(m.desc.localName), ",");
+      f.print("    kind: ", f.string(m.kind), ",");
+      f.print("    grpcPath: ", f.string(m.grpcPath), ",");
+      f.print("    input: ", f.importSchema(m.input), ",");
+      f.print("    output: ", f.importSchema(m.output), ",");
+      f.print("  },");
+    }
+    f.print("} as const satisfies Record<string, ", methodSpec, ">;");
+    f.print();
+    f.print("/**");
+    f.print(" * Every google.api.http rule of ", serviceName, ", additional_bindings");
+    f.print(" * included, in route precedence order (decision D6): at the first differing");
+    f.print(" * segment a literal beats `*` and `*` beats `**`; a shorter path comes");
+    f.print(" * first; a path with a custom verb comes before the same path without one;");
+    f.print(" * at equal shape the default binding beats an additional one, then HTTP");
+    f.print(" * methods sort by name.");
+    f.print(" *");
+    f.print(" * @generated from service ", serviceName);
+    f.print(" */");
+    f.print(f.export("const", names.httpRules(s.desc)), ": readonly ", httpRuleSpec, "[] = [");
+    for (const route of s.routes) {
+      const pathParams = f.array(
+        route.pathParams.map((p) => [
+          "{ variable: ",
+          f.string(p.variable.fieldPath.join(".")),
+          ", field: ",
+          f.array(p.fields.map((field) => f.string(field.localName))),
+          " }",
+        ]),
+      );
+      f.print("  {");
+      f.print("    method: ", f.string(route.method.localName), ",");
+      f.print("    httpMethod: ", f.string(route.httpMethod), ",");
+      f.print("    path: ", f.string(route.template.text), ",");
+      f.print("    body: ", f.string(bodyName(route)), ",");
+      f.print("    responseBody: ", f.string(route.responseBody?.localName ?? ""), ",");
+      f.print("    additional: ", String(route.additional), ",");
+      f.print("    derived: ", String(route.derived), ",");
+      f.print("    pathParams: ", pathParams, ",");
+      f.print("    query: ", strings(route.queryFields.map((path) => path.map((field) => field.jsonName).join("."))), ",");
+      f.print("  },");
+    }
+    f.print("];");
+    f.print();
+    f.print("/**");
+    f.print(" * The google.api.field_behavior = REQUIRED fields of every message");
+    f.print(" * ", serviceName, " reads or writes, by message type. `nested` lists the");
+    f.print(" * message fields that lead to more required fields.");
+    f.print(" *");
+    f.print(" * @generated from service ", serviceName);
+    f.print(" */");
+    f.print(f.export("const", names.requiredFields(s.desc)), ": ", requiredFieldTable, " = {");
+    for (const t of s.requiredFields) {
+      f.print("  ", f.string(t.message.typeName), ": { required: ", strings(t.required.map((field) => field.localName)), ", nested: ", strings(t.nested.map((field) => field.localName)), " },");
+    }
+    f.print("};");
+    f.print();
+  }
 }
 
 function bodyName(route: HttpBindingModel): string {

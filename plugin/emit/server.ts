@@ -2,42 +2,52 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import type { Renderer } from "./render.js";
+import { localImport } from "./shared.js";
 
 /**
  * One call serving an agent on every binding, for A2AService (recognised by
- * its full name) when it hands out an Agent Card: the public card, of that
- * type, is what the capability policy reads.
+ * its full name, D21) when it hands out an Agent Card: the public card, of
+ * that type, is what the capability policy reads.
  */
-export function emitServer(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
-  const local = (name: string, generatedFile: string, typeOnly = false) =>
-    r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
+export function emitServer(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const serverRuntime = names.serverRuntime(runtimeImport);
-  r.print("server", {
-    services: services.flatMap((s) => {
-      const card = s.a2a?.card;
-      if (card === undefined) return [];
-      return [
-        {
-          serviceName: s.desc.typeName,
-          serve: r.ref(f.export("function", names.serve(s.desc))),
-          handler: local(names.handler(s.desc), names.handlerFile(file), true),
-          cardInit: r.ref([f.import("MessageInitShape", "@bufbuild/protobuf", true), "<typeof ", f.importSchema(card, true), ">"]),
-          cardSchema: r.ref(f.importSchema(card)),
-          create: r.ref(f.runtime.create),
-          toJson: r.ref(f.runtime.toJson),
-          jsonObject: r.ref(f.runtime.JsonObject),
-          options: r.ref(f.import("ServeOptions", serverRuntime, true)),
-          agentServer: r.ref(f.import("AgentServer", serverRuntime, true)),
-          serveAgent: r.ref(f.import("serveAgent", serverRuntime)),
-          methods: local(names.methodTable(s.desc), names.methodsFile(file)),
-          jsonRpcMethods: local(names.jsonRpcTable(s.desc), names.jsonRpcFile(file)),
-          rules: local(names.httpRules(s.desc), names.methodsFile(file)),
-          required: local(names.requiredFields(s.desc), names.methodsFile(file)),
-          grpcDefinition: local(names.grpcDefinition(s.desc), names.grpcFile(file)),
-          service: r.ref(f.importSchema(s.desc)),
-        },
-      ];
-    }),
-  });
+  for (const s of services) {
+    const card = s.a2a?.card;
+    if (card === undefined) continue;
+    const cardSchema = f.importSchema(card);
+    f.print("/**");
+    f.print(" * Serves an agent on every binding of ", s.desc.typeName, ": JSON-RPC and HTTP+JSON");
+    f.print(" * on one HTTP server (by default `/a2a/jsonrpc` and `/a2a/rest`), gRPC on its");
+    f.print(" * own port, and `card` at /.well-known/agent-card.json with its");
+    f.print(" * `supportedInterfaces` filled from what is mounted. The card's capabilities");
+    f.print(" * and required extensions are enforced identically on all three.");
+    f.print(" */");
+    f.print(
+      f.export("function", names.serve(s.desc)),
+      "(handler: ",
+      localImport(f, names.handler(s.desc), names.handlerFile(file), true),
+      ", card: ",
+      [f.import("MessageInitShape", "@bufbuild/protobuf", true), "<typeof ", f.importSchema(card, true), ">"],
+      ", options: ",
+      f.import("ServeOptions", serverRuntime, true),
+      " = {}): Promise<",
+      f.import("AgentServer", serverRuntime, true),
+      "> {",
+    );
+    f.print("  return ", f.import("serveAgent", serverRuntime), "(");
+    f.print("    {");
+    f.print("      handler,");
+    f.print("      card: ", f.runtime.toJson, "(", cardSchema, ", ", f.runtime.create, "(", cardSchema, ", card)) as ", f.runtime.JsonObject, ",");
+    f.print("      methods: ", localImport(f, names.methodTable(s.desc), names.methodsFile(file)), ",");
+    f.print("      jsonRpcMethods: ", localImport(f, names.jsonRpcTable(s.desc), names.jsonRpcFile(file)), ",");
+    f.print("      rules: ", localImport(f, names.httpRules(s.desc), names.methodsFile(file)), ",");
+    f.print("      required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
+    f.print("      grpcDefinition: ", localImport(f, names.grpcDefinition(s.desc), names.grpcFile(file)), ",");
+    f.print("      service: ", f.importSchema(s.desc), ",");
+    f.print("    },");
+    f.print("    options,");
+    f.print("  );");
+    f.print("}");
+    f.print();
+  }
 }

@@ -1,6 +1,9 @@
 /** The one home of the bindings' defaults. */
 
-/** Largest request body (and gRPC message, both ways) accepted, in bytes (D16). */
+/**
+ * Largest request body accepted, in bytes, and the gRPC message limit both
+ * ways: 4 MiB, gRPC's own default for received messages (D16).
+ */
 export const defaultBodyLimit = 4 << 20;
 
 /** Milliseconds between SSE heartbeat comments (D14). */

@@ -14,6 +14,7 @@ import { clone, toBinary } from "@bufbuild/protobuf";
 import type { DescFile } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { Server, ServerCredentials, type ServerOptions } from "@grpc/grpc-js";
+import { defaultBodyLimit } from "../defaults.js";
 import { file_google_rpc_error_details } from "../../gen/google/rpc/error_details_pb.js";
 import { file_google_rpc_status } from "../../gen/google/rpc/status_pb.js";
 
@@ -26,9 +27,6 @@ function load<T>(name: string, why: string): T {
     throw new Error(`${why} needs the npm package "${name}" (an optional peer dependency of protoc-gen-a2a): npm install ${name}`, { cause: err });
   }
 }
-
-/** 4 MiB, the gRPC default for received messages, applied to both directions. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 export interface GrpcServerOptions {
   /** Largest request message accepted (`grpc.max_receive_message_length`). Default 4 MiB. */
@@ -58,8 +56,8 @@ export interface GrpcServerOptions {
 /** The grpc-js channel options for `options` (for callers that build the Server themselves). */
 export function grpcServerOptions(options: GrpcServerOptions = {}): ServerOptions {
   const out: ServerOptions = {
-    "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    "grpc.max_send_message_length": options.maxSendMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? defaultBodyLimit,
+    "grpc.max_send_message_length": options.maxSendMessageBytes ?? defaultBodyLimit,
   };
   if (options.keepalive !== undefined) {
     out["grpc.keepalive_time_ms"] = options.keepalive.timeMs;
