@@ -3,7 +3,7 @@
  * agent authors: its names follow what the generator emits and may change
  * with it. gRPC's part is in "protoc-gen-a2a/runtime/grpc".
  */
-export type { HttpMethod, HttpRuleSpec, MethodKind, MethodSpec, PathParamSpec, RequiredFieldTable } from "./core/method-spec.js";
+export type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "./core/method-spec.js";
 export type { CallContext } from "./core/call-context.js";
 export type { Endpoint } from "./core/transport.js";
 export { createJsonRpcEndpoint } from "./core/jsonrpc/endpoint.js";

@@ -72,7 +72,7 @@ export function checkDeclaredLength(contentLength: string | null | undefined, li
   if (contentLength != null && Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
 }
 
-/** D9: application/json, application/a2a+json and any +json type (parameters ignored). */
+/** D9: application/json and any +json type, A2A's application/a2a+json among them (parameters ignored). */
 export function isJsonMediaType(value: string | null): boolean {
   if (value === null) return false;
   if (value === "application/json") return true;

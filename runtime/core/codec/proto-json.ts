@@ -1,5 +1,5 @@
 /**
- * ProtoJSON input as A2A wants it (D10, spec 5.7): unknown fields are
+ * ProtoJSON input as the bindings read it (D10, A2A spec 5.7): unknown fields are
  * ignored, but a value of the wrong type, an unknown enum name included, is
  * an error naming the field. protobuf-es's `ignoreUnknownFields` would also
  * drop unknown enum names silently (a ListTasks filter `status: "BOGUS"`

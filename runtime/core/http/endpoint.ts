@@ -217,8 +217,9 @@ function fieldOf(result: JsonValue, spec: MethodSpec, localName: string): JsonVa
 
 
 /**
- * D9: what the client accepts (`application/a2a+json` or `application/json`),
- * else the JSON type it sent, else the profile's media type. Clients send the
+ * D9: what the client accepts (the profile's media type, A2A's
+ * `application/a2a+json`, or `application/json`), else the JSON type it
+ * sent, else the profile's media type. Clients send the
  * same few header pairs, so each pair is negotiated once (bounded: they are
  * client data).
  */
@@ -242,7 +243,7 @@ function createMediaTypes(fallback: string): { of(req: CoreRequest): string } {
 function negotiate(accept: string | null, sent: string | null, fallback: string): string {
   if (accept !== null) {
     const types = accept.split(",").map((t) => (t.split(";")[0] ?? "").trim().toLowerCase());
-    if (types.includes("application/a2a+json")) return "application/a2a+json";
+    if (types.includes(fallback)) return fallback;
     if (types.includes("application/json")) return "application/json";
   }
   if (sent !== null && isJsonMediaType(sent)) return (sent.split(";")[0] ?? "").trim().toLowerCase();

@@ -1,0 +1,38 @@
+/**
+ * The runtime's two entries stay small and used: every name the agents'
+ * entry (runtime/index.ts) exports is documented in the README or used by
+ * an example, and every name generated code's entry (runtime/internal.ts)
+ * exports is imported by generated code.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { Project } from "ts-morph";
+import { projectRoot } from "../support/protos.js";
+
+const project = new Project({ skipAddingFilesFromTsConfig: true });
+const exportsOf = (entry: string) => [...project.addSourceFileAtPath(join(projectRoot, entry)).getExportedDeclarations().keys()].sort();
+
+function textsUnder(dir: string): string[] {
+  return readdirSync(join(projectRoot, dir), { recursive: true, encoding: "utf8" })
+    .filter((p) => p.endsWith(".ts"))
+    .map((p) => readFileSync(join(projectRoot, dir, p), "utf8"));
+}
+
+const mentions = (texts: readonly string[], name: string) => texts.some((t) => new RegExp(`\\b${name}\\b`).test(t));
+
+test("every name of protoc-gen-a2a/runtime is in the README or an example, and there are few", () => {
+  const names = exportsOf("runtime/index.ts");
+  const texts = [readFileSync(join(projectRoot, "README.md"), "utf8"), ...textsUnder("examples")];
+  expect(names.filter((n) => !mentions(texts, n))).toEqual([]);
+  expect(names.length).toBeGreaterThanOrEqual(20);
+  expect(names.length).toBeLessThanOrEqual(32);
+});
+
+test("every name of protoc-gen-a2a/runtime/internal is imported by generated code", () => {
+  const names = exportsOf("runtime/internal.ts");
+  // generated/ holds a2a.proto's output and the fixtures' (plain services): between them every path.
+  const generated = textsUnder("generated").filter((t) => t.includes("protoc-gen-a2a/runtime/internal"));
+  expect(generated.length).toBeGreaterThan(0);
+  const imported = (name: string) => generated.some((t) => new RegExp(`import (type )?\\{[^}]*\\b${name}\\b[^}]*\\} from "protoc-gen-a2a/runtime/internal"`).test(t));
+  expect(names.filter((n) => !imported(n))).toEqual([]);
+});
