@@ -2,7 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import { coreOptions, localImport } from "./shared.js";
+import { coreOptions, docLines, localImport } from "./shared.js";
 
 /**
  * The gRPC binding of each service: the @grpc/grpc-js service definition,
@@ -18,13 +18,15 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
   const decodeBinary = f.import("decodeBinary", grpcRuntime);
   for (const s of services) {
     const serviceName = s.desc.typeName;
-    f.print("/**");
-    f.print(" * The @grpc/grpc-js service definition of ", serviceName, ": full method");
-    f.print(" * paths, messages in protobuf binary (the runtime's codec writes a message");
-    f.print(" * or its init shape, and reads the message fromBinary would).");
-    f.print(" *");
-    f.print(" * @generated from service ", serviceName);
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `The @grpc/grpc-js service definition of ${serviceName}: full method`,
+        `paths, messages in protobuf binary (the runtime's codec writes a message`,
+        `or its init shape, and reads the message fromBinary would).`,
+        ``,
+        `@generated from service ${serviceName}`,
+      ]),
+    );
     f.print(f.export("const", names.grpcDefinition(s.desc)), " = {");
     for (const m of s.methods) {
       const input = f.importShape(m.input);
@@ -45,11 +47,13 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
     }
     f.print("} as const satisfies ", f.import("ServiceDefinition", "@grpc/grpc-js", true), ";");
     f.print();
-    f.print("/**");
-    f.print(" * Serves ", serviceName, " on `server` with `handler`: metadata into the call");
-    f.print(" * context, errors as google.rpc.Status in grpc-status-details-bin, client");
-    f.print(" * cancellation and deadlines aborting the handler's signal.");
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `Serves ${serviceName} on \`server\` with \`handler\`: metadata into the call`,
+        `context, errors as google.rpc.Status in grpc-status-details-bin, client`,
+        `cancellation and deadlines aborting the handler's signal.`,
+      ]),
+    );
     const options = s.a2a === undefined ? f.import("GrpcOptions", grpcRuntime, true) : f.import("A2AGrpcOptions", internal, true);
     f.print(
       f.export("function", names.grpcAdd(s.desc)),

@@ -2,7 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import { coreOptions, localImport } from "./shared.js";
+import { coreOptions, docLines, localImport, printListener } from "./shared.js";
 
 /**
  * The HTTP+JSON binding of each service: typed factories over the runtime's
@@ -15,11 +15,13 @@ export function emitHttpJson(f: GeneratedFile, file: DescFile, services: readonl
     const serviceName = s.desc.typeName;
     const handler = localImport(f, names.handler(s.desc), names.handlerFile(file), true);
     const options = f.import(s.a2a === undefined ? "HttpJsonOptions" : "A2AHttpJsonOptions", internal, true);
-    f.print("/**");
-    f.print(" * Serves ", serviceName, " over HTTP+JSON with `handler`: the routes of its");
-    f.print(" * google.api.http rules, as a transport-neutral core to run with");
-    f.print(" * `createNodeListener` or `createFetchHandler`.");
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `Serves ${serviceName} over HTTP+JSON with \`handler\`: the routes of its`,
+        `google.api.http rules, as a transport-neutral core to run with`,
+        `\`createNodeListener\` or \`createFetchHandler\`.`,
+      ]),
+    );
     f.print(f.export("function", names.httpJsonEndpoint(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("Endpoint", internal, true), " {");
     f.print("  return ", f.import("createHttpJsonEndpoint", internal), "({");
     f.print("    ...", coreOptions(f, s, internal), ",");
@@ -30,12 +32,13 @@ export function emitHttpJson(f: GeneratedFile, file: DescFile, services: readonl
     f.print("  });");
     f.print("}");
     f.print();
-    f.print("/**");
-    f.print(" * Serves ", serviceName, " over HTTP+JSON as a node:http request listener.");
-    f.print(" */");
-    f.print(f.export("function", names.httpJsonListener(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("NodeListener", internal, true), " {");
-    f.print("  return ", f.import("createNodeListener", internal), "(", names.httpJsonEndpoint(s.desc), "(handler, options));");
-    f.print("}");
-    f.print();
+    printListener(f, internal, {
+      serviceName,
+      binding: "HTTP+JSON",
+      listener: names.httpJsonListener(s.desc),
+      endpoint: names.httpJsonEndpoint(s.desc),
+      handler,
+      options,
+    });
   }
 }

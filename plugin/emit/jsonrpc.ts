@@ -2,7 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import { coreOptions, localImport } from "./shared.js";
+import { coreOptions, docLines, localImport, printListener } from "./shared.js";
 
 /**
  * The JSON-RPC binding of each service: a dispatch table keyed by JSON-RPC
@@ -15,18 +15,22 @@ export function emitJsonRpc(f: GeneratedFile, file: DescFile, services: readonly
     const methodTable = localImport(f, names.methodTable(s.desc), names.methodsFile(file));
     const handler = localImport(f, names.handler(s.desc), names.handlerFile(file), true);
     const options = f.import(s.a2a === undefined ? "JsonRpcOptions" : "A2AJsonRpcOptions", internal, true);
-    f.print("/**");
-    f.print(" * The JSON-RPC 2.0 dispatch table of ", serviceName, ": each method name is");
-    f.print(" * the RPC name.");
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `The JSON-RPC 2.0 dispatch table of ${serviceName}: each method name is`,
+        `the RPC name.`,
+      ]),
+    );
     f.print(f.export("const", names.jsonRpcTable(s.desc)), " = {");
     for (const m of s.methods) f.print("  ", m.desc.name, ": ", methodTable, ".", m.desc.localName, ",");
     f.print("} as const;");
     f.print();
-    f.print("/**");
-    f.print(" * Serves ", serviceName, " over JSON-RPC 2.0 with `handler`: a transport-neutral");
-    f.print(" * core, to run with `createNodeListener` or `createFetchHandler`.");
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `Serves ${serviceName} over JSON-RPC 2.0 with \`handler\`: a transport-neutral`,
+        `core, to run with \`createNodeListener\` or \`createFetchHandler\`.`,
+      ]),
+    );
     f.print(f.export("function", names.jsonRpcEndpoint(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("Endpoint", internal, true), " {");
     f.print("  return ", f.import("createJsonRpcEndpoint", internal), "({");
     f.print("    ...", coreOptions(f, s, internal), ",");
@@ -36,12 +40,13 @@ export function emitJsonRpc(f: GeneratedFile, file: DescFile, services: readonly
     f.print("  });");
     f.print("}");
     f.print();
-    f.print("/**");
-    f.print(" * Serves ", serviceName, " over JSON-RPC 2.0 as a node:http request listener.");
-    f.print(" */");
-    f.print(f.export("function", names.jsonRpcListener(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("NodeListener", internal, true), " {");
-    f.print("  return ", f.import("createNodeListener", internal), "(", names.jsonRpcEndpoint(s.desc), "(handler, options));");
-    f.print("}");
-    f.print();
+    printListener(f, internal, {
+      serviceName,
+      binding: "JSON-RPC 2.0",
+      listener: names.jsonRpcListener(s.desc),
+      endpoint: names.jsonRpcEndpoint(s.desc),
+      handler,
+      options,
+    });
   }
 }

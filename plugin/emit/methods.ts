@@ -2,6 +2,7 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { HttpBindingModel } from "../model/http-binding.js";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
+import { docLines } from "./shared.js";
 
 /**
  * Per service: the method table (what every binding dispatches on), the
@@ -16,12 +17,14 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
   const strings = (list: readonly string[]) => f.array(list.map((s) => f.string(s)));
   for (const s of services) {
     const serviceName = s.desc.typeName;
-    f.print("/**");
-    f.print(" * The RPCs of ", serviceName, ", keyed by their name in the handler interface.");
-    f.print(" * The bindings dispatch on this table.");
-    f.print(" *");
-    f.print(" * @generated from service ", serviceName);
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `The RPCs of ${serviceName}, keyed by their name in the handler interface.`,
+        `The bindings dispatch on this table.`,
+        ``,
+        `@generated from service ${serviceName}`,
+      ]),
+    );
     f.print(f.export("const", names.methodTable(s.desc)), " = {");
     for (const m of s.methods) {
       f.print(f.jsDoc(m.desc, "  "));
@@ -36,16 +39,18 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
     }
     f.print("} as const satisfies Record<string, ", methodSpec, ">;");
     f.print();
-    f.print("/**");
-    f.print(" * Every google.api.http rule of ", serviceName, ", additional_bindings");
-    f.print(" * included, in route precedence order (decision D6): at the first differing");
-    f.print(" * segment a literal beats `*` and `*` beats `**`; a shorter path comes");
-    f.print(" * first; a path with a custom verb comes before the same path without one;");
-    f.print(" * at equal shape the default binding beats an additional one, then HTTP");
-    f.print(" * methods sort by name.");
-    f.print(" *");
-    f.print(" * @generated from service ", serviceName);
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `Every google.api.http rule of ${serviceName}, additional_bindings`,
+        `included, in route precedence order (decision D6): at the first differing`,
+        `segment a literal beats \`*\` and \`*\` beats \`**\`; a shorter path comes`,
+        `first; a path with a custom verb comes before the same path without one;`,
+        `at equal shape the default binding beats an additional one, then HTTP`,
+        `methods sort by name.`,
+        ``,
+        `@generated from service ${serviceName}`,
+      ]),
+    );
     f.print(f.export("const", names.httpRules(s.desc)), ": readonly ", httpRuleSpec, "[] = [");
     for (const route of s.routes) {
       const pathParams = f.array(
@@ -71,13 +76,15 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
     }
     f.print("];");
     f.print();
-    f.print("/**");
-    f.print(" * The google.api.field_behavior = REQUIRED fields of every message");
-    f.print(" * ", serviceName, " reads or writes, by message type. `nested` lists the");
-    f.print(" * message fields that lead to more required fields.");
-    f.print(" *");
-    f.print(" * @generated from service ", serviceName);
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `The google.api.field_behavior = REQUIRED fields of every message`,
+        `${serviceName} reads or writes, by message type. \`nested\` lists the`,
+        `message fields that lead to more required fields.`,
+        ``,
+        `@generated from service ${serviceName}`,
+      ]),
+    );
     f.print(f.export("const", names.requiredFields(s.desc)), ": ", requiredFieldTable, " = {");
     for (const t of s.requiredFields) {
       f.print("  ", f.string(t.message.typeName), ": { required: ", strings(t.required.map((field) => field.localName)), ", nested: ", strings(t.nested.map((field) => field.localName)), " },");

@@ -2,7 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import { localImport } from "./shared.js";
+import { docLines, localImport } from "./shared.js";
 
 /**
  * One call serving an agent on every binding, for A2AService (recognised by
@@ -15,13 +15,15 @@ export function emitServer(f: GeneratedFile, file: DescFile, services: readonly 
     const card = s.a2a?.card;
     if (card === undefined) continue;
     const cardSchema = f.importSchema(card);
-    f.print("/**");
-    f.print(" * Serves an agent on every binding of ", s.desc.typeName, ": JSON-RPC and HTTP+JSON");
-    f.print(" * on one HTTP server (by default `/a2a/jsonrpc` and `/a2a/rest`), gRPC on its");
-    f.print(" * own port, and `card` at /.well-known/agent-card.json with its");
-    f.print(" * `supportedInterfaces` filled from what is mounted. The card's capabilities");
-    f.print(" * and required extensions are enforced identically on all three.");
-    f.print(" */");
+    f.print(
+      docLines(f, [
+        `Serves an agent on every binding of ${s.desc.typeName}: JSON-RPC and HTTP+JSON`,
+        `on one HTTP server (by default \`/a2a/jsonrpc\` and \`/a2a/rest\`), gRPC on its`,
+        `own port, and \`card\` at /.well-known/agent-card.json with its`,
+        `\`supportedInterfaces\` filled from what is mounted. The card's capabilities`,
+        `and required extensions are enforced identically on all three.`,
+      ]),
+    );
     f.print(
       f.export("function", names.serve(s.desc)),
       "(handler: ",

@@ -14,3 +14,21 @@ export function localImport(f: GeneratedFile, name: string, generatedFile: strin
 export function coreOptions(f: GeneratedFile, s: ServiceModel, internal: string): Printable {
   return s.a2a === undefined ? "options" : [f.import("withA2AProfile", internal), "(options)"];
 }
+
+/** A JSDoc block of fixed lines, laid out as protoplugin lays out every block. */
+export function docLines(f: GeneratedFile, lines: readonly string[]): Printable {
+  return f.jsDoc(lines.join("\n"));
+}
+
+/** `create<Service><Binding>Listener`: the endpoint factory's result as a node:http request listener. */
+export function printListener(
+  f: GeneratedFile,
+  internal: string,
+  parts: { readonly serviceName: string; readonly binding: string; readonly listener: string; readonly endpoint: string; readonly handler: Printable; readonly options: Printable },
+): void {
+  f.print(docLines(f, [`Serves ${parts.serviceName} over ${parts.binding} as a node:http request listener.`]));
+  f.print(f.export("function", parts.listener), "(handler: ", parts.handler, ", options: ", parts.options, " = {}): ", f.import("NodeListener", internal, true), " {");
+  f.print("  return ", f.import("createNodeListener", internal), "(", parts.endpoint, "(handler, options));");
+  f.print("}");
+  f.print();
+}
