@@ -12,7 +12,7 @@
  */
 import type { Message } from "@bufbuild/protobuf";
 import type { Authenticate, Binding, CallContext } from "../core/call-context.js";
-import { CallScope, type ScopeRequest } from "../core/call-scope.js";
+import { CallScope, ScopedContext, type ScopeRequest } from "../core/call-scope.js";
 import type { RpcError } from "../core/errors.js";
 import type { HttpJsonOptions } from "../core/http/endpoint.js";
 import type { JsonRpcOptions } from "../core/jsonrpc/endpoint.js";
@@ -103,26 +103,20 @@ export class A2AScope extends CallScope {
   }
 }
 
-// Private fields (#) so a handler that spreads or logs its context sees only
-// the A2ACallContext members.
-class A2AContext implements A2ACallContext {
+// The core's context (binding, headers, signal, principal) plus A2A's; private
+// fields (#) so a handler that spreads or logs its context sees only the
+// A2ACallContext members.
+class A2AContext extends ScopedContext implements A2ACallContext {
   readonly #scope: A2AScope;
-  readonly principal: unknown;
+  readonly protocolVersion: string;
 
   constructor(
     scope: A2AScope,
     readonly tenant: string | undefined,
   ) {
+    super(scope);
     this.#scope = scope;
-    this.principal = scope.principal;
-  }
-
-  get binding(): Binding {
-    return this.#scope.binding;
-  }
-
-  get protocolVersion(): string {
-    return this.#scope.protocolVersion;
+    this.protocolVersion = scope.protocolVersion;
   }
 
   get requestedExtensions(): readonly string[] {
@@ -131,14 +125,6 @@ class A2AContext implements A2ACallContext {
 
   get activatedExtensions(): Set<string> {
     return this.#scope.activatedExtensions;
-  }
-
-  get headers(): Headers {
-    return this.#scope.headers;
-  }
-
-  get signal(): AbortSignal {
-    return this.#scope.signal();
   }
 }
 

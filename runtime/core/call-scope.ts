@@ -102,15 +102,13 @@ export class CallScope {
  */
 export class ScopedContext implements CallContext {
   readonly #scope: CallScope;
+  readonly binding: Binding;
   readonly principal: unknown;
 
   constructor(scope: CallScope) {
     this.#scope = scope;
+    this.binding = scope.binding;
     this.principal = scope.principal;
-  }
-
-  get binding(): Binding {
-    return this.#scope.binding;
   }
 
   get headers(): Headers {
