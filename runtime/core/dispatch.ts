@@ -122,7 +122,8 @@ function grpcResult(value: unknown): Message {
   return value as Message;
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+/** True for a promise (or thenable): what a binding awaits, where a plain value it takes as it is, with no tick lost. */
+export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
@@ -160,7 +161,7 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
   function admitted(spec: MethodSpec, scope: CallScope, decode: () => Message | Promise<Message>): Started | Promise<Started> {
     profile.admit(spec, scope);
     const request = decode();
-    if (isPromise(request)) return request.then((r) => ({ request: r, context: profile.context(scope, r) }));
+    if (isPromiseLike(request)) return Promise.resolve(request).then((r) => ({ request: r, context: profile.context(scope, r) }));
     return { request, context: profile.context(scope, request) };
   }
 

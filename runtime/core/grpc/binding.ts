@@ -10,7 +10,7 @@ import { toBinary, type DescMessage, type Message, type MessageInitShape } from 
 import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
 import { signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
 import { encodeBinaryWith } from "../codec/binary-codec.js";
-import { createDispatcher, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
+import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
 import { grpcStatusOf, rpcCode } from "../error-encoding.js";
 import { toRpcError } from "../errors.js";
 import { releaseIterator } from "../event-stream.js";
@@ -205,9 +205,6 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
   else respond(result);
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
-}
 
 /**
  * A server-streaming call: the preamble, then the handler's events written

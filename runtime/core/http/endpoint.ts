@@ -9,7 +9,7 @@ import type { Authenticate, CallContext } from "../call-context.js";
 import type { CallScope } from "../call-scope.js";
 import { JsonDecodeError } from "../codec/proto-json.js";
 import { defaultBodyLimit, defaultHeartbeatMs } from "../defaults.js";
-import { createDispatcher, type DispatchConfig, type StreamFraming } from "../dispatch.js";
+import { createDispatcher, isPromiseLike, type DispatchConfig, type StreamFraming } from "../dispatch.js";
 import { httpErrorBody } from "../error-encoding.js";
 import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
 import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
@@ -74,10 +74,9 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     };
   }
 
-  /** Reads and parses the body as the rule maps it; undefined when the rule takes none. */
+  /** Reads and parses the body as the rule maps it, for a rule that takes one (or the POST twin of D1). */
   async function readBody(req: CoreRequest, target: Target): Promise<JsonValue | undefined> {
     const { rule } = target;
-    if (rule.body === "" && !rule.derived) return undefined;
     let bytes: Uint8Array;
     try {
       bytes = await req.body(bodyLimit);
@@ -137,8 +136,14 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   }
 
   /** The request message: the transcoded path, body and query, decoded as one ProtoJSON object. */
-  async function decode(req: CoreRequest, target: Target, values: readonly string[], query: URLSearchParams | undefined): Promise<Message> {
-    const body = await readBody(req, target);
+  /** The request message; read synchronously when the rule takes no body (a GET), so the call loses no tick. */
+  function decode(req: CoreRequest, target: Target, values: readonly string[], query: URLSearchParams | undefined): Message | Promise<Message> {
+    const { rule } = target;
+    if (rule.body === "" && !rule.derived) return transcode(target, values, undefined, query);
+    return readBody(req, target).then((body) => transcode(target, values, body, query));
+  }
+
+  function transcode(target: Target, values: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined): Message {
     let json: JsonValue;
     try {
       json = target.transcoder.build(values, body, query);
@@ -182,7 +187,8 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
         return errorResponse(err, mediaType);
       }
       try {
-        ({ request, context } = await dispatch.start(spec, scope, () => decode(req, target, match.values, query)));
+        const started = dispatch.start(spec, scope, () => decode(req, target, match.values, query));
+        ({ request, context } = isPromiseLike(started) ? await started : started);
       } catch (err) {
         return errorResponse(err, mediaType);
       }

@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Authenticate } from "../call-context.js";
 import type { CallScope } from "../call-scope.js";
 import { defaultBodyLimit, defaultHeartbeatMs } from "../defaults.js";
-import { createDispatcher, type DispatchConfig, type Dispatcher, type StreamFraming } from "../dispatch.js";
+import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type StreamFraming } from "../dispatch.js";
 import { jsonRpcErrorObject } from "../error-encoding.js";
 import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
 import type { MethodSpec } from "../method-spec.js";
@@ -87,7 +87,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
 
   async function unary(call: Call, scope: CallScope): Promise<unknown> {
     try {
-      const { request, context } = await dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
+      const started = dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
+      const { request, context } = isPromiseLike(started) ? await started : started;
       const result = await dispatch.unary(call.spec, request, context);
       return { jsonrpc: "2.0", id: call.id ?? null, result };
     } catch (err) {
@@ -123,7 +124,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
   async function stream(call: Call & { id: JsonRpcId }, scope: CallScope): Promise<CoreResponse> {
     let events: EventSource;
     try {
-      const { request, context } = await dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
+      const started = dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
+      const { request, context } = isPromiseLike(started) ? await started : started;
       events = await dispatch.openStream(call.spec, request, context, new JsonRpcStream(call.id, scope));
     } catch (err) {
       return body(200, errorEnvelope(call.id, err), dispatch.responseHeaders(scope));
