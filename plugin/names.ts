@@ -19,6 +19,30 @@ export const names = {
   httpJsonFile: (file: DescFile) => `${file.name}_http.ts`,
   grpcFile: (file: DescFile) => `${file.name}_grpc.ts`,
   serverFile: (file: DescFile) => `${file.name}_server.ts`,
+  /**
+   * `a2a_codec.ts`: the message codecs specialised at build time, for every
+   * proto file that declares a message some service of the run reads or
+   * writes (google/protobuf/struct.proto's included, beside where its
+   * `_pb.ts` would be).
+   */
+  codecFile: (file: DescFile) => `${file.name}_codec.ts`,
+  /** `a2aCodecs`: the list of a codec file's codecs (and of those it imports), which the method table registers. */
+  codecList: (file: DescFile) => `${lowerCamel(posix.basename(file.name, ".proto"))}Codecs`,
+  /**
+   * What the codec file names for one message, from protoc-gen-es's name
+   * of its shape (`Task`, `Task_Status`): `writeTask`, `readTask`,
+   * `readTaskGroup` (a group's fields, up to its end tag), `newTask` (a zero
+   * message), `writeTaskJson` (ProtoJSON) and `TaskCodec` (all of them, as
+   * the runtime takes them).
+   */
+  codecFunctions: (shape: string) => ({
+    write: `write${shape}`,
+    read: `read${shape}`,
+    readGroup: `read${shape}Group`,
+    zero: `new${shape}`,
+    toJson: `write${shape}Json`,
+    codec: `${shape}Codec`,
+  }),
   /** How one generated file imports another: relative to the output root, as protoplugin wants. */
   importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,
   /** `A2AServiceHandler`: the interface an agent implements. */
@@ -45,6 +69,8 @@ export const names = {
   grpcAdd: (service: DescService) => `add${service.name}ToServer`,
   /** The runtime's gRPC entry point, kept apart so JSON-only agents never load grpc-js. */
   grpcRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "grpc"),
+  /** The runtime's entry for generated message codecs (wire helpers only: no bindings, no grpc-js). */
+  codecRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "codec"),
   /** The runtime's all-bindings server, which loads grpc-js too. */
   serverRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "server"),
   /** `serveA2AService`: one call serving an agent on every binding. */
@@ -59,8 +85,15 @@ export const names = {
  * `protoc-gen-a2a/runtime/grpc`; a file such as `./rt/index.js` gives
  * `./rt/grpc.js`, the layout of this package's runtime/ folder.
  */
-function runtimeEntry(runtimeImport: string, entry: "grpc" | "server"): string {
+function runtimeEntry(runtimeImport: string, entry: "grpc" | "server" | "codec"): string {
   const file = /\/index(\.[cm]?[jt]s)?$/.exec(runtimeImport);
   if (file !== null) return `${runtimeImport.slice(0, file.index)}/${entry}${file[1] ?? ""}`;
   return `${runtimeImport}/${entry}`;
+}
+
+/** `a2a` -> `a2a`, `library-v1` -> `libraryV1`: an identifier from a file's base name. */
+function lowerCamel(name: string): string {
+  const words = name.split(/[^A-Za-z0-9]+/).filter((w) => w !== "");
+  const joined = words.map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1))).join("");
+  return /^[0-9]/.test(joined) || joined === "" ? `_${joined}` : joined;
 }

@@ -1,4 +1,5 @@
 import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
+import { emitCodec, emitCodecRegistration, planCodecs } from "./emit/codec.js";
 import { emitErrors } from "./emit/errors.js";
 import { emitGrpc } from "./emit/grpc.js";
 import { emitHandler } from "./emit/handler.js";
@@ -23,6 +24,13 @@ export const protocGenA2a = createEcmaScriptPlugin<Options>({
 function generateTs(schema: Schema<Options>): void {
   const runtime = schema.options.runtimeImport;
   const models = createFileModels(schema.files);
+  // Message codecs, specialised at build time, for what the services reach.
+  const codecs = planCodecs(schema.files, schema.allFiles);
+  for (const plan of codecs.files) {
+    const codec = schema.generateFile(names.codecFile(plan.file));
+    codec.preamble(plan.file);
+    emitCodec(codec, codecs, plan, runtime);
+  }
   // Every file is created so that keep_empty_files behaves as in protoc-gen-es;
   // protoplugin drops those that got nothing but a preamble.
   for (const model of models) {
@@ -36,9 +44,10 @@ function generateTs(schema: Schema<Options>): void {
     if (model.services.length === 0) continue;
     emitHandler(handler, createRenderer(handler), model.services, runtime);
     emitMethods(methods, createRenderer(methods), model.services, runtime);
+    emitCodecRegistration(methods, codecs, model.services.flatMap((s) => s.methods.flatMap((m) => [m.input, m.output])), runtime);
     emitJsonRpc(jsonRpc, createRenderer(jsonRpc), model.desc, model.services, runtime);
     emitHttpJson(httpJson, createRenderer(httpJson), model.desc, model.services, runtime);
-    emitGrpc(grpc, createRenderer(grpc), model.desc, model.services, runtime);
+    emitGrpc(grpc, createRenderer(grpc), model.desc, model.services, runtime, codecs);
     emitServer(server, createRenderer(server), model.desc, model.services, runtime);
   }
   const byErrorsFile = new Map<string, FileModel[]>();

@@ -29,6 +29,8 @@ export type { PathTemplate, TemplateSegment, TemplateVariable } from "./core/htt
 export { createRouter } from "./core/http/router.js";
 export type { RouteInput, RouteMatch, Router } from "./core/http/router.js";
 export { findMissingRequired, requiredFieldDescription, toJsonWithRequired } from "./core/codec/required-fields.js";
+export { registerCodecs } from "./core/codec/registry.js";
+export type { GenCodec } from "./core/codec/registry.js";
 export type { FieldViolation } from "./core/codec/required-fields.js";
 export { BodyTooLargeError, isJsonMediaType } from "./core/transport.js";
 export type { CoreRequest, CoreResponse, EventSource } from "./core/transport.js";

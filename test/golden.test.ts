@@ -101,17 +101,20 @@ describe("golden files", () => {
     expect(differences).toEqual([]);
   });
 
-  test("a proto file with messages only gets no output", () => {
+  test("a proto file with messages only gets only a codec, for the messages services use", () => {
     const emitted = [...generated.keys()];
-    expect(emitted.filter((p) => p.startsWith("fixtures/v1/common_"))).toEqual([]);
-    // One of each file per fixture with a service, one error table per directory, nothing else.
+    expect(emitted.filter((p) => p.startsWith("fixtures/v1/common_"))).toEqual(["fixtures/v1/common_codec.ts"]);
+    // One of each file per fixture with a service, one error table per directory, a codec per
+    // file whose messages a service reaches (well-known types' included), nothing else.
     expect(emitted.sort()).toEqual(
       [
         "fixtures/v1/a2a_errors.ts",
         "fixtures/v1/admin/a2a_errors.ts",
         ...["fixtures/v1/admin/maintenance", "fixtures/v1/library", "fixtures/v1/routes"].flatMap((base) =>
-          ["grpc", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
+          ["codec", "grpc", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
         ),
+        "fixtures/v1/common_codec.ts",
+        ...["empty", "field_mask", "timestamp"].map((name) => `google/protobuf/${name}_codec.ts`),
         // HTTP+JSON only where a service has google.api.http rules.
         "fixtures/v1/library_http.ts",
         "fixtures/v1/routes_http.ts",
@@ -156,6 +159,7 @@ describe("golden files type-check", () => {
       const goldenFiles = listFiles(goldenDir);
       expect(goldenFiles.length).toBeGreaterThan(0);
       for (const name of goldenFiles) {
+        mkdirSync(dirname(join(dir, "gen", name)), { recursive: true });
         writeFileSync(join(dir, "gen", name), readFileSync(join(goldenDir, name)));
       }
       writeFileSync(
@@ -171,7 +175,7 @@ describe("golden files type-check", () => {
               skipLibCheck: true,
               noEmit: true,
               types: ["node"],
-              paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")], "protoc-gen-a2a/runtime/server": [join(projectRoot, "runtime/server.ts")] },
+              paths: { "protoc-gen-a2a/runtime": [join(projectRoot, "runtime/index.ts")], "protoc-gen-a2a/runtime/grpc": [join(projectRoot, "runtime/grpc.ts")], "protoc-gen-a2a/runtime/codec": [join(projectRoot, "runtime/codec.ts")], "protoc-gen-a2a/runtime/server": [join(projectRoot, "runtime/server.ts")] },
             },
             include: ["gen/**/*.ts"],
           },

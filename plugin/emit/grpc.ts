@@ -1,22 +1,24 @@
-import type { DescFile } from "@bufbuild/protobuf";
+import type { DescFile, DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
+import type { CodecPlan } from "./codec-plan.js";
 import type { Renderer } from "./render.js";
 
 /**
  * The gRPC binding of each service: the @grpc/grpc-js service definition,
- * (de)serialized with the runtime's compiled binary codec (protobuf-es's
- * wire format without building a message to write one, see
- * runtime/core/codec/binary-codec.ts), and a typed function that serves a handler on a
- * grpc.Server through the runtime.
+ * (de)serialized with the message codecs emitted at build time
+ * (`<file>_codec.ts`, plugin/emit/codec.ts: protobuf-es's wire format
+ * without building a message to write one), and a typed function that
+ * serves a handler on a grpc.Server through the runtime.
  */
-export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
+export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services: readonly ServiceModel[], runtimeImport: string, codecs: CodecPlan): void {
   const local = (name: string, generatedFile: string, typeOnly = false) =>
     r.ref(f.import(name, names.importPath(generatedFile), typeOnly));
   const grpcRuntime = names.grpcRuntime(runtimeImport);
-  const encodeBuffer = r.ref(f.import("encodeBuffer", grpcRuntime));
-  const decodeBinary = r.ref(f.import("decodeBinary", grpcRuntime));
+  const serialize = r.ref(f.import("serializeMessage", grpcRuntime));
+  const deserialize = r.ref(f.import("deserializeMessage", grpcRuntime));
+  const codec = (message: DescMessage) => r.ref(f.import(codecs.namesOf(message, f).codec, names.importPath(names.codecFile(codecs.fileOf(message).file))));
   r.print("grpc", {
     services: services.map((s) => ({
       serviceName: s.desc.typeName,
@@ -30,11 +32,11 @@ export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services
         name: r.ref(f.string(m.desc.name)),
         responseStream: String(m.kind === "server_streaming"),
         input: r.ref(f.importShape(m.input)),
-        inputSchema: r.ref(f.importSchema(m.input)),
+        inputCodec: codec(m.input),
         output: r.ref(f.importShape(m.output)),
-        outputSchema: r.ref(f.importSchema(m.output)),
-        encodeBuffer,
-        decodeBinary,
+        outputCodec: codec(m.output),
+        serialize,
+        deserialize,
       })),
       add: r.ref(f.export("function", names.grpcAdd(s.desc))),
       server: r.ref(f.import("Server", "@grpc/grpc-js", true)),

@@ -184,15 +184,18 @@ describe("runtime_import", () => {
 
   // A relative module is taken the way protoplugin takes every relative
   // import: relative to the output root, re-spelled from each generated file,
-  // with the extension import_extension asks for. The gRPC entry sits beside
-  // it (`./rt/index.js` -> `./rt/grpc.js`), as runtime/grpc.ts beside runtime/index.ts.
-  test.each<[string, string, string]>([
-    ["target=ts,runtime_import=./rt/index.js", "../../rt/index", "../../rt/grpc"],
-    ["target=ts,import_extension=js,runtime_import=./rt/index.js", "../../rt/index.js", "../../rt/grpc.js"],
-  ])("%s: a relative runtime_import is relative to the output root (%s from demo/v1/)", (parameter, spelled, grpc) => {
-    for (const [name, content] of run(parameter)) {
+  // with the extension import_extension asks for. The gRPC and codec entries
+  // sit beside it (`./rt/index.js` -> `./rt/grpc.js`, `./rt/codec.js`), as
+  // runtime/grpc.ts and runtime/codec.ts beside runtime/index.ts.
+  test.each<[string, string, string, string]>([
+    ["target=ts,runtime_import=./rt/index.js", "../../rt/index", "../../rt/grpc", "../../rt/codec"],
+    ["target=ts,import_extension=js,runtime_import=./rt/index.js", "../../rt/index.js", "../../rt/grpc.js", "../../rt/codec.js"],
+  ])("%s: a relative runtime_import is relative to the output root (%s from demo/v1/)", (parameter, spelled, grpc, codec) => {
+    const out = run(parameter);
+    expect([...out.keys()]).toEqual(expect.arrayContaining(["demo/v1/common_codec.ts", "google/protobuf/empty_codec.ts"]));
+    for (const [name, content] of out) {
       const rel = [...new Set(specifiers(content).filter((s) => s.includes("rt/")))];
-      expect({ name, rel }).toEqual({ name, rel: [name.endsWith("_grpc.ts") ? grpc : spelled] });
+      expect({ name, rel }).toEqual({ name, rel: [name.endsWith("_grpc.ts") ? grpc : name.endsWith("_codec.ts") ? codec : spelled] });
     }
   });
 
@@ -204,9 +207,9 @@ describe("runtime_import", () => {
     const out = run(parameter);
     expect([...out.keys()]).toEqual(expect.arrayContaining(["demo/v1/svc_handler.ts", "demo/v1/svc_methods.ts", "demo/v1/a2a_errors.ts"]));
     for (const [name, content] of out) {
-      const runtimeImports = specifiers(content).filter((s) => !s.startsWith("./") && !s.startsWith("@bufbuild/") && !s.startsWith("@grpc/"));
-      // The gRPC file imports the runtime's gRPC entry beside it instead.
-      const expected = name.endsWith("_grpc.ts") ? `${runtime}/grpc` : runtime;
+      const runtimeImports = specifiers(content).filter((s) => !s.startsWith(".") && !s.startsWith("@bufbuild/") && !s.startsWith("@grpc/"));
+      // The gRPC file imports the runtime's gRPC entry beside it instead, codec files its codec entry.
+      const expected = name.endsWith("_grpc.ts") ? `${runtime}/grpc` : name.endsWith("_codec.ts") ? `${runtime}/codec` : runtime;
       expect({ name, runtimeImports: [...new Set(runtimeImports)] }).toEqual({ name, runtimeImports: [expected] });
     }
     if (runtime !== "protoc-gen-a2a/runtime") {
@@ -260,18 +263,19 @@ describe("target", () => {
 });
 
 describe("import_extension", () => {
-  test.each<[string, string[]]>([
-    ["target=ts", ["./common_pb"]],
-    ["target=ts,import_extension=none", ["./common_pb"]],
-    ["target=ts,import_extension=js", ["./common_pb.js"]],
-    ["target=ts,import_extension=.js", ["./common_pb.js"]],
-    ["target=ts,import_extension=ts", ["./common_pb.ts"]],
-  ])("%s: relative imports are %j", (parameter, relative) => {
+  test.each<[string, string]>([
+    ["target=ts", ""],
+    ["target=ts,import_extension=none", ""],
+    ["target=ts,import_extension=js", ".js"],
+    ["target=ts,import_extension=.js", ".js"],
+    ["target=ts,import_extension=ts", ".ts"],
+  ])("%s: relative imports end in %j", (parameter, ext) => {
     const out = run(parameter);
-    for (const name of ["demo/v1/svc_handler.ts", "demo/v1/svc_methods.ts"]) {
-      const rel = new Set(specifiers(out.get(name) as string).filter((s) => s.startsWith(".")));
-      expect({ name, rel: [...rel] }).toEqual({ name, rel: relative });
-    }
+    const relative = (name: string) => [...new Set(specifiers(out.get(name) as string).filter((s) => s.startsWith(".")))].sort();
+    expect(relative("demo/v1/svc_handler.ts")).toEqual([`./common_pb${ext}`]);
+    // The method table also registers the codecs its services read and write.
+    expect(relative("demo/v1/svc_methods.ts")).toEqual([`../../google/protobuf/empty_codec${ext}`, `./common_codec${ext}`, `./common_pb${ext}`]);
+    expect(relative("demo/v1/common_codec.ts")).toEqual([`./common_pb${ext}`]);
     // Package imports never get an extension.
     const all = [...out.values()].flatMap(specifiers);
     expect(all).toContain("protoc-gen-a2a/runtime");
@@ -338,7 +342,12 @@ describe("keep_empty_files", () => {
   /** The files a proto with a service gets, renamed to lonely.proto's. */
   // The files the plugin creates for a proto, kept even when empty (svc has no
   // Agent Card RPC, so its svc_server.ts exists only when kept).
-  const kept = () => [...run("target=ts,keep_empty_files=true").keys()].map((n) => n.replace("demo/v1/svc_", "demo/v1/lonely_")).sort();
+  // Codec files are not per service proto: they are for the protos declaring the messages a service reaches.
+  const kept = () =>
+    [...run("target=ts,keep_empty_files=true").keys()]
+      .filter((n) => !n.endsWith("_codec.ts"))
+      .map((n) => n.replace("demo/v1/svc_", "demo/v1/lonely_"))
+      .sort();
 
   test.each(["target=ts", "target=ts,keep_empty_files=false", "target=ts,keep_empty_files=0"])(
     "a proto with no service, %s, emits nothing",
@@ -352,6 +361,7 @@ describe("keep_empty_files", () => {
     (parameter) => {
       const names = [...run(parameter, lonely).keys()].sort();
       expect(names).toEqual(kept());
+      expect(names.filter((n) => n.endsWith("_codec.ts"))).toEqual([]);
       expect(names).toEqual(expect.arrayContaining(["demo/v1/lonely_handler.ts", "demo/v1/lonely_methods.ts", "demo/v1/a2a_errors.ts"]));
     },
   );
@@ -385,8 +395,10 @@ describe("preamble options", () => {
     ["target=ts,elide_plugin_version=true", '// @generated by protoc-gen-a2a with parameter "target=ts,elide_plugin_version=true"\n'],
     ["target=ts,elide_plugin_version=false", `// @generated by protoc-gen-a2a v${version} with parameter "target=ts,elide_plugin_version=false"\n`],
   ])("%s", (parameter, firstLine) => {
-    for (const content of run(parameter).values()) {
-      expect(content.startsWith(firstLine)).toBe(true);
+    for (const [name, content] of run(parameter)) {
+      // The preamble starts with the proto's leading comments, as protoc-gen-es's does (google/protobuf/empty.proto's license).
+      const leading = name.startsWith("google/protobuf/") ? content.slice(content.indexOf("// @generated by")) : content;
+      expect({ name, first: leading.startsWith(firstLine) }).toEqual({ name, first: true });
     }
   });
 

@@ -1,5 +1,5 @@
 /**
- * The compiled binary codec must agree with protobuf-es exactly:
+ * The binary codecs the plugin emits must agree with protobuf-es exactly:
  * - encodeBinary(desc, v) gives the bytes of toBinary(desc, create(desc, v)),
  *   for an init shape and for the created message alike;
  * - decodeBinary(desc, b) gives what fromBinary(desc, b) gives (toStrictEqual:
@@ -12,9 +12,11 @@
  * editions for explicit presence by default and delimited message fields),
  * on bytes protobuf-es would never write (packed vs unpacked, concatenated
  * messages that merge, unknown fields, truncation), and on A2A's types.
- * Run twice: with compiled per-message code (binary-codec.test.ts) and with
- * the closures used where code generation is disallowed
- * (binary-codec-closures.test.ts).
+ * The fixture protos are run through the plugin here (test/support/codecs.ts:
+ * protoc-gen-es's `_pb.ts` and the emitted `_codec.ts`, loaded and
+ * registered), so `encodeBinary(desc)` and `decodeBinary(desc)` run the
+ * emitted code of `desc`, and `serializeMessage(codec)` what the generated
+ * gRPC definitions call; A2A's types run generated/a2a_codec.ts.
  */
 import {
   ScalarType,
@@ -26,7 +28,8 @@ import {
   type DescMessage,
   type JsonValue,
 } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { CodeGeneratorRequestSchema, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import "../../generated/a2a_methods.js";
 import {
   AgentCardSchema,
   SendMessageRequestSchema,
@@ -34,9 +37,10 @@ import {
   StreamResponseSchema,
   TaskSchema,
 } from "../../generated/a2a_pb.js";
-import { decodeBinary, encodeBinary, readsWriterBuffer } from "../../runtime/core/codec/binary-codec.js";
+import { decodeBinary, encodeBinary, readsWriterBuffer, serializeMessage } from "../../runtime/core/codec/binary-codec.js";
+import { codecOf } from "../../runtime/core/codec/registry.js";
 import { encodeBuffer } from "../../runtime/grpc.js";
-import { compileMessages } from "../support/protos.js";
+import { loadCodecs, loadCodecsOf } from "../support/codecs.js";
 import { rng } from "../support/rng.js";
 
 const proto3 = `syntax = "proto3";
@@ -129,7 +133,24 @@ package bc.v4;
 message Longs { int64 big = 1 [jstype = JS_STRING]; repeated uint64 many = 2 [jstype = JS_STRING]; bytes raw = 3; string name = 4; }
 `;
 
-const message = compileMessages({ "bc/v1/all.proto": proto3, "bc/v2/p2.proto": proto2, "bc/v3/ed.proto": editions, "bc/v4/longs.proto": proto3Strings });
+// The plugin emits codecs for what services read and write.
+const services = {
+  "bc/v1/service.proto": `syntax = "proto3";
+package bc.v1;
+import "bc/v1/all.proto";
+import "bc/v2/p2.proto";
+import "bc/v3/ed.proto";
+import "bc/v4/longs.proto";
+service Fixtures {
+  rpc EchoAll(All) returns (Unpacked);
+  rpc EchoP2(bc.v2.P2) returns (bc.v2.WithGroup);
+  rpc EchoEd(bc.v3.Ed) returns (bc.v4.Longs);
+}
+`,
+};
+
+const emitted = await loadCodecs({ "bc/v1/all.proto": proto3, "bc/v2/p2.proto": proto2, "bc/v3/ed.proto": editions, "bc/v4/longs.proto": proto3Strings, ...services });
+const message = emitted.message;
 const All = message("bc.v1.All");
 const Inner = message("bc.v1.Inner");
 const Unpacked = message("bc.v1.Unpacked");
@@ -140,6 +161,9 @@ const Longs = message("bc.v4.Longs");
 
 /** The fixture messages, proto3 and proto2, and A2A's. */
 export const fixtures = { All, Inner, Unpacked, P2, Ed, Longs, Task: TaskSchema, AgentCard: AgentCardSchema, StreamResponse: StreamResponseSchema } as const;
+
+/** The emitted sources of the fixtures' codec files, by file name. */
+export const emittedSources = emitted.sources;
 
 function generator(seed: number) {
   const r = rng(seed);
@@ -285,9 +309,12 @@ function expectSameEncoding(desc: DescMessage, init: unknown): void {
   if (!expected.ok) return;
   expect(encodeBinary(desc, create(desc, init as never))).toEqual(expected.value);
   // What the generated gRPC definitions send: the same bytes, in a Node Buffer.
-  const buffer = encodeBuffer(desc, init as never);
+  const codec = codecOf(desc);
+  expect(codec?.schema).toBe(desc);
+  const buffer = serializeMessage(codec as NonNullable<typeof codec>, init as never);
   expect(Buffer.isBuffer(buffer)).toBe(true);
   expect(new Uint8Array(buffer)).toEqual(expected.value);
+  expect(new Uint8Array(encodeBuffer(desc, init as never))).toEqual(expected.value);
   // Decoded by protobuf-es, the same message as created from the value.
   expect(toBinary(desc, fromBinary(desc, encodeBinary(desc, init as never)))).toEqual(toBinary(desc, fromBinary(desc, expected.value)));
 }
@@ -346,7 +373,7 @@ function roundTrips(desc: DescMessage, seed: number, count: number, others: read
   }
 }
 
-/** The codec's tests, for whichever way its codecs are built (compiled or closures: see runtime/core/codec/codec-fields.ts). */
+/** The codec's tests, on the codecs emitted for the fixtures and A2A's. */
 export function codecTests(): void {
   test.each([1, 2, 3, 4, 5, 6, 7, 8])("proto3 fixture with every field kind, random values, seed %i", (seed) => {
     roundTrips(All, seed, 60, [Inner, Unpacked, P2]);
@@ -376,14 +403,22 @@ export function codecTests(): void {
     expectSameDecoding(WithGroup, concat(second, first));
   });
 
-  test("a message of 25,000 fields (past what one compiled function's parameters could name) codes as protobuf-es codes it", () => {
+  test("a message of 25,000 fields codes as protobuf-es codes it", async () => {
     const field = Array.from({ length: 25_000 }, (_, i) => ({ name: `f${i + 1}`, jsonName: `f${i + 1}`, number: i + 1, type: 5, label: 1 }));
-    const file = create(FileDescriptorProtoSchema, { name: "bc/big.proto", package: "bc.big", syntax: "proto3", messageType: [{ name: "Big", field }] });
-    const Big = createFileRegistry(file, () => undefined).getMessage("bc.big.Big") as DescMessage;
+    const file = create(FileDescriptorProtoSchema, {
+      name: "bc/big.proto",
+      package: "bc.big",
+      syntax: "proto3",
+      messageType: [{ name: "Big", field }],
+      service: [{ name: "Bigs", method: [{ name: "Echo", inputType: ".bc.big.Big", outputType: ".bc.big.Big" }] }],
+    });
+    expect(createFileRegistry(file, () => undefined).getMessage("bc.big.Big")).toBeDefined();
+    const big = await loadCodecsOf(create(CodeGeneratorRequestSchema, { fileToGenerate: [file.name], parameter: "target=ts,import_extension=js", protoFile: [file], sourceFileDescriptors: [file] }));
+    const Big = big.message("bc.big.Big");
     const init = { f1: 1, f12345: -7, f25000: 42 };
     expectSameEncoding(Big, init);
     expectSameDecoding(Big, toBinary(Big, create(Big, init as never)));
-  });
+  }, 60_000);
 
   test("an empty value, null and undefined encode to nothing", () => {
     for (const v of [{}, undefined, null]) expect(encodeBinary(All, v as never)).toEqual(new Uint8Array(0));
