@@ -24,7 +24,7 @@ export const protocGenA2a = createEcmaScriptPlugin<Options>({
 function generateTs(schema: Schema<Options>): void {
   const runtime = schema.options.runtimeImport;
   const models = createFileModels(schema.files);
-  // Message codecs, specialised at build time, for what the services reach.
+  // Message codecs, specialised at build time: one codec file per proto file with messages.
   const codecs = planCodecs(schema.files, schema.allFiles);
   for (const plan of codecs.files) {
     const codec = schema.generateFile(names.codecFile(plan.file));
@@ -44,7 +44,7 @@ function generateTs(schema: Schema<Options>): void {
     if (model.services.length === 0) continue;
     emitHandler(handler, createRenderer(handler), model.services, runtime);
     emitMethods(methods, createRenderer(methods), model.services, runtime);
-    emitCodecRegistration(methods, codecs, model.services.flatMap((s) => s.methods.flatMap((m) => [m.input, m.output])), runtime);
+    emitCodecRegistration(methods, codecs, model.desc, model.services.flatMap((s) => s.methods.flatMap((m) => [m.input, m.output])), runtime);
     emitJsonRpc(jsonRpc, createRenderer(jsonRpc), model.desc, model.services, runtime);
     emitHttpJson(httpJson, createRenderer(httpJson), model.desc, model.services, runtime);
     emitGrpc(grpc, createRenderer(grpc), model.desc, model.services, runtime, codecs);

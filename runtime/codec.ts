@@ -11,6 +11,7 @@ export {
   floatJson,
   hasBytes,
   int32Key,
+  isEnumValue,
   int64Key,
   isNonZero64,
   keepUnknownEnum,

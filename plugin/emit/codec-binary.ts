@@ -49,7 +49,7 @@ export function hasPrototype(desc: DescMessage): boolean {
 
 export function emitWriter(ctx: CodecContext, desc: DescMessage): void {
   const { f } = ctx;
-  const names = ctx.plan.namesOf(desc, ctx.f);
+  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f);
   const schema = f.importSchema(desc);
   const byNumber = [...desc.fields].sort((a, b) => a.number - b.number);
   const prototype = hasPrototype(desc);
@@ -76,10 +76,7 @@ function writeField(ctx: CodecContext, field: DescField, prototype: boolean): Li
   const lines = new Lines();
   if (field.oneof !== undefined) {
     const oneof = prop("value", field.oneof.localName);
-    lines.add(0, "if (", oneof, "?.case === ", f.string(field.localName), ") {");
-    lines.addAll(1, writeValue(ctx, field, `${oneof}.value`));
-    lines.add(0, "}");
-    return lines;
+    return lines.addIf(0, [oneof, "?.case === ", f.string(field.localName)], writeValue(ctx, field, `${oneof}.value`));
   }
   switch (field.fieldKind) {
     case "list":
@@ -88,27 +85,16 @@ function writeField(ctx: CodecContext, field: DescField, prototype: boolean): Li
       return writeMap(ctx, field, v);
     case "scalar":
     case "enum":
-      if (field.presence === IMPLICIT) {
-        lines.add(0, "if (", v, " != null && ", implicitIsSet(ctx, field, v), ") {");
-        lines.addAll(1, writeValue(ctx, field, v));
-        lines.add(0, "}");
-        return lines;
-      }
+      if (field.presence === IMPLICIT) return lines.addIf(0, [v, " != null && ", ...implicitIsSet(ctx, field, v)], writeValue(ctx, field, v));
       break;
     case "message":
       break;
   }
-  // Explicit presence: a created message's own property where defaults live
-  // on a prototype; otherwise (and for init shapes) set when not null.
-  const set = prototype ? ["isMessage ? ", v, " !== undefined && Object.hasOwn(value, ", f.string(field.localName), ") : ", v, " != null"] : [v, " != null"];
-  lines.add(0, "if (", ...set, ") {");
-  lines.addAll(1, writeValue(ctx, field, v));
-  if (field.presence === LEGACY_REQUIRED) {
-    lines.add(0, "} else {");
-    lines.add(1, "throw new Error(", f.string(`cannot encode ${String(field)} to binary: required field not set`), ");");
-  }
-  lines.add(0, "}");
-  return lines;
+  // Explicit presence: set when not null, and, for a created message whose
+  // defaults live on a prototype, when its own property.
+  const set = prototype ? [v, " != null && (!isMessage || Object.hasOwn(value, ", f.string(field.localName), "))"] : [v, " != null"];
+  const otherwise = field.presence === LEGACY_REQUIRED ? new Lines().add(0, "throw new Error(", f.string(`cannot encode ${String(field)} to binary: required field not set`), ");") : undefined;
+  return lines.addIf(0, set, writeValue(ctx, field, v), otherwise);
 }
 
 /** toBinary's zero checks, for a value that is not null. */
@@ -168,12 +154,8 @@ function writeList(ctx: CodecContext, field: Extract<DescField, { fieldKind: "li
   const lines = new Lines();
   if (field.listKind === "message") {
     const held: Printable[] = isJsonStruct(field) ? [ctx.rt("structFromJson"), "(item)"] : ["item"];
-    lines.add(0, "if (", v, " != null) {");
-    lines.add(1, "for (const item of ", v, ") {");
-    lines.addAll(2, writeMessage(ctx, field.number, field.message, isDelimited(field), held));
-    lines.add(1, "}");
-    lines.add(0, "}");
-    return lines;
+    const loop = new Lines().add(0, "for (const item of ", v, ") {").addAll(1, writeMessage(ctx, field.number, field.message, isDelimited(field), held)).add(0, "}");
+    return lines.addIf(0, [v, " != null"], loop);
   }
   const type = scalarTypeOf(field);
   if (field.packed) {
@@ -184,10 +166,8 @@ function writeList(ctx: CodecContext, field: Extract<DescField, { fieldKind: "li
     lines.add(0, "}");
     return lines;
   }
-  lines.add(0, "if (", v, " != null) {");
-  lines.add(1, "for (const item of ", v, ") w.uint32(", String(tagOf(field.number, wireTypeOf(type))), ")", ...scalarWrite(ctx, type, "item"), ";");
-  lines.add(0, "}");
-  return lines;
+  const loop = new Lines().add(0, "for (const item of ", v, ") w.uint32(", String(tagOf(field.number, wireTypeOf(type))), ")", ...scalarWrite(ctx, type, "item"), ";");
+  return lines.addIf(0, [v, " != null"], loop);
 }
 
 /** Map keys are object keys: converted back to the key type, as toBinary converts them. */
@@ -212,9 +192,9 @@ function mapKey(ctx: CodecContext, type: ScalarType): Printable[] {
 function writeMap(ctx: CodecContext, field: Extract<DescField, { fieldKind: "map" }>, v: string): Lines {
   const lines = new Lines();
   const keyType = field.mapKey as ScalarType;
-  const item = `${v}[key]!`;
+  const item = "item";
   lines.add(0, "if (", v, " != null) {");
-  lines.add(1, "for (const key of Object.keys(", v, ")) {");
+  lines.add(1, "for (const [key, item] of Object.entries(", v, ")) {");
   lines.add(2, "w.uint32(", String(tagOf(field.number, WireType.LengthDelimited)), ").fork();");
   lines.add(2, "w.uint32(", String(tagOf(1, wireTypeOf(keyType))), ")", ...scalarWrite(ctx, keyType, mapKey(ctx, keyType)), ";");
   if (field.mapKind === "message") {
@@ -239,7 +219,7 @@ function writeMap(ctx: CodecContext, field: Extract<DescField, { fieldKind: "map
  */
 export function emitReaders(ctx: CodecContext, desc: DescMessage): void {
   const { f } = ctx;
-  const names = ctx.plan.namesOf(desc, ctx.f);
+  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f);
   const shape = f.importShape(desc);
   const cases = readCases(ctx, desc);
   const typeName = f.string(desc.typeName);
@@ -356,7 +336,7 @@ function readField(ctx: CodecContext, field: DescField): { lines: Lines; block: 
       if (field.fieldKind === "enum" && !field.enum.open) {
         // Closed enums: an unknown number is kept as an unknown field.
         lines.add(0, "const number = r.int32();");
-        lines.add(0, "if (", f.importSchema(field.enum), ".value[number] !== undefined) ", ...(oneof !== undefined ? [oneof, " = { case: ", name, ", value: number };"] : [target, " = number;"]));
+        lines.add(0, "if (", ctx.rt("isEnumValue"), "(", f.importSchema(field.enum), ", number)) ", ...(oneof !== undefined ? [oneof, " = { case: ", name, ", value: number };"] : [target, " = number;"]));
         lines.add(0, "else ", ctx.rt("keepUnknownEnum"), "(message, ctx, tag, number);");
         return { lines, block: true };
       }

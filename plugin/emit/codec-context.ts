@@ -30,8 +30,8 @@ export function createCodecContext(f: GeneratedFile, plan: CodecPlan, file: Code
     wire: (name, typeOnly = false) => f.import(name, "@bufbuild/protobuf/wire", typeOnly),
     pb: (name, typeOnly = false) => f.import(name, "@bufbuild/protobuf", typeOnly),
     fn(message, which) {
-      const name = plan.namesOf(message, f)[which];
-      const home = plan.fileOf(message);
+      const home = plan.homeOf(message, file);
+      const name = plan.namesOf(message, home, f)[which];
       return home === file ? name : f.import(name, names.importPath(names.codecFile(home.file)));
     },
   };
@@ -50,6 +50,26 @@ export class Lines {
   addAll(indent: number, other: Lines): this {
     for (const line of other.#lines) this.#lines.push(["  ".repeat(indent), ...line]);
     return this;
+  }
+
+  /**
+   * `if (condition) statement;` when `body` is one line, else the body in
+   * braces; with `otherwise`, an else branch the same way.
+   */
+  addIf(indent: number, condition: Printable[], body: Lines, otherwise?: Lines): this {
+    const single = body.#lines.length === 1 && (otherwise === undefined || otherwise.#lines.length === 1);
+    if (single) {
+      this.add(indent, "if (", ...condition, ") ", ...(body.#lines[0] as Printable[]));
+      if (otherwise !== undefined) this.add(indent, "else ", ...(otherwise.#lines[0] as Printable[]));
+      return this;
+    }
+    this.add(indent, "if (", ...condition, ") {");
+    this.addAll(indent + 1, body);
+    if (otherwise !== undefined) {
+      this.add(indent, "} else {");
+      this.addAll(indent + 1, otherwise);
+    }
+    return this.add(indent, "}");
   }
 
   print(f: GeneratedFile): void {

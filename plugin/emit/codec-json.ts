@@ -34,7 +34,7 @@ export function requiredFields(desc: DescMessage): string[] {
 
 export function emitJsonWriter(ctx: CodecContext, desc: DescMessage): void {
   const { f } = ctx;
-  const names = ctx.plan.namesOf(desc, ctx.f);
+  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f);
   const schema = f.importSchema(desc);
   const init = [ctx.pb("MessageInitShape", true), "<typeof ", schema, ">"];
   if (hasCustomJsonRepresentation(desc)) {
@@ -194,7 +194,7 @@ function jsonLiteral(ctx: CodecContext, json: JsonValue): Printable {
 
 export function emitZero(ctx: CodecContext, desc: DescMessage): void {
   const { f } = ctx;
-  const names = ctx.plan.namesOf(desc, ctx.f);
+  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f);
   const shape = f.importShape(desc);
   const literal = zeroLiteral(ctx, desc);
   f.print(f.jsDoc(`A new ${desc.typeName} with no field set, as create(${f.importSchema(desc).name}) makes it.`));

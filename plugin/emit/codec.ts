@@ -4,9 +4,11 @@
  * message: a zero message (`newTask`), a binary writer and reader
  * (`writeTask`, `readTask`, and `readTaskGroup` where a field holds it as
  * a group), a ProtoJSON writer with the REQUIRED fields (`writeTaskJson`),
- * and `TaskCodec`, all of them as the runtime takes them (GenCodec). Last,
- * the file's list of codecs (`a2aCodecs`), with those of the codec files
- * it imports, which the generated method table registers with the runtime.
+ * and `TaskCodec`, all of them as the runtime takes them (GenCodec); then
+ * the same for the messages of files the run generates nothing for (the
+ * well-known types) that the file reaches. Last, the file's list of codecs
+ * (`a2aCodecs`), with those of the codec files it imports, which the
+ * generated method table registers with the runtime.
  *
  * Nothing is compiled at run time: the code is printed here, from the
  * descriptors, through protoplugin (imports through f.import and
@@ -14,7 +16,7 @@
  * decided by codec-plan.ts; the binary rules are in codec-binary.ts, the
  * JSON and zero rules in codec-json.ts.
  */
-import type { DescMessage } from "@bufbuild/protobuf";
+import type { DescFile, DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import { names } from "../names.js";
 import { emitReaders, emitWriter } from "./codec-binary.js";
@@ -26,16 +28,16 @@ export { planCodecs, type CodecPlan } from "./codec-plan.js";
 
 export function emitCodec(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan, runtimeImport: string): void {
   const ctx = createCodecContext(f, plan, file, runtimeImport);
-  for (const desc of file.messages) {
+  for (const desc of [...file.own, ...file.foreign]) {
     emitZero(ctx, desc);
     emitWriter(ctx, desc);
     emitReaders(ctx, desc);
     emitJsonWriter(ctx, desc);
-    emitCodecObject(ctx.f, plan, desc, runtimeImport);
+    emitCodecObject(ctx.f, plan, file, desc, runtimeImport);
   }
   const list = [
     ...file.imports.map((other) => ["...", f.import(other.list, names.importPath(names.codecFile(other.file)))]),
-    ...file.messages.map((desc) => plan.namesOf(desc, f).codec),
+    ...[...file.own, ...file.foreign].map((desc) => plan.namesOf(desc, file, f).codec),
   ];
   f.print(f.jsDoc(`The codecs of this file${file.imports.length > 0 ? " and of the codec files it imports" : ""}, for registerCodecs().`));
   f.print(f.export("const", file.list), ": readonly ", f.import("GenCodec", names.codecRuntime(runtimeImport), true), "[] = [");
@@ -43,10 +45,11 @@ export function emitCodec(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan
   f.print("];");
 }
 
-function emitCodecObject(f: GeneratedFile, plan: CodecPlan, desc: DescMessage, runtimeImport: string): void {
-  const n = plan.namesOf(desc, f);
+function emitCodecObject(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan, desc: DescMessage, runtimeImport: string): void {
+  const n = plan.namesOf(desc, file, f);
   const schema = f.importSchema(desc);
-  f.print(f.jsDoc(`The codec of ${desc.typeName}: binary, ProtoJSON and zero messages,\nspecialised at build time.\n\n@generated from message ${desc.typeName}`));
+  const foreign = file.foreign.includes(desc) ? `\n\nEmitted here since this run generates no code for ${desc.file.name}.` : "";
+  f.print(f.jsDoc(`The codec of ${desc.typeName}: binary, ProtoJSON and zero messages,\nspecialised at build time.${foreign}\n\n@generated from message ${desc.typeName}`));
   f.print(f.export("const", n.codec), ": ", f.import("GenCodec", names.codecRuntime(runtimeImport), true), "<typeof ", schema, "> = {");
   f.print("  schema: ", schema, ",");
   f.print("  required: ", f.array(requiredFields(desc).map((name) => f.string(name))), ",");
@@ -63,8 +66,8 @@ function emitCodecObject(f: GeneratedFile, plan: CodecPlan, desc: DescMessage, r
  * method table (`<file>_methods.ts`, which every generated binding file
  * imports), so the runtime finds them by descriptor.
  */
-export function emitCodecRegistration(f: GeneratedFile, plan: CodecPlan, roots: Iterable<DescMessage>, runtimeImport: string): void {
-  const lists = plan.listsFor(roots);
+export function emitCodecRegistration(f: GeneratedFile, plan: CodecPlan, file: DescFile, roots: Iterable<DescMessage>, runtimeImport: string): void {
+  const lists = plan.listsFor(file, roots);
   if (lists.length === 0) return;
   const args = lists.flatMap((p, i) => [i === 0 ? "" : ", ", f.import(p.list, names.importPath(names.codecFile(p.file)))]);
   f.print("// The codecs of the messages these services read and write, specialised at");

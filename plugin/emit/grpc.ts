@@ -18,7 +18,10 @@ export function emitGrpc(f: GeneratedFile, r: Renderer, file: DescFile, services
   const grpcRuntime = names.grpcRuntime(runtimeImport);
   const serialize = r.ref(f.import("serializeMessage", grpcRuntime));
   const deserialize = r.ref(f.import("deserializeMessage", grpcRuntime));
-  const codec = (message: DescMessage) => r.ref(f.import(codecs.namesOf(message, f).codec, names.importPath(names.codecFile(codecs.fileOf(message).file))));
+  const codec = (message: DescMessage) => {
+    const home = codecs.homeOf(message, codecs.planOf(file));
+    return r.ref(f.import(codecs.namesOf(message, home, f).codec, names.importPath(names.codecFile(home.file))));
+  };
   r.print("grpc", {
     services: services.map((s) => ({
       serviceName: s.desc.typeName,

@@ -28,12 +28,12 @@ export interface EmittedCodecs {
 
 const protocGenEs = join(projectRoot, "node_modules/@bufbuild/protoc-gen-es/bin/protoc-gen-es");
 
-/** Emits, loads and registers the codecs of inline protos (which need a service for the plugin to emit codecs). */
+/** Emits, loads and registers the codecs of inline protos. */
 export function loadCodecs(files: Readonly<Record<string, string>>): Promise<EmittedCodecs> {
   return loadCodecsOf(createRequest(files, "target=ts,import_extension=js"));
 }
 
-/** Emits, loads and registers the codecs of a request (its files to generate are the roots). */
+/** Emits, loads and registers the codecs of a request's files to generate. */
 export async function loadCodecsOf(request: CodeGeneratorRequest): Promise<EmittedCodecs> {
   const sources = new Map<string, string>();
   // protoc-gen-es for every file but the well-known types (as include_imports would).

@@ -60,6 +60,11 @@ export function skipField(r: BinaryReader, ctx: ReadContext, tag: number): void 
   r.skip(wireTypeOf(tag), tag >>> 3, ctx.recursionLimit - ctx.depth);
 }
 
+/** Whether `value` is one of the enum's numbers (what a closed enum keeps). */
+export function isEnumValue(desc: DescEnum, value: number): boolean {
+  return desc.value[value] !== undefined;
+}
+
 /** A closed enum's value that is not one of its numbers: kept as an unknown field of `message`, as fromBinary keeps it. */
 export function keepUnknownEnum(message: Message, ctx: ReadContext, tag: number, value: number): void {
   if (!ctx.readUnknownFields) return;
