@@ -49,8 +49,8 @@ export function hasPrototype(desc: DescMessage): boolean {
 
 export function emitWriter(ctx: CodecContext, desc: DescMessage): void {
   const { f } = ctx;
-  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f);
-  const schema = f.importSchema(desc);
+  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f, (m) => ctx.shape(m).name);
+  const schema = ctx.schema(desc);
   const byNumber = [...desc.fields].sort((a, b) => a.number - b.number);
   const prototype = hasPrototype(desc);
   const body = new Lines();
@@ -219,8 +219,8 @@ function writeMap(ctx: CodecContext, field: Extract<DescField, { fieldKind: "map
  */
 export function emitReaders(ctx: CodecContext, desc: DescMessage): void {
   const { f } = ctx;
-  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f);
-  const shape = f.importShape(desc);
+  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f, (m) => ctx.shape(m).name);
+  const shape = ctx.shape(desc);
   const cases = readCases(ctx, desc);
   const typeName = f.string(desc.typeName);
   const unknownType = ctx.pb("UnknownField", true);
@@ -336,7 +336,7 @@ function readField(ctx: CodecContext, field: DescField): { lines: Lines; block: 
       if (field.fieldKind === "enum" && !field.enum.open) {
         // Closed enums: an unknown number is kept as an unknown field.
         lines.add(0, "const number = r.int32();");
-        lines.add(0, "if (", ctx.rt("isEnumValue"), "(", f.importSchema(field.enum), ", number)) ", ...(oneof !== undefined ? [oneof, " = { case: ", name, ", value: number };"] : [target, " = number;"]));
+        lines.add(0, "if (", ctx.rt("isEnumValue"), "(", ctx.schema(field.enum), ", number)) ", ...(oneof !== undefined ? [oneof, " = { case: ", name, ", value: number };"] : [target, " = number;"]));
         lines.add(0, "else ", ctx.rt("keepUnknownEnum"), "(message, ctx, tag, number);");
         return { lines, block: true };
       }
@@ -411,7 +411,7 @@ function readMapEntry(ctx: CodecContext, field: Extract<DescField, { fieldKind: 
         valueType = [ctx.pb("JsonObject", true)];
         valueDefault = ["{}"];
       } else {
-        valueType = [f.importShape(field.message)];
+        valueType = [ctx.shape(field.message)];
         valueDefault = [ctx.fn(field.message, "zero"), "()"];
       }
       readValue = messageRead(ctx, field, field.message, heldMessage(ctx, field, "value"));

@@ -1,4 +1,4 @@
-import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import type { GeneratedFile, ImportSymbol, Printable } from "@bufbuild/protoplugin";
@@ -18,11 +18,32 @@ export interface CodecContext {
   pb(name: string, typeOnly?: boolean): ImportSymbol;
   /** One of a message's codec functions: its name here, or imported from the message's codec file. */
   fn(message: DescMessage, which: keyof CodecNames): Printable;
+  /**
+   * f.importSchema and f.importShape, once per descriptor: protoplugin
+   * names every type of a file again on each call, which made those calls
+   * most of the codec emitter's time.
+   */
+  schema(desc: DescMessage | DescEnum): ImportSymbol;
+  shape(desc: DescMessage | DescEnum): ImportSymbol;
 }
 
 export function createCodecContext(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan, runtimeImport: string): CodecContext {
   const runtime = names.codecRuntime(runtimeImport);
+  const schemas = new Map<DescMessage | DescEnum, ImportSymbol>();
+  const shapes = new Map<DescMessage | DescEnum, ImportSymbol>();
+  const memo = (cache: Map<DescMessage | DescEnum, ImportSymbol>, desc: DescMessage | DescEnum, make: () => ImportSymbol) => {
+    let symbol = cache.get(desc);
+    if (symbol === undefined) {
+      symbol = make();
+      cache.set(desc, symbol);
+    }
+    return symbol;
+  };
+  const shape = (desc: DescMessage | DescEnum) => memo(shapes, desc, () => f.importShape(desc));
+  const shapeName = (desc: DescMessage) => shape(desc).name;
   return {
+    schema: (desc) => memo(schemas, desc, () => f.importSchema(desc)),
+    shape,
     f,
     plan,
     file,
@@ -31,7 +52,7 @@ export function createCodecContext(f: GeneratedFile, plan: CodecPlan, file: Code
     pb: (name, typeOnly = false) => f.import(name, "@bufbuild/protobuf", typeOnly),
     fn(message, which) {
       const home = plan.homeOf(message, file);
-      const name = plan.namesOf(message, home, f)[which];
+      const name = plan.namesOf(message, home, f, shapeName)[which];
       return home === file ? name : f.import(name, names.importPath(names.codecFile(home.file)));
     },
   };

@@ -27,15 +27,22 @@ import { Lines, is64Bit, isJsonStruct, isUnboxedWrapper, prop, type CodecContext
 const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
 const LEGACY_REQUIRED = FeatureSet_FieldPresence.LEGACY_REQUIRED;
 
+const requiredCache = new WeakMap<DescMessage, readonly string[]>();
+
 /** The local names of a message's REQUIRED fields (google.api.field_behavior), in declaration order. */
-export function requiredFields(desc: DescMessage): string[] {
-  return desc.fields.filter(isRequired).map((f) => f.localName);
+export function requiredFields(desc: DescMessage): readonly string[] {
+  let required = requiredCache.get(desc);
+  if (required === undefined) {
+    required = desc.fields.filter(isRequired).map((f) => f.localName);
+    requiredCache.set(desc, required);
+  }
+  return required;
 }
 
 export function emitJsonWriter(ctx: CodecContext, desc: DescMessage): void {
   const { f } = ctx;
-  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f);
-  const schema = f.importSchema(desc);
+  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f, (m) => ctx.shape(m).name);
+  const schema = ctx.schema(desc);
   const init = [ctx.pb("MessageInitShape", true), "<typeof ", schema, ">"];
   if (hasCustomJsonRepresentation(desc)) {
     f.print(f.jsDoc(`The ProtoJSON of ${desc.typeName}, a message or its init shape: a\nwell-known type with a JSON form of its own, which protobuf-es writes.`));
@@ -155,13 +162,13 @@ function itemWriter(ctx: CodecContext, field: DescField): Printable[] | undefine
 function valueJson(ctx: CodecContext, field: DescField, v: string): Printable[] {
   if (field.message !== undefined) {
     // A Struct held as a JsonObject: through protobuf-es, which checks it is JSON.
-    if (isJsonStruct(field)) return [ctx.rt("structFieldJson"), "(", ctx.f.importSchema(field.parent), ", ", ctx.f.string(field.localName), ", ", v, ")"];
+    if (isJsonStruct(field)) return [ctx.rt("structFieldJson"), "(", ctx.schema(field.parent), ", ", ctx.f.string(field.localName), ", ", v, ")"];
     if (isUnboxedWrapper(field)) return [ctx.fn(field.message, "toJson"), "({ value: ", v, " })"];
     return [ctx.fn(field.message, "toJson"), "(", v, ")"];
   }
   if (field.enum !== undefined) {
     if (field.enum.typeName === "google.protobuf.NullValue") return ["null"];
-    return [ctx.rt("enumJson"), "(", ctx.f.importSchema(field.enum), ", ", v, ")"];
+    return [ctx.rt("enumJson"), "(", ctx.schema(field.enum), ", ", v, ")"];
   }
   switch (field.scalar as ScalarType) {
     case ScalarType.BYTES:
@@ -194,12 +201,12 @@ function jsonLiteral(ctx: CodecContext, json: JsonValue): Printable {
 
 export function emitZero(ctx: CodecContext, desc: DescMessage): void {
   const { f } = ctx;
-  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f);
-  const shape = f.importShape(desc);
+  const names = ctx.plan.namesOf(desc, ctx.file, ctx.f, (m) => ctx.shape(m).name);
+  const shape = ctx.shape(desc);
   const literal = zeroLiteral(ctx, desc);
-  f.print(f.jsDoc(`A new ${desc.typeName} with no field set, as create(${f.importSchema(desc).name}) makes it.`));
+  f.print(f.jsDoc(`A new ${desc.typeName} with no field set, as create(${ctx.schema(desc).name}) makes it.`));
   f.print(f.export("function", names.zero), "(): ", shape, " {");
-  if (literal === undefined) f.print("  return ", f.runtime.create, "(", f.importSchema(desc), ");");
+  if (literal === undefined) f.print("  return ", f.runtime.create, "(", ctx.schema(desc), ");");
   else f.print("  return ", ...literal, ";");
   f.print("}");
   f.print();

@@ -48,9 +48,9 @@ export interface CodecPlan {
   /**
    * The names of a message's codec in `home` (see homeOf), from
    * protoc-gen-es's name of its shape (which `f`, any generated file,
-   * resolves: the same in every file).
+   * resolves: the same in every file; or `shapeName`, the same resolved once).
    */
-  namesOf(message: DescMessage, home: CodecFilePlan, f: GeneratedFile): CodecNames;
+  namesOf(message: DescMessage, home: CodecFilePlan, f: GeneratedFile, shapeName?: (message: DescMessage) => string): CodecNames;
   /** Whether some field of an emitted message holds `message` as a group (delimited): it then gets a group reader. */
   isGroup(message: DescMessage): boolean;
   /** The codec lists `file`'s method table registers for `roots`, its services' requests and responses: where their codecs are (their lists include what they hold). */
@@ -119,7 +119,7 @@ export function planCodecs(files: readonly DescFile[], allFiles: readonly DescFi
   // proto identifier character). The list's name is taken first: other
   // files import it without naming this one.
   const named = new Map<CodecFilePlan, Map<DescMessage, CodecNames>>();
-  const nameFile = (plan: CodecFilePlan, f: GeneratedFile): Map<DescMessage, CodecNames> => {
+  const nameFile = (plan: CodecFilePlan, shapeName: (message: DescMessage) => string): Map<DescMessage, CodecNames> => {
     const taken = new Set<string>([plan.list]);
     const unique = (name: string) => {
       let candidate = name;
@@ -130,7 +130,7 @@ export function planCodecs(files: readonly DescFile[], allFiles: readonly DescFi
     const out = new Map<DescMessage, CodecNames>();
     for (const message of [...plan.own, ...plan.foreign]) {
       const assigned: Record<string, string> = {};
-      for (const [key, name] of Object.entries(names.codecFunctions(f.importShape(message).name))) assigned[key] = unique(name);
+      for (const [key, name] of Object.entries(names.codecFunctions(shapeName(message)))) assigned[key] = unique(name);
       out.set(message, assigned as CodecNames);
     }
     named.set(plan, out);
@@ -140,8 +140,8 @@ export function planCodecs(files: readonly DescFile[], allFiles: readonly DescFi
     files: plans,
     homeOf,
     planOf: (file) => byFile.get(file),
-    namesOf(message, home, f) {
-      const found = (named.get(home) ?? nameFile(home, f)).get(message);
+    namesOf(message, home, f, shapeName = (m) => f.importShape(m).name) {
+      const found = (named.get(home) ?? nameFile(home, shapeName)).get(message);
       if (found === undefined) throw new Error(`protoc-gen-a2a: no codec of ${message.typeName} in ${home.file.name}`);
       return found;
     },

@@ -20,7 +20,7 @@ import type { DescFile, DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import { names } from "../names.js";
 import { emitReaders, emitWriter } from "./codec-binary.js";
-import { createCodecContext } from "./codec-context.js";
+import { createCodecContext, type CodecContext } from "./codec-context.js";
 import { emitJsonWriter, emitZero, requiredFields } from "./codec-json.js";
 import type { CodecFilePlan, CodecPlan } from "./codec-plan.js";
 
@@ -33,11 +33,11 @@ export function emitCodec(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan
     emitWriter(ctx, desc);
     emitReaders(ctx, desc);
     emitJsonWriter(ctx, desc);
-    emitCodecObject(ctx.f, plan, file, desc, runtimeImport);
+    emitCodecObject(ctx, desc, runtimeImport);
   }
   const list = [
     ...file.imports.map((other) => ["...", f.import(other.list, names.importPath(names.codecFile(other.file)))]),
-    ...[...file.own, ...file.foreign].map((desc) => plan.namesOf(desc, file, f).codec),
+    ...[...file.own, ...file.foreign].map((desc) => plan.namesOf(desc, file, f, (m) => ctx.shape(m).name).codec),
   ];
   f.print(f.jsDoc(`The codecs of this file${file.imports.length > 0 ? " and of the codec files it imports" : ""}, for registerCodecs().`));
   f.print(f.export("const", file.list), ": readonly ", f.import("GenCodec", names.codecRuntime(runtimeImport), true), "[] = [");
@@ -45,9 +45,10 @@ export function emitCodec(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan
   f.print("];");
 }
 
-function emitCodecObject(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan, desc: DescMessage, runtimeImport: string): void {
-  const n = plan.namesOf(desc, file, f);
-  const schema = f.importSchema(desc);
+function emitCodecObject(ctx: CodecContext, desc: DescMessage, runtimeImport: string): void {
+  const { f, plan, file } = ctx;
+  const n = plan.namesOf(desc, file, f, (m) => ctx.shape(m).name);
+  const schema = ctx.schema(desc);
   const foreign = file.foreign.includes(desc) ? `\n\nEmitted here since this run generates no code for ${desc.file.name}.` : "";
   f.print(f.jsDoc(`The codec of ${desc.typeName}: binary, ProtoJSON and zero messages,\nspecialised at build time.${foreign}\n\n@generated from message ${desc.typeName}`));
   f.print(f.export("const", n.codec), ": ", f.import("GenCodec", names.codecRuntime(runtimeImport), true), "<typeof ", schema, "> = {");
