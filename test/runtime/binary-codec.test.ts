@@ -2,7 +2,8 @@
  * The binary codec as the plugin emits it, held to protobuf-es by the cases
  * in binary-codec.cases.ts.
  */
-import { create } from "@bufbuild/protobuf";
+import { create, createFileRegistry, fromBinary, toBinary, type DescMessage } from "@bufbuild/protobuf";
+import { decodeBinary, encodeBinary } from "../../runtime/core/codec/binary-codec.js";
 import { codecOf } from "../../runtime/core/codec/registry.js";
 import { codecTests, emittedSources, fixtures } from "./binary-codec.cases.js";
 
@@ -27,6 +28,18 @@ test("every fixture has an emitted codec; proto3 messages start from an object l
 test("no codec is compiled at run time: the emitted sources hold no eval or Function constructor", () => {
   expect(emittedSources.size).toBeGreaterThan(4);
   for (const [name, source] of emittedSources) expect([name, /new Function|\beval\(/.test(source)]).toEqual([name, false]);
+});
+
+test("a descriptor without a registered codec goes through protobuf-es itself", () => {
+  // The same message type, described anew: not the schema the emitted codec is registered under.
+  const Longs = createFileRegistry(fixtures.Longs.file.proto, () => undefined).getMessage("bc.v4.Longs") as DescMessage;
+  expect(Longs).not.toBe(fixtures.Longs);
+  expect(codecOf(Longs)).toBeUndefined();
+  const init = { big: "-5", many: ["1", "18446744073709551615"], raw: new Uint8Array([1, 2]), name: "n" };
+  const bytes = toBinary(Longs, create(Longs, init as never));
+  expect(encodeBinary(Longs, init as never)).toEqual(bytes);
+  expect(decodeBinary(Longs, bytes)).toStrictEqual(fromBinary(Longs, bytes));
+  expect(encodeBinary(fixtures.Longs, init as never)).toEqual(bytes);
 });
 
 codecTests();

@@ -9,6 +9,7 @@
 import {
   ScalarType,
   create,
+  createFileRegistry,
   type DescField,
   type DescMessage,
   type JsonValue,
@@ -208,6 +209,11 @@ test("jsonWriter answers the emitted writer where the REQUIRED table agrees with
   expect(jsonWriter(All, other)({ fMsg: {} })).toEqual(toJsonWithRequired(All, create(All, { fMsg: {} } as never), other));
   expect(jsonWriter(All, other)({ fMsg: {} })).toMatchObject({ fMsg: {} });
   expect(jsonWriter(All, fixtureTable)({ fMsg: {} })).toMatchObject({ fMsg: { name: "", big: "0" } });
+  // A type without a registered codec (the same message, described anew): protobuf-es's route.
+  const P2 = message("jw.v2.P2");
+  const fresh = createFileRegistry(P2.file.proto, () => undefined).getMessage("jw.v2.P2") as DescMessage;
+  expect(isEmittedWriter(fresh, fixtureTable)).toBe(false);
+  expect(jsonWriter(fresh, fixtureTable)({ s: "x", re: [1] })).toEqual(toJsonWithRequired(fresh, create(fresh, { s: "x", re: [1] } as never), fixtureTable));
 });
 
 test.each([1, 2, 3, 4, 5, 6, 7, 8])("a fixture with every field kind, random values, seed %i", (seed) => {
