@@ -49,7 +49,7 @@ function emitCodecObject(ctx: CodecContext, desc: DescMessage, runtimeImport: st
   const { f, plan, file } = ctx;
   const n = plan.namesOf(desc, file, f, (m) => ctx.shape(m).name);
   const schema = ctx.schema(desc);
-  const foreign = file.foreign.includes(desc) ? `\n\nEmitted here since this run generates no code for ${desc.file.name}.` : "";
+  const foreign = file.foreign.includes(desc) ? `\n\nEmitted here since this run generates no code for ${desc.file.proto.name}.` : "";
   f.print(f.jsDoc(`The codec of ${desc.typeName}: binary, ProtoJSON and zero messages,\nspecialised at build time.${foreign}\n\n@generated from message ${desc.typeName}`));
   f.print(f.export("const", n.codec), ": ", f.import("GenCodec", names.codecRuntime(runtimeImport), true), "<typeof ", schema, "> = {");
   f.print("  schema: ", schema, ",");
