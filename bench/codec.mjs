@@ -2,8 +2,9 @@
 // The gRPC binding's protobuf binary codec in-process, per message, against
 // the two codecs a gRPC A2A server could use instead, measured in one run:
 //
-//   ours         decodeBinary / encodeBuffer (dist/runtime/grpc.js: the codec
-//                the generated A2AServiceGrpcDefinition serializes with),
+//   ours         deserializeMessage / serializeMessage (dist/runtime/grpc.js)
+//                with the codecs emitted at build time (generated/a2a_codec.ts):
+//                what the generated A2AServiceGrpcDefinition serializes with,
 //                encoding the init shape the bench handler returns
 //   protobuf-es  fromBinary / toBinary(create(...)) on the same values
 //   ts-proto     @a2a-js/sdk 1.x's generated A2AService definition
@@ -39,8 +40,9 @@ const batches = int("BENCH_CODEC_BATCHES", 31);
 
 prepareOurs("a2a_grpc.ts");
 const imp = (p) => import(pathToFileURL(p).href);
-const { decodeBinary, encodeBuffer } = await imp(join(root, "dist/runtime/grpc.js"));
+const { deserializeMessage, serializeMessage } = await imp(join(root, "dist/runtime/grpc.js"));
 const { SendMessageRequestSchema, SendMessageResponseSchema } = await imp(join(benchDir, ".build/generated/a2a_pb.js"));
+const { SendMessageRequestCodec, SendMessageResponseCodec } = await imp(join(benchDir, ".build/generated/a2a_codec.js"));
 const { requestBytes, expectedBytes } = await imp(join(benchDir, "grpc/fixture.mjs"));
 const { handler } = await imp(join(benchDir, "lib/ours-handler.mjs"));
 
@@ -51,9 +53,9 @@ const tsAnswer = tsProto.responseDeserialize(expectedBytes);
 
 const same = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
 const checks = [
-  ["ours decode", isDeepStrictEqual(decodeBinary(SendMessageRequestSchema, requestBytes), request)],
+  ["ours decode", isDeepStrictEqual(deserializeMessage(SendMessageRequestCodec, requestBytes), request)],
   ["ts-proto decode", tsProto.requestDeserialize(requestBytes).message?.parts?.[0]?.content?.value === request.message?.parts[0]?.content.value],
-  ["ours encode", same(encodeBuffer(SendMessageResponseSchema, answer), expectedBytes)],
+  ["ours encode", same(serializeMessage(SendMessageResponseCodec, answer), expectedBytes)],
   ["protobuf-es encode", same(toBinary(SendMessageResponseSchema, create(SendMessageResponseSchema, answer)), expectedBytes)],
   ["ts-proto encode", same(tsProto.responseSerialize(tsAnswer), expectedBytes)],
 ];
@@ -64,7 +66,7 @@ const operations = [
   {
     name: `decode SendMessageRequest (${requestBytes.length} bytes)`,
     codecs: {
-      ours: () => (sink = decodeBinary(SendMessageRequestSchema, requestBytes)),
+      ours: () => (sink = deserializeMessage(SendMessageRequestCodec, requestBytes)),
       "protobuf-es": () => (sink = fromBinary(SendMessageRequestSchema, requestBytes)),
       "ts-proto": () => (sink = tsProto.requestDeserialize(requestBytes)),
     },
@@ -72,7 +74,7 @@ const operations = [
   {
     name: `encode SendMessageResponse (${expectedBytes.length} bytes)`,
     codecs: {
-      ours: () => (sink = encodeBuffer(SendMessageResponseSchema, answer)),
+      ours: () => (sink = serializeMessage(SendMessageResponseCodec, answer)),
       "protobuf-es": () => (sink = toBinary(SendMessageResponseSchema, create(SendMessageResponseSchema, answer))),
       "ts-proto": () => (sink = tsProto.responseSerialize(tsAnswer)),
     },

@@ -4,8 +4,8 @@
 // message text), measured in one run:
 //
 //   ours         the generated addA2AServiceToServer (generated definition
-//                with protobuf-es codecs + dist/runtime/grpc.js) on a grpc-js
-//                Server
+//                with its build-time codecs, generated/a2a_codec.ts, +
+//                dist/runtime/grpc.js) on a grpc-js Server
 //   a2a-js       @a2a-js/sdk 1.x's grpcService + A2AService definition over a
 //                directly implemented A2ARequestHandler ("binding only")
 //   a2a-js-full  @a2a-js/sdk 1.x as its users run an agent ("full stack"): the

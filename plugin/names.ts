@@ -2,6 +2,7 @@
  * Every name the plugin gives to a generated file or declaration, decided in
  * one place so emitters and tests never spell one themselves.
  */
+import { posix } from "node:path";
 import type { DescFile, DescService } from "@bufbuild/protobuf";
 
 export const names = {
@@ -12,6 +13,30 @@ export const names = {
   httpJsonFile: (file: DescFile) => `${file.name}_http.ts`,
   grpcFile: (file: DescFile) => `${file.name}_grpc.ts`,
   serverFile: (file: DescFile) => `${file.name}_server.ts`,
+  /**
+   * `a2a_codec.ts`: the message codecs specialised at build time, for every
+   * proto file that declares a message some service of the run reads or
+   * writes (google/protobuf/struct.proto's included, beside where its
+   * `_pb.ts` would be).
+   */
+  codecFile: (file: DescFile) => `${file.name}_codec.ts`,
+  /** `a2aCodecs`: the list of a codec file's codecs (and of those it imports), which the method table registers. */
+  codecList: (file: DescFile) => `${lowerCamel(posix.basename(file.name, ".proto"))}Codecs`,
+  /**
+   * What the codec file names for one message, from protoc-gen-es's name
+   * of its shape (`Task`, `Task_Status`): `writeTask`, `readTask`,
+   * `readTaskGroup` (a group's fields, up to its end tag), `newTask` (a zero
+   * message), `writeTaskJson` (ProtoJSON) and `TaskCodec` (all of them, as
+   * the runtime takes them).
+   */
+  codecFunctions: (shape: string) => ({
+    write: `write${shape}`,
+    read: `read${shape}`,
+    readGroup: `read${shape}Group`,
+    zero: `new${shape}`,
+    toJson: `write${shape}Json`,
+    codec: `${shape}Codec`,
+  }),
   /** How one generated file imports another: relative to the output root, as protoplugin wants. */
   importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,
   /** `A2AServiceHandler`: the interface an agent implements. */
@@ -55,4 +80,11 @@ function runtimeEntry(runtimeImport: string, entry: "internal" | "grpc" | "serve
   const file = /\/index(\.[cm]?[jt]s)?$/.exec(runtimeImport);
   if (file !== null) return `${runtimeImport.slice(0, file.index)}/${entry}${file[1] ?? ""}`;
   return `${runtimeImport}/${entry}`;
+}
+
+/** `a2a` -> `a2a`, `library-v1` -> `libraryV1`: an identifier from a file's base name. */
+function lowerCamel(name: string): string {
+  const words = name.split(/[^A-Za-z0-9]+/).filter((w) => w !== "");
+  const joined = words.map((w, i) => (i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1))).join("");
+  return /^[0-9]/.test(joined) || joined === "" ? `_${joined}` : joined;
 }

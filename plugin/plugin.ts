@@ -1,4 +1,5 @@
 import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
+import { emitCodec, emitCodecRegistration, planCodecs } from "./emit/codec.js";
 import { emitGrpc } from "./emit/grpc.js";
 import { emitHandler } from "./emit/handler.js";
 import { emitHttpJson } from "./emit/http-json.js";
@@ -21,6 +22,13 @@ export const protocGenA2a = createEcmaScriptPlugin<Options>({
 function generateTs(schema: Schema<Options>): void {
   const runtime = schema.options.runtimeImport;
   const models = createFileModels(schema.files);
+  // Message codecs, specialised at build time: one codec file per proto file with messages.
+  const codecs = planCodecs(schema.files, schema.allFiles);
+  for (const plan of codecs.files) {
+    const codec = schema.generateFile(names.codecFile(plan.file));
+    codec.preamble(plan.file);
+    emitCodec(codec, codecs, plan, runtime);
+  }
   // Every file is created so that keep_empty_files behaves as in protoc-gen-es;
   // protoplugin drops those that got nothing but a preamble.
   for (const model of models) {
@@ -34,9 +42,10 @@ function generateTs(schema: Schema<Options>): void {
     if (model.services.length === 0) continue;
     emitHandler(handler, model.services, runtime);
     emitMethods(methods, model.services, runtime);
+    emitCodecRegistration(methods, codecs, model.desc, model.services.flatMap((s) => s.methods.flatMap((m) => [m.input, m.output])), runtime);
     emitJsonRpc(jsonRpc, model.desc, model.services, runtime);
     emitHttpJson(httpJson, model.desc, model.services, runtime);
-    emitGrpc(grpc, model.desc, model.services, runtime);
+    emitGrpc(grpc, model.desc, model.services, runtime, codecs);
     emitServer(server, model.desc, model.services, runtime);
   }
 }

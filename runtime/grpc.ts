@@ -2,5 +2,8 @@
 // apart from the main entry so JSON-only agents never load it.
 export * from "./core/grpc/binding.js";
 export * from "./core/grpc/server.js";
-/** The generated definition's (de)serializers: protobuf binary of a message or its init shape. */
-export { decodeBinary, encodeBinary } from "./core/codec/binary-codec.js";
+/**
+ * The generated definitions' (de)serializers, with the codecs emitted beside
+ * them; and protobuf binary by descriptor (a registered codec, else protobuf-es).
+ */
+export { decodeBinary, deserializeMessage, encodeBinary, serializeMessage } from "./core/codec/binary-codec.js";

@@ -3,6 +3,8 @@
  * agent authors: its names follow what the generator emits and may change
  * with it. gRPC's part is in "protoc-gen-a2a/runtime/grpc".
  */
+
+// The bindings.
 export type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "./core/method-spec.js";
 export type { CallContext } from "./core/call-context.js";
 export type { Endpoint } from "./core/transport.js";
@@ -14,3 +16,33 @@ export { createNodeListener } from "./adapters/node-http.js";
 export type { NodeListener } from "./adapters/node-http.js";
 export { withA2AProfile } from "./a2a/profile.js";
 export type { A2ACallContext, A2AGrpcOptions, A2AHttpJsonOptions, A2AJsonRpcOptions } from "./a2a/profile.js";
+
+// The message codecs emitted at build time (`<file>_codec.ts`): how the
+// runtime finds them, and the wire steps they share.
+export { registerCodecs } from "./core/codec/registry.js";
+export type { GenCodec, ReadContext } from "./core/codec/registry.js";
+export {
+  boolKey,
+  bytesOf,
+  customJson,
+  enterMessage,
+  enumJson,
+  floatJson,
+  hasBytes,
+  int32Key,
+  isEnumValue,
+  int64Key,
+  isNonZero64,
+  keepUnknownEnum,
+  mapJson,
+  readTag,
+  readUnknownField,
+  setOwn,
+  skipField,
+  structFieldJson,
+  structFromJson,
+  structToJson,
+  uint64Key,
+  wireTypeOf,
+  writeUnknownFields,
+} from "./core/codec/wire.js";

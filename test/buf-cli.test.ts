@@ -54,11 +54,13 @@ describe.each(versions)("a2a.proto %s", (version) => {
 
   // v0.3.0's service is a2a.v1.A2AService, not lf.a2a.v1's: served as any
   // other service, with no A2A profile and so no one-call A2A server.
-  const ours = ["a2a_grpc.ts", "a2a_handler.ts", "a2a_http.ts", "a2a_jsonrpc.ts", "a2a_methods.ts", ...(version === "v0.3.0" ? [] : ["a2a_server.ts"])];
+  const ours = ["a2a_codec.ts", "a2a_grpc.ts", "a2a_handler.ts", "a2a_http.ts", "a2a_jsonrpc.ts", "a2a_methods.ts", ...(version === "v0.3.0" ? [] : ["a2a_server.ts"])];
 
   test("buf generate writes our files beside a2a_pb.ts", () => {
     const files = listFiles(join(dir, "gen")).filter((f) => f.startsWith("a2a_"));
     expect(files).toEqual([...ours, "a2a_pb.ts"].sort());
+    // The well-known types' codecs are in a2a_codec.ts: no file beside where their _pb.ts would be.
+    expect(listFiles(join(dir, "gen")).filter((f) => f.startsWith("google/protobuf/"))).toEqual([]);
   });
 
   test("a second run gives identical bytes", () => {

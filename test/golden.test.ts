@@ -10,6 +10,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
+import { codecFixtures } from "./support/codec-fixtures.js";
 import { createRequest, projectRoot, runPlugin, scratchDir, writeModule } from "./support/protos.js";
 
 const parameter = "target=ts,import_extension=js,elide_plugin_version=true";
@@ -101,15 +102,17 @@ describe("golden files", () => {
     expect(differences).toEqual([]);
   });
 
-  test("a proto file with messages only gets no output", () => {
+  test("a proto file with messages only gets only a codec", () => {
     const emitted = [...generated.keys()];
-    expect(emitted.filter((p) => p.startsWith("fixtures/v1/common_"))).toEqual([]);
-    // One of each file per fixture with a service, nothing else: the A2A error table lives in the runtime.
+    expect(emitted.filter((p) => p.startsWith("fixtures/v1/common_"))).toEqual(["fixtures/v1/common_codec.ts"]);
+    // One of each file per fixture with a service, a codec per fixture (each declares messages; the
+    // well-known types' codecs are in theirs), nothing else: the A2A error table lives in the runtime.
     expect(emitted.sort()).toEqual(
       [
         ...["fixtures/v1/admin/maintenance", "fixtures/v1/library", "fixtures/v1/routes"].flatMap((base) =>
-          ["grpc", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
+          ["codec", "grpc", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
         ),
+        "fixtures/v1/common_codec.ts",
         // HTTP+JSON only where a service has google.api.http rules.
         "fixtures/v1/library_http.ts",
         "fixtures/v1/routes_http.ts",
@@ -126,10 +129,12 @@ describe("golden files", () => {
 });
 
 describe("golden files type-check", () => {
-  test("tsc --strict accepts them beside protoc-gen-es's output", () => {
+  // With them, the codecs emitted for the binary codec's property-test protos
+  // (proto2, editions, every field kind: code paths the fixtures' proto3 does not take).
+  test("tsc --strict accepts them beside protoc-gen-es's output, and the property tests' codecs too", () => {
     const { dir, done } = scratchDir("golden-tsc");
     try {
-      writeModule(dir, fixtures);
+      writeModule(dir, { ...fixtures, ...codecFixtures });
       const protocGenEs = join(projectRoot, "node_modules/@bufbuild/protoc-gen-es/bin/protoc-gen-es");
       writeFileSync(
         join(dir, "buf.gen.yaml"),
@@ -143,7 +148,7 @@ describe("golden files type-check", () => {
           "",
         ].join("\n"),
       );
-      execFileSync(join(projectRoot, "node_modules/.bin/buf"), ["generate", "--path", "fixtures"], {
+      execFileSync(join(projectRoot, "node_modules/.bin/buf"), ["generate", "--path", "fixtures", "--path", "bc"], {
         cwd: dir,
         stdio: ["ignore", "ignore", "pipe"],
       });
@@ -154,8 +159,12 @@ describe("golden files type-check", () => {
       const goldenFiles = listFiles(goldenDir);
       expect(goldenFiles.length).toBeGreaterThan(0);
       for (const name of goldenFiles) {
+        mkdirSync(dirname(join(dir, "gen", name)), { recursive: true });
         writeFileSync(join(dir, "gen", name), readFileSync(join(goldenDir, name)));
       }
+      const codecs = [...runPlugin(createRequest(codecFixtures, parameter))].filter(([name]) => name.endsWith("_codec.ts"));
+      expect(codecs.map(([name]) => name).sort()).toEqual(["bc/v1/all_codec.ts", "bc/v2/p2_codec.ts", "bc/v3/ed_codec.ts", "bc/v4/longs_codec.ts"]);
+      for (const [name, content] of codecs) writeFileSync(join(dir, "gen", name), content);
       writeFileSync(
         join(dir, "tsconfig.json"),
         JSON.stringify(
@@ -166,6 +175,8 @@ describe("golden files type-check", () => {
               moduleResolution: "NodeNext",
               strict: true,
               noUncheckedIndexedAccess: true,
+              noUnusedLocals: true,
+              noUnusedParameters: true,
               skipLibCheck: true,
               noEmit: true,
               types: ["node"],

@@ -1,21 +1,26 @@
-import type { DescFile } from "@bufbuild/protobuf";
+import type { DescFile, DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
+import type { CodecPlan } from "./codec-plan.js";
 import { coreOptions, docLines, localImport } from "./shared.js";
 
 /**
  * The gRPC binding of each service: the @grpc/grpc-js service definition,
- * (de)serialized with the runtime's binary codec (protobuf-es's wire format
- * without building a message to write one, see
- * runtime/core/codec/binary-codec.ts), and a typed function that serves a
- * handler on a grpc.Server through the runtime.
+ * (de)serialized with the message codecs emitted at build time
+ * (`<file>_codec.ts`, plugin/emit/codec.ts: protobuf-es's wire format
+ * without building a message to write one), and a typed function that
+ * serves a handler on a grpc.Server through the runtime.
  */
-export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
+export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string, codecs: CodecPlan): void {
   const grpcRuntime = names.grpcRuntime(runtimeImport);
   const internal = names.internalRuntime(runtimeImport);
-  const encodeBuffer = f.import("encodeBuffer", grpcRuntime);
-  const decodeBinary = f.import("decodeBinary", grpcRuntime);
+  const serialize = f.import("serializeMessage", grpcRuntime);
+  const deserialize = f.import("deserializeMessage", grpcRuntime);
+  const codec = (message: DescMessage) => {
+    const home = codecs.homeOf(message, codecs.planOf(file));
+    return f.import(codecs.namesOf(message, home, f).codec, names.importPath(names.codecFile(home.file)));
+  };
   for (const s of services) {
     const serviceName = s.desc.typeName;
     f.print(
@@ -30,19 +35,19 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
     f.print(f.export("const", names.grpcDefinition(s.desc)), " = {");
     for (const m of s.methods) {
       const input = f.importShape(m.input);
-      const inputSchema = f.importSchema(m.input);
+      const inputCodec = codec(m.input);
       const output = f.importShape(m.output);
-      const outputSchema = f.importSchema(m.output);
+      const outputCodec = codec(m.output);
       f.print(f.jsDoc(m.desc, "  "));
       f.print("  ", m.desc.localName, ": {");
       f.print("    path: ", f.string(m.grpcPath), ",");
       f.print("    originalName: ", f.string(m.desc.name), ",");
       f.print("    requestStream: false,");
       f.print("    responseStream: ", String(m.kind === "server_streaming"), ",");
-      f.print("    requestSerialize: (value: ", input, "): Buffer => ", encodeBuffer, "(", inputSchema, ", value),");
-      f.print("    requestDeserialize: (bytes: Buffer): ", input, " => ", decodeBinary, "(", inputSchema, ", bytes),");
-      f.print("    responseSerialize: (value: ", output, "): Buffer => ", encodeBuffer, "(", outputSchema, ", value),");
-      f.print("    responseDeserialize: (bytes: Buffer): ", output, " => ", decodeBinary, "(", outputSchema, ", bytes),");
+      f.print("    requestSerialize: (value: ", input, "): Buffer => ", serialize, "(", inputCodec, ", value),");
+      f.print("    requestDeserialize: (bytes: Buffer): ", input, " => ", deserialize, "(", inputCodec, ", bytes),");
+      f.print("    responseSerialize: (value: ", output, "): Buffer => ", serialize, "(", outputCodec, ", value),");
+      f.print("    responseDeserialize: (bytes: Buffer): ", output, " => ", deserialize, "(", outputCodec, ", bytes),");
       f.print("  },");
     }
     f.print("} as const satisfies ", f.import("ServiceDefinition", "@grpc/grpc-js", true), ";");

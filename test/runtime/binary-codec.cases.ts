@@ -1,5 +1,5 @@
 /**
- * The compiled binary codec must agree with protobuf-es exactly:
+ * The binary codecs the plugin emits must agree with protobuf-es exactly:
  * - encodeBinary(desc, v) gives the bytes of toBinary(desc, create(desc, v)),
  *   for an init shape and for the created message alike;
  * - decodeBinary(desc, b) gives what fromBinary(desc, b) gives (toStrictEqual:
@@ -12,9 +12,11 @@
  * editions for explicit presence by default and delimited message fields),
  * on bytes protobuf-es would never write (packed vs unpacked, concatenated
  * messages that merge, unknown fields, truncation), and on A2A's types.
- * Run twice: with compiled per-message code (binary-codec.test.ts) and with
- * the closures used where code generation is disallowed
- * (binary-codec-closures.test.ts).
+ * The fixture protos are run through the plugin here (test/support/codecs.ts:
+ * protoc-gen-es's `_pb.ts` and the emitted `_codec.ts`, loaded and
+ * registered), so `encodeBinary(desc)` and `decodeBinary(desc)` run the
+ * emitted code of `desc`, and `serializeMessage(codec)` what the generated
+ * gRPC definitions call; A2A's types run generated/a2a_codec.ts.
  */
 import {
   ScalarType,
@@ -26,7 +28,8 @@ import {
   type DescMessage,
   type JsonValue,
 } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { CodeGeneratorRequestSchema, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import "../../generated/a2a_methods.js";
 import {
   AgentCardSchema,
   SendMessageRequestSchema,
@@ -34,102 +37,15 @@ import {
   StreamResponseSchema,
   TaskSchema,
 } from "../../generated/a2a_pb.js";
-import { decodeBinary, encodeBinary, readsWriterBuffer } from "../../runtime/core/codec/binary-codec.js";
+import { decodeBinary, encodeBinary, readsWriterBuffer, serializeMessage } from "../../runtime/core/codec/binary-codec.js";
+import { codecOf } from "../../runtime/core/codec/registry.js";
 import { encodeBuffer } from "../../runtime/grpc.js";
-import { compileMessages } from "../support/protos.js";
+import { codecFixtures } from "../support/codec-fixtures.js";
+import { loadCodecs, loadCodecsOf } from "../support/codecs.js";
 import { rng } from "../support/rng.js";
 
-const proto3 = `syntax = "proto3";
-package bc.v1;
-import "google/protobuf/struct.proto";
-import "google/protobuf/timestamp.proto";
-import "google/protobuf/duration.proto";
-import "google/protobuf/wrappers.proto";
-import "google/protobuf/any.proto";
-import "google/protobuf/empty.proto";
-enum Color { COLOR_UNSPECIFIED = 0; COLOR_RED = 1; COLOR_BLUE = 2; }
-message All {
-  double f_double = 1; float f_float = 2; int64 f_int64 = 3; uint64 f_uint64 = 4; int32 f_int32 = 5;
-  fixed64 f_fixed64 = 6; fixed32 f_fixed32 = 7; bool f_bool = 8; string f_string = 9; bytes f_bytes = 10;
-  uint32 f_uint32 = 11; sfixed32 f_sfixed32 = 12; sfixed64 f_sfixed64 = 13; sint32 f_sint32 = 14; sint64 f_sint64 = 15;
-  Color f_enum = 16; Inner f_msg = 17;
-  optional string o_string = 18; optional int32 o_int32 = 19; optional Color o_enum = 20; optional bool o_bool = 21;
-  repeated int64 r_int64 = 22; repeated string r_string = 23; repeated Color r_enum = 24; repeated Inner r_msg = 25;
-  repeated bytes r_bytes = 26; repeated double r_double = 27;
-  map<string, Inner> m_msg = 28; map<int64, string> m_int64 = 29; map<bool, Color> m_bool = 30; map<int32, bytes> m_bytes = 31;
-  oneof choice { string c_string = 32; Inner c_msg = 33; int32 c_int32 = 34; Color c_enum = 35; bytes c_bytes = 53; google.protobuf.Struct c_struct = 54; google.protobuf.StringValue c_wrapped = 55; }
-  google.protobuf.Struct f_struct = 36; google.protobuf.Value f_value = 37; google.protobuf.ListValue f_list = 38;
-  google.protobuf.Timestamp f_ts = 39; google.protobuf.Duration f_dur = 40; repeated google.protobuf.Timestamp r_ts = 41;
-  repeated google.protobuf.Struct r_struct = 42; map<string, google.protobuf.Struct> m_struct = 43;
-  google.protobuf.StringValue w_string = 44; google.protobuf.Int64Value w_int64 = 45; google.protobuf.BytesValue w_bytes = 46;
-  google.protobuf.BoolValue w_bool = 47; google.protobuf.DoubleValue w_double = 48;
-  google.protobuf.Any f_any = 49; google.protobuf.Empty f_empty = 50;
-  repeated sint32 r_sint32 = 51; repeated fixed64 r_fixed64 = 52;
-  map<uint64, Color> m_uint64 = 56; map<sfixed32, double> m_sfixed32 = 57; map<string, bytes> m_str_bytes = 58;
-  repeated bool r_bool = 59; repeated float r_float = 60; repeated uint32 r_uint32 = 61;
-  All recurse = 62;
-  int64 big_number = 3000;
-}
-message Inner {
-  string name = 1;
-  int64 big = 2;
-  bytes raw = 3;
-  Inner child = 4;
-  map<string, string> labels = 5;
-}
-// Field numbers of All, written unpacked.
-message Unpacked {
-  repeated int64 r_int64 = 22 [packed = false]; repeated Color r_enum = 24 [packed = false]; repeated double r_double = 27 [packed = false];
-  repeated sint32 r_sint32 = 51 [packed = false]; repeated fixed64 r_fixed64 = 52 [packed = false];
-  repeated bool r_bool = 59 [packed = false]; repeated float r_float = 60 [packed = false]; repeated uint32 r_uint32 = 61 [packed = false];
-}
-`;
-
-const proto2 = `syntax = "proto2";
-package bc.v2;
-enum Closed { CLOSED_A = 1; CLOSED_B = 2; }
-message P2 {
-  optional int32 i = 1 [default = 7];
-  optional string s = 2 [default = "d"];
-  optional Closed e = 3;
-  repeated Closed re = 4;
-  repeated int32 unpacked = 5;
-  repeated int32 packed = 6 [packed = true];
-  optional P2 child = 7;
-  map<string, Closed> m = 8;
-  optional bytes b = 9 [default = "x"];
-  optional int64 l = 10 [jstype = JS_STRING];
-  repeated uint64 rl = 11 [jstype = JS_STRING];
-  oneof o { Closed o_e = 12; string o_s = 13; }
-  optional Req req = 14;
-  repeated WithGroup groups = 15;
-}
-message Req { required string id = 1; optional int32 n = 2; }
-message WithGroup { optional group G = 1 { optional int32 a = 2; } optional string after = 3; }
-`;
-
-// Editions: explicit presence by default (defaults on the prototype, as in
-// proto2), a delimited message field outside a group, an implicit field,
-// and a proto3 int64 held as a string (its zero, "0", in the zero literal).
-const editions = `edition = "2023";
-package bc.v3;
-message Ed {
-  int32 n = 1 [default = 4];
-  string s = 2;
-  Ed child = 3 [features.message_encoding = DELIMITED];
-  repeated Ed kids = 4 [features.message_encoding = DELIMITED];
-  int32 plain = 5 [features.field_presence = IMPLICIT];
-  repeated int32 packed = 6;
-  oneof pick { string p_s = 7; Ed p_m = 8; }
-}
-`;
-
-const proto3Strings = `syntax = "proto3";
-package bc.v4;
-message Longs { int64 big = 1 [jstype = JS_STRING]; repeated uint64 many = 2 [jstype = JS_STRING]; bytes raw = 3; string name = 4; }
-`;
-
-const message = compileMessages({ "bc/v1/all.proto": proto3, "bc/v2/p2.proto": proto2, "bc/v3/ed.proto": editions, "bc/v4/longs.proto": proto3Strings });
+const emitted = await loadCodecs(codecFixtures);
+const message = emitted.message;
 const All = message("bc.v1.All");
 const Inner = message("bc.v1.Inner");
 const Unpacked = message("bc.v1.Unpacked");
@@ -140,6 +56,9 @@ const Longs = message("bc.v4.Longs");
 
 /** The fixture messages, proto3 and proto2, and A2A's. */
 export const fixtures = { All, Inner, Unpacked, P2, Ed, Longs, Task: TaskSchema, AgentCard: AgentCardSchema, StreamResponse: StreamResponseSchema } as const;
+
+/** The emitted sources of the fixtures' codec files, by file name. */
+export const emittedSources = emitted.sources;
 
 function generator(seed: number) {
   const r = rng(seed);
@@ -285,9 +204,12 @@ function expectSameEncoding(desc: DescMessage, init: unknown): void {
   if (!expected.ok) return;
   expect(encodeBinary(desc, create(desc, init as never))).toEqual(expected.value);
   // What the generated gRPC definitions send: the same bytes, in a Node Buffer.
-  const buffer = encodeBuffer(desc, init as never);
+  const codec = codecOf(desc);
+  expect(codec?.schema).toBe(desc);
+  const buffer = serializeMessage(codec as NonNullable<typeof codec>, init as never);
   expect(Buffer.isBuffer(buffer)).toBe(true);
   expect(new Uint8Array(buffer)).toEqual(expected.value);
+  expect(new Uint8Array(encodeBuffer(desc, init as never))).toEqual(expected.value);
   // Decoded by protobuf-es, the same message as created from the value.
   expect(toBinary(desc, fromBinary(desc, encodeBinary(desc, init as never)))).toEqual(toBinary(desc, fromBinary(desc, expected.value)));
 }
@@ -346,7 +268,7 @@ function roundTrips(desc: DescMessage, seed: number, count: number, others: read
   }
 }
 
-/** The codec's tests, for whichever way its codecs are built (compiled or closures: see runtime/core/codec/codec-fields.ts). */
+/** The codec's tests, on the codecs emitted for the fixtures and A2A's. */
 export function codecTests(): void {
   test.each([1, 2, 3, 4, 5, 6, 7, 8])("proto3 fixture with every field kind, random values, seed %i", (seed) => {
     roundTrips(All, seed, 60, [Inner, Unpacked, P2]);
@@ -376,14 +298,21 @@ export function codecTests(): void {
     expectSameDecoding(WithGroup, concat(second, first));
   });
 
-  test("a message of 25,000 fields (past what one compiled function's parameters could name) codes as protobuf-es codes it", () => {
+  test("a message of 25,000 fields codes as protobuf-es codes it", async () => {
     const field = Array.from({ length: 25_000 }, (_, i) => ({ name: `f${i + 1}`, jsonName: `f${i + 1}`, number: i + 1, type: 5, label: 1 }));
-    const file = create(FileDescriptorProtoSchema, { name: "bc/big.proto", package: "bc.big", syntax: "proto3", messageType: [{ name: "Big", field }] });
-    const Big = createFileRegistry(file, () => undefined).getMessage("bc.big.Big") as DescMessage;
+    const file = create(FileDescriptorProtoSchema, {
+      name: "bc/big.proto",
+      package: "bc.big",
+      syntax: "proto3",
+      messageType: [{ name: "Big", field }],
+    });
+    expect(createFileRegistry(file, () => undefined).getMessage("bc.big.Big")).toBeDefined();
+    const big = await loadCodecsOf(create(CodeGeneratorRequestSchema, { fileToGenerate: [file.name], parameter: "target=ts,import_extension=js", protoFile: [file], sourceFileDescriptors: [file] }));
+    const Big = big.message("bc.big.Big");
     const init = { f1: 1, f12345: -7, f25000: 42 };
     expectSameEncoding(Big, init);
     expectSameDecoding(Big, toBinary(Big, create(Big, init as never)));
-  });
+  }, 60_000);
 
   test("an empty value, null and undefined encode to nothing", () => {
     for (const v of [{}, undefined, null]) expect(encodeBinary(All, v as never)).toEqual(new Uint8Array(0));

@@ -3,9 +3,12 @@
  * whenever readJsonFast answers, its message equals what decodeJson gives
  * through protobuf-es alone (and fromJson with ignoreUnknownFields); when
  * it does not answer, protobuf-es decides. Random bodies over every field
- * kind, mutated into the inputs clients get wrong.
+ * kind, mutated into the inputs clients get wrong. The fixture protos are
+ * run through the plugin here (test/support/codecs.ts), so new messages are
+ * the emitted codecs' zero messages, as in a generated server.
  */
 import { fromJson, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import "../../generated/a2a_methods.js";
 import {
   AgentCardSchema,
   ListTasksRequestSchema,
@@ -15,7 +18,8 @@ import {
 } from "../../generated/a2a_pb.js";
 import { readJsonFast } from "../../runtime/core/codec/json-reader.js";
 import { decodeJson, decodeJsonStrict } from "../../runtime/core/codec/proto-json.js";
-import { compileMessages } from "../support/protos.js";
+import { codecOf } from "../../runtime/core/codec/registry.js";
+import { loadCodecs } from "../support/codecs.js";
 import { rng } from "../support/rng.js";
 
 const proto3 = `syntax = "proto3";
@@ -46,7 +50,7 @@ package jr.v2;
 message P2 { optional int32 i = 1 [default = 7]; optional string s = 2; }
 `;
 
-const message = compileMessages({ "jr/v1/all.proto": proto3, "jr/v2/p2.proto": proto2 });
+const { message } = await loadCodecs({ "jr/v1/all.proto": proto3, "jr/v2/p2.proto": proto2 });
 const All = message("jr.v1.All");
 const P2 = message("jr.v2.P2");
 
@@ -155,6 +159,10 @@ function compare(desc: DescMessage, seed: number, count: number): number {
   }
   return answered;
 }
+
+test("the fixtures and A2A's types have emitted codecs (their zero messages are what the fast path fills)", () => {
+  for (const desc of [All, message("jr.v1.Inner"), P2, SendMessageRequestSchema, TaskSchema]) expect(codecOf(desc)?.schema).toBe(desc);
+});
 
 describe("readJsonFast answers only as protobuf-es would", () => {
   test.each([1, 2, 3, 4, 5, 6])("every field kind, random and mutated bodies, seed %i", (seed) => {

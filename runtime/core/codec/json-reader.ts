@@ -65,7 +65,7 @@ function compile(desc: DescMessage): Reader | null {
     return null;
   }
   const entries = new Map<string, Entry>();
-  const zero = zeroFactory(desc).make;
+  const zero = zeroFactory(desc) as () => Fields;
   const reader: Reader = {
     read(json, depth) {
       if (!isObject(json) || depth > maxDepth) return undefined;
