@@ -45,6 +45,7 @@ import { loadCodecs, loadCodecsOf } from "../support/codecs.js";
 import { rng } from "../support/rng.js";
 
 const emitted = await loadCodecs(codecFixtures);
+afterAll(() => emitted.done());
 const message = emitted.message;
 const All = message("bc.v1.All");
 const Inner = message("bc.v1.Inner");
@@ -309,6 +310,7 @@ export function codecTests(): void {
     expect(createFileRegistry(file, () => undefined).getMessage("bc.big.Big")).toBeDefined();
     const big = await loadCodecsOf(create(CodeGeneratorRequestSchema, { fileToGenerate: [file.name], parameter: "target=ts,import_extension=js", protoFile: [file], sourceFileDescriptors: [file] }));
     const Big = big.message("bc.big.Big");
+    big.done();
     const init = { f1: 1, f12345: -7, f25000: 42 };
     expectSameEncoding(Big, init);
     expectSameDecoding(Big, toBinary(Big, create(Big, init as never)));

@@ -50,7 +50,8 @@ package jr.v2;
 message P2 { optional int32 i = 1 [default = 7]; optional string s = 2; }
 `;
 
-const { message } = await loadCodecs({ "jr/v1/all.proto": proto3, "jr/v2/p2.proto": proto2 });
+const { message, done } = await loadCodecs({ "jr/v1/all.proto": proto3, "jr/v2/p2.proto": proto2 });
+afterAll(done);
 const All = message("jr.v1.All");
 const P2 = message("jr.v2.P2");
 

@@ -83,6 +83,7 @@ message Odd { optional string a = 1 [json_name = "__proto__"]; optional int32 n 
 
 const emitted = await loadCodecs({ "jw/v1/jw.proto": fixture, "jw/v2/p2.proto": proto2 });
 const message = emitted.message;
+afterAll(() => emitted.done());
 const All = message("jw.v1.All");
 const fixtureTable: RequiredFieldTable = Object.fromEntries(
   collectRequiredFields([All, message("jw.v1.Wrapped")]).map((t) => [

@@ -24,6 +24,8 @@ export interface EmittedCodecs {
   readonly codecs: ReadonlyMap<string, GenCodec>;
   /** The emitted source of each generated file, by name (`bc/v1/all_codec.ts`). */
   readonly sources: ReadonlyMap<string, string>;
+  /** Removes the scratch folder the modules were loaded from (call it once the tests are done). */
+  done(): void;
 }
 
 const protocGenEs = join(projectRoot, "node_modules/@bufbuild/protoc-gen-es/bin/protoc-gen-es");
@@ -47,8 +49,6 @@ export async function loadCodecsOf(request: CodeGeneratorRequest): Promise<Emitt
   for (const [name, content] of runPlugin(request)) if (name.endsWith("_codec.ts")) sources.set(name, content);
 
   const { dir, done } = scratchDir("codecs");
-  // Kept until the process ends: the modules are loaded from it.
-  process.once("exit", done);
   const compilerOptions = { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true };
   for (const [name, content] of sources) {
     const dest = join(dir, name.replace(/\.ts$/, ".js"));
@@ -73,6 +73,7 @@ export async function loadCodecsOf(request: CodeGeneratorRequest): Promise<Emitt
     },
     codecs,
     sources,
+    done,
   };
 }
 
