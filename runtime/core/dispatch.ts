@@ -113,7 +113,7 @@ type HandlerFn = (request: Message, context: CallContext) => unknown;
 
 /**
  * A handler's result on the gRPC path, left as the handler gave it: the
- * generated definition serializes with the runtime's encodeBinary, which
+ * generated definition serializes with its emitted codec, which
  * writes an init shape exactly as `toBinary(create(desc, value))` would, so
  * creating the message first would only build a tree to be read once. Typed
  * as a Message because that is what grpc-js is told the definition takes.

@@ -37,9 +37,8 @@ import {
   StreamResponseSchema,
   TaskSchema,
 } from "../../generated/a2a_pb.js";
-import { decodeBinary, encodeBinary, readsWriterBuffer, serializeMessage } from "../../runtime/core/codec/binary-codec.js";
+import { decodeBinary, encodeBinary, encodeBuffer, readsWriterBuffer, serializeMessage } from "../../runtime/core/codec/binary-codec.js";
 import { codecOf } from "../../runtime/core/codec/registry.js";
-import { encodeBuffer } from "../../runtime/grpc.js";
 import { codecFixtures } from "../support/codec-fixtures.js";
 import { loadCodecs, loadCodecsOf } from "../support/codecs.js";
 import { rng } from "../support/rng.js";

@@ -66,6 +66,14 @@ export function decodeBinary<Desc extends DescMessage>(desc: Desc, bytes: Uint8A
 }
 
 /**
+ * A message or its init shape in protobuf binary by descriptor, as the
+ * Buffer grpc-js wants (a registered codec, else protobuf-es).
+ */
+export function encodeBuffer<Desc extends DescMessage>(desc: Desc, value: MessageInitShape<Desc>): Buffer {
+  return encodeBinaryWith(desc, value, toBuffer);
+}
+
+/**
  * A message or its init shape in protobuf binary, written by its emitted
  * codec, as the Buffer grpc-js wants: one copy out of the writer, into
  * Buffer's pool for small messages. What the generated definitions

@@ -6,10 +6,9 @@
  * the "protoc-gen-a2a/runtime/grpc" entry, apart from the main runtime, so
  * JSON-only agents never load grpc-js.
  */
-import { toBinary, type DescMessage, type Message, type MessageInitShape } from "@bufbuild/protobuf";
+import { toBinary, type Message } from "@bufbuild/protobuf";
 import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
 import { signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
-import { encodeBinaryWith } from "../codec/binary-codec.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
 import { grpcStatusOf, rpcCode } from "../error-encoding.js";
 import { toRpcError } from "../errors.js";
@@ -25,22 +24,6 @@ export interface GrpcServiceConfig<H extends object> extends DispatchConfig<H> {
   readonly definition: ServiceDefinition;
   /** The generated method table, keyed like the definition. */
   readonly methods: Readonly<Record<string, MethodSpec>>;
-}
-
-/**
- * A message or its init shape in protobuf binary (as `encodeBinary`), as
- * the Buffer grpc-js wants: one copy out of the codec's writer, into
- * Buffer's pool for small messages. What the generated definitions
- * serialize with.
- */
-export function encodeBuffer<Desc extends DescMessage>(desc: Desc, value: MessageInitShape<Desc>): Buffer {
-  return encodeBinaryWith(desc, value, toBuffer);
-}
-
-function toBuffer(bytes: Uint8Array, length: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
-  out.set(length === bytes.byteLength ? bytes : bytes.subarray(0, length));
-  return out;
 }
 
 /** Adds the service to `server`, served by `handler`. */
@@ -198,7 +181,7 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
   const respond = (value: unknown) => {
     req.done();
     sendResponseHeaders(call, dispatch, scope);
-    // The handler's message or its init shape: the definition's encodeBuffer writes either.
+    // The handler's message or its init shape: the definition's serializeMessage writes either.
     callback(null, value as Message);
   };
   if (isPromiseLike(result)) result.then(respond, fail);
