@@ -1,6 +1,6 @@
 /**
- * Message codecs specialised at build time: protoc-gen-a2a emits one per
- * message type in `<file>_codec.ts` (plugin/emit/codec.ts), and the
+ * Message codecs specialised at build time (D22): protoc-gen-a2a emits one
+ * per message type in `<file>_codec.ts` (plugin/emit/codec.ts), and the
  * runtime finds them by message descriptor.
  *
  * The one mechanism: a generated codec file exports the list of its codecs
