@@ -1,7 +1,8 @@
-import type { DescField, DescFile, DescMessage } from "@bufbuild/protobuf";
+import type { DescFile, DescMessage } from "@bufbuild/protobuf";
 import { nestedTypes } from "@bufbuild/protobuf/reflect";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import { names } from "../names.js";
+import { messageOf } from "../model/required-fields.js";
 import { isDelimited } from "./codec-context.js";
 
 /** What one message's codec is called in a codec file. */
@@ -55,20 +56,6 @@ export interface CodecPlan {
   isGroup(message: DescMessage): boolean;
   /** The codec lists `file`'s method table registers for `roots`, its services' requests and responses: where their codecs are (their lists include what they hold). */
   listsFor(file: DescFile, roots: Iterable<DescMessage>): readonly CodecFilePlan[];
-}
-
-/** The message a field holds (singular, list item or map value), if any. */
-export function messageOf(field: DescField): DescMessage | undefined {
-  switch (field.fieldKind) {
-    case "message":
-      return field.message;
-    case "list":
-      return field.listKind === "message" ? field.message : undefined;
-    case "map":
-      return field.mapKind === "message" ? field.message : undefined;
-    default:
-      return undefined;
-  }
 }
 
 /** Plans the codecs of `files` (the files to generate); `allFiles` (every file of the request, in its order) decides the order of codec files. */

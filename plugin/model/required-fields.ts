@@ -14,7 +14,8 @@ export function isRequired(field: DescField): boolean {
   return getOption(field, field_behavior).includes(FieldBehavior.REQUIRED);
 }
 
-function messageOf(field: DescField): DescMessage | undefined {
+/** The message a field holds (singular, list item or map value), if any. */
+export function messageOf(field: DescField): DescMessage | undefined {
   switch (field.fieldKind) {
     case "message":
       return field.message;
