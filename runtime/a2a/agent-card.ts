@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Binding } from "../core/call-context.js";
 import { httpErrorBody } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
+import { httpErrors } from "../core/http/endpoint.js";
 import type { CoreRequest, CoreResponse } from "../core/transport.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
@@ -58,7 +59,7 @@ export function policyOf(card: JsonObject): Pick<AgentPolicy, "capabilities" | "
   };
 }
 
-const methodNotAllowed = { ...A2AErrorTable.MethodNotFound, httpStatus: 405 } as const;
+const { methodNotAllowed } = httpErrors(A2AErrorTable);
 
 /** A handler for GET /.well-known/agent-card.json serving `card`, which never changes while it runs. */
 export function createAgentCardEndpoint(card: JsonObject, options: { readonly maxAgeSeconds?: number } = {}) {

@@ -16,7 +16,7 @@ import { httpErrorBody } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
 import { addGrpcService } from "../core/grpc/binding.js";
 import { addHealthService, addReflectionService, createGrpcServer, listenGrpc, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "../core/grpc/server.js";
-import { createHttpJsonEndpoint } from "../core/http/endpoint.js";
+import { createHttpJsonEndpoint, httpErrors } from "../core/http/endpoint.js";
 import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
 import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
@@ -105,8 +105,8 @@ export interface AgentServer {
   close(): Promise<void>;
 }
 
-// A path no binding serves: the router's own 404, the one error table's row.
-const nothingHere = { ...A2AErrorTable.MethodNotFound, grpcStatus: "NOT_FOUND" } as const;
+// A path no binding serves: the router's own 404.
+const { routeNotFound: nothingHere } = httpErrors(A2AErrorTable);
 
 export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, options: ServeOptions = {}): Promise<AgentServer> {
   const host = options.host ?? "127.0.0.1";

@@ -5,26 +5,24 @@
  * methods. Transport adapters (node:http, fetch) run it.
  */
 import type { JsonValue, Message } from "@bufbuild/protobuf";
-import type { Authenticate, CallContext } from "../call-context.js";
+import type { CallContext } from "../call-context.js";
 import type { CallScope } from "../call-scope.js";
 import { JsonDecodeError } from "../codec/proto-json.js";
 import { defaultBodyLimit, defaultHeartbeatMs } from "../defaults.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type StreamFraming } from "../dispatch.js";
 import { httpErrorBody } from "../error-encoding.js";
-import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
+import { RpcError, toRpcError, type CoreErrorTable, type ErrorTableEntry } from "../errors.js";
 import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
 import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 import { parsePathTemplate } from "./path-template.js";
 import { createRouter } from "./router.js";
 import { createTranscoder, type Transcoder } from "./transcoding.js";
 
-export interface HttpJsonOptions {
+export interface HttpJsonOptions extends Pick<DispatchConfig, "authenticate"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
   /** Milliseconds between SSE heartbeat comments; 0 disables them. Default 15 s (D14). */
   readonly heartbeatMs?: number;
-  /** Turns a request's headers into the principal, or refuses it; runs first on every call. */
-  readonly authenticate?: Authenticate | undefined;
   /** Path the routes are mounted under, e.g. `/a2a/rest`; default none. */
   readonly basePath?: string;
 }
@@ -34,6 +32,25 @@ export interface HttpJsonEndpointConfig<H extends object> extends HttpJsonOption
   readonly methods: Readonly<Record<string, MethodSpec>>;
   /** The generated google.api.http rules. */
   readonly rules: readonly HttpRuleSpec[];
+}
+
+/**
+ * HTTP statuses an error table has no row for: the same error in HTTP's own
+ * word. Shared by every HTTP endpoint of a profile (the routes, the Agent
+ * Card, the one-call server's fallback), so they answer alike.
+ */
+export function httpErrors(errors: CoreErrorTable): {
+  readonly routeNotFound: ErrorTableEntry;
+  readonly methodNotAllowed: ErrorTableEntry;
+  readonly tooLarge: ErrorTableEntry;
+  readonly notJson: ErrorTableEntry;
+} {
+  return {
+    routeNotFound: { ...errors.MethodNotFound, grpcStatus: "NOT_FOUND" },
+    methodNotAllowed: { ...errors.MethodNotFound, httpStatus: 405 },
+    tooLarge: { ...errors.InvalidRequest, httpStatus: 413 },
+    notJson: { ...errors.ContentTypeNotSupported, httpStatus: 415 },
+  };
 }
 
 interface Target {
@@ -57,11 +74,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       return { httpMethod: rule.httpMethod, template: parsePathTemplate(rule.path), target: { rule, spec, transcoder: createTranscoder(spec.input, rule) } };
     }),
   );
-  // HTTP statuses the error table has no row for: same error, HTTP's own word.
-  const routeNotFound: ErrorTableEntry = { ...errors.MethodNotFound, grpcStatus: "NOT_FOUND" };
-  const methodNotAllowed: ErrorTableEntry = { ...errors.MethodNotFound, httpStatus: 405 };
-  const tooLarge: ErrorTableEntry = { ...errors.InvalidRequest, httpStatus: 413 };
-  const notJson: ErrorTableEntry = { ...errors.ContentTypeNotSupported, httpStatus: 415 };
+  const { routeNotFound, methodNotAllowed, tooLarge, notJson } = httpErrors(errors);
   const jsonTypes = dispatch.mediaType === "application/json" ? "application/json" : `${dispatch.mediaType} or application/json`;
 
   function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>): CoreResponse {

@@ -4,7 +4,6 @@
  * SSE for streaming methods. Transport adapters (node:http, fetch) run it.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import type { Authenticate } from "../call-context.js";
 import type { CallScope } from "../call-scope.js";
 import { defaultBodyLimit, defaultHeartbeatMs } from "../defaults.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type StreamFraming } from "../dispatch.js";
@@ -13,13 +12,11 @@ import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
 import type { MethodSpec } from "../method-spec.js";
 import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 
-export interface JsonRpcOptions {
+export interface JsonRpcOptions extends Pick<DispatchConfig, "authenticate"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
   /** Milliseconds between SSE heartbeat comments; 0 disables them. Default 15 s (D14). */
   readonly heartbeatMs?: number;
-  /** Turns a request's headers into the principal, or refuses it; runs first on every call. */
-  readonly authenticate?: Authenticate | undefined;
 }
 
 export interface JsonRpcEndpointConfig<H extends object> extends JsonRpcOptions, DispatchConfig<H> {
