@@ -13,6 +13,8 @@ export const names = {
   httpJsonFile: (file: DescFile) => `${file.name}_http.ts`,
   grpcFile: (file: DescFile) => `${file.name}_grpc.ts`,
   serverFile: (file: DescFile) => `${file.name}_server.ts`,
+  /** `a2a_tasks.ts`: the task runtime typed with the file's messages (A2AService only). */
+  tasksFile: (file: DescFile) => `${file.name}_tasks.ts`,
   /**
    * `a2a_codec.ts`: the message codecs specialised at build time, for every
    * proto file that declares a message some service of the run reads or
@@ -69,6 +71,18 @@ export const names = {
   serverRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "server"),
   /** `serveA2AService`: one call serving an agent on every binding. */
   serve: (service: DescService) => `serve${service.name}`,
+  /** `createA2AServiceTaskHandler`: an executor and a store made into the whole handler. */
+  taskHandlerFactory: (service: DescService) => `create${service.name}TaskHandler`,
+  /** `A2AServiceTaskHandler`: what that factory returns. */
+  taskHandler: (service: DescService) => `${service.name}TaskHandler`,
+  /** `A2AServiceExecutor`: the one function an agent writes. */
+  executor: (service: DescService) => `${service.name}Executor`,
+  /** `A2AServiceRequestContext`: what the executor is called with. */
+  requestContext: (service: DescService) => `${service.name}RequestContext`,
+  /** `A2AServiceEvent`: what the executor yields. */
+  taskEvent: (service: DescService) => `${service.name}Event`,
+  /** `A2AServiceTaskTypes`: the service's messages as the task runtime's type parameters. */
+  taskTypes: (service: DescService) => `${service.name}TaskTypes`,
 } as const;
 
 /**

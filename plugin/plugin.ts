@@ -5,6 +5,7 @@ import { emitHandler } from "./emit/handler.js";
 import { emitHttpJson } from "./emit/http-json.js";
 import { emitJsonRpc } from "./emit/jsonrpc.js";
 import { emitServer } from "./emit/server.js";
+import { emitTasks } from "./emit/tasks.js";
 import { emitMethods } from "./emit/methods.js";
 import { createFileModels } from "./model/service-model.js";
 import { names } from "./names.js";
@@ -38,7 +39,8 @@ function generateTs(schema: Schema<Options>): void {
     const httpJson = schema.generateFile(names.httpJsonFile(model.desc));
     const grpc = schema.generateFile(names.grpcFile(model.desc));
     const server = schema.generateFile(names.serverFile(model.desc));
-    for (const f of [handler, methods, jsonRpc, httpJson, grpc, server]) f.preamble(model.desc);
+    const tasks = schema.generateFile(names.tasksFile(model.desc));
+    for (const f of [handler, methods, jsonRpc, httpJson, grpc, server, tasks]) f.preamble(model.desc);
     if (model.services.length === 0) continue;
     emitHandler(handler, model.services, runtime);
     emitMethods(methods, model.services, runtime);
@@ -47,5 +49,6 @@ function generateTs(schema: Schema<Options>): void {
     emitHttpJson(httpJson, model.desc, model.services, runtime);
     emitGrpc(grpc, model.desc, model.services, runtime, codecs);
     emitServer(server, model.desc, model.services, runtime);
+    emitTasks(tasks, model.desc, model.services, runtime);
   }
 }

@@ -34,6 +34,18 @@ export type { A2AErrorOptions } from "./a2a/errors.js";
 export { RpcError, isRpcError } from "./core/errors.js";
 export type { RpcCodeName, RpcErrorOptions } from "./core/errors.js";
 
+// The task runtime behind the generated `create<Service>TaskHandler`.
+export type { TaskHandlerOptions } from "./a2a/tasks/task-handler.js";
+export type { RequestContext } from "./a2a/tasks/executor.js";
+export type { IdKind } from "./a2a/tasks/task-runtime.js";
+export { createInMemoryTaskStore } from "./a2a/tasks/in-memory-store.js";
+export type { InMemoryTaskStore, InMemoryTaskStoreOptions } from "./a2a/tasks/in-memory-store.js";
+export { BadPageTokenError } from "./a2a/tasks/task-store.js";
+export type { ConfigPage, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "./a2a/tasks/task-store.js";
+export { createPushDelivery } from "./a2a/tasks/push-delivery.js";
+export type { PushDelivery, PushDeliveryOptions, PushTarget } from "./a2a/tasks/push-delivery.js";
+export { textOf } from "./a2a/tasks/text.js";
+
 // Options of A2A endpoints.
 export type { AgentPolicy } from "./a2a/policy.js";
 export type { VersionPolicy } from "./a2a/service-params.js";

@@ -17,6 +17,11 @@ export type { NodeListener } from "./adapters/node-http.js";
 export { withA2AProfile } from "./a2a/profile.js";
 export type { A2ACallContext, A2AGrpcOptions, A2AHttpJsonOptions, A2AJsonRpcOptions } from "./a2a/profile.js";
 
+// The task runtime, typed by the generated `_tasks.ts`.
+export { createTaskHandler } from "./a2a/tasks/task-handler.js";
+export type { TaskHandler, TaskHandlerOptions } from "./a2a/tasks/task-handler.js";
+export type { RequestContext, TaskEvent } from "./a2a/tasks/executor.js";
+
 // The message codecs emitted at build time (`<file>_codec.ts`): how the
 // runtime finds them, and the wire steps they share.
 export { registerCodecs } from "./core/codec/registry.js";

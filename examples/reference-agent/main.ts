@@ -5,7 +5,7 @@
  * The extended card needs `Authorization: Bearer <A2A_TOKEN>` (default "demo").
  */
 import { serveA2AService } from "../../generated/a2a_server.js";
-import { createReferenceAgent } from "./agent.js";
+import { createReferenceAgent } from "./handler.js";
 import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "./config.js";
 
 const port = Number(process.env.PORT ?? 8080);

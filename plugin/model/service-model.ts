@@ -2,6 +2,7 @@ import type { DescFile, DescMessage, DescMethod, DescService } from "@bufbuild/p
 import { a2aServiceName, agentCardTypeName } from "../../runtime/a2a/names.js";
 import type { MethodKind } from "../../runtime/core/method-spec.js";
 import { compareTemplatePrecedence, templateKey } from "../../runtime/core/http/path-template.js";
+import { createA2ATaskModel, type A2ATaskModel } from "./a2a-tasks.js";
 import { createDiagnostics, type Diagnostics } from "./diagnostics.js";
 import { createHttpBindings, type HttpBindingModel } from "./http-binding.js";
 import { collectRequiredFields, type RequiredFieldsModel } from "./required-fields.js";
@@ -22,6 +23,8 @@ export interface MethodModel {
 export interface A2AModel {
   /** `lf.a2a.v1.AgentCard` when an RPC returns it: the public card's type, which `serve<Service>` takes. */
   readonly card: DescMessage | undefined;
+  /** The messages the task runtime works with (`createA2AServiceTaskHandler`). */
+  readonly tasks: A2ATaskModel | undefined;
 }
 
 export interface ServiceModel {
@@ -67,13 +70,13 @@ function createServiceModel(desc: DescService, diag: Diagnostics): ServiceModel 
   const routes = withStreamingPostTwins(methods.flatMap((m) => m.http)).sort(compareRoutes);
   reportDuplicateRoutes(routes, diag);
   const requiredFields = collectRequiredFields(methods.flatMap((m) => [m.input, m.output]));
-  return { desc, methods, routes, requiredFields, a2a: a2aModel(desc) };
+  return { desc, methods, routes, requiredFields, a2a: a2aModel(desc, diag) };
 }
 
-function a2aModel(desc: DescService): A2AModel | undefined {
+function a2aModel(desc: DescService, diag: Diagnostics): A2AModel | undefined {
   if (desc.typeName !== a2aServiceName) return undefined;
   // An A2AService that hands out no card still gets A2A's rules, without the one-call server.
-  return { card: desc.methods.map((m) => m.output).find((m) => m.typeName === agentCardTypeName) };
+  return { card: desc.methods.map((m) => m.output).find((m) => m.typeName === agentCardTypeName), tasks: createA2ATaskModel(desc, diag) };
 }
 
 /**

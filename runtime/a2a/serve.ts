@@ -206,9 +206,16 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     close: () => {
       // Health checkers stop routing here before the calls in flight finish.
       health?.setAll("NOT_SERVING");
-      return Promise.all([closeHttp(http, drainMs), grpc === undefined ? undefined : closeGrpc(grpc, drainMs)]).then(() => undefined);
+      // Then a task handler aborts the executors still running and stops push delivery.
+      return Promise.all([closeHttp(http, drainMs), grpc === undefined ? undefined : closeGrpc(grpc, drainMs)]).then(() => closeHandler(config.handler));
     },
   };
+}
+
+/** A handler with a close() (the task handler's) is closed with the server. */
+function closeHandler(handler: object): Promise<void> | undefined {
+  const close = (handler as { close?: unknown }).close;
+  return typeof close === "function" ? Promise.resolve(close.call(handler)).then(() => undefined) : undefined;
 }
 
 function closeHttp(server: HttpServer, drainMs: number): Promise<void> {

@@ -44,7 +44,7 @@ import {
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import * as sdkErrors from "@a2a-js/sdk/errors";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
-import { createReferenceAgent } from "../../examples/reference-agent/agent.js";
+import { createReferenceAgent } from "../../examples/reference-agent/handler.js";
 import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
 import { A2AErrorTable } from "../../runtime/a2a/errors.js";
 import { A2AServiceGrpcDefinition } from "../../generated/a2a_grpc.js";
@@ -81,7 +81,10 @@ const servers: AgentServer[] = [];
 const sdkClients: Client[] = [];
 
 async function serve(card: AgentCard, options: { drainMs?: number } = {}): Promise<AgentServer> {
-  const server = await serveA2AService(createReferenceAgent(referenceExtendedCard), card, {
+  // Readable ids (task-N, ctx-N, cfg-N), which the normalizer turns into symbolic ones.
+  const prefix = { task: "task", context: "ctx", config: "cfg", message: "msg", artifact: "art" } as const;
+  let next = 0;
+  const server = await serveA2AService(createReferenceAgent(referenceExtendedCard, { newId: (kind) => `${prefix[kind]}-${++next}` }), card, {
     port: 0,
     grpcPort: 0,
     host: "127.0.0.1",

@@ -20,7 +20,7 @@ import { A2AServiceJsonRpcMethods } from "../../generated/a2a_jsonrpc.js";
 import { A2AServiceHttpRules, A2AServiceMethods, A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
 import { AgentCardSchema, GetTaskRequestSchema, ListTasksRequestSchema, Role, SendMessageRequestSchema, type SendMessageResponse } from "../../generated/a2a_pb.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
-import { createReferenceAgent } from "../../examples/reference-agent/agent.js";
+import { createReferenceAgent } from "../../examples/reference-agent/handler.js";
 import { referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
 
 const run = promisify(execFile);

@@ -1,0 +1,257 @@
+/**
+ * Push-notification delivery (spec section 4.3.3): POSTs a task's stream
+ * responses to the webhooks its push configs name. Delivery runs beside the
+ * task, never in its way: `deliver` only queues, and each (task, url) has a
+ * lane that sends one notification at a time, so a receiver sees a task's
+ * updates in order and a slow or failing receiver holds back only its own
+ * lane. Every connection goes through the SSRF guard (section 13.2).
+ */
+import { Agent, request } from "undici";
+import { PushGuardError, createPushGuard } from "./push-guard.js";
+
+/** Where one push config sends: taken from a TaskPushNotificationConfig. */
+export interface PushTarget {
+  readonly url: string;
+  /** The config's token; sent as `X-A2A-Notification-Token` when not empty. */
+  readonly token: string;
+  /** The config's authentication: sent as `Authorization: <scheme> <credentials>` when scheme is set. */
+  readonly authentication?: { readonly scheme: string; readonly credentials: string } | undefined;
+}
+
+export interface PushDeliveryOptions {
+  /** Per attempt. Default 10_000 ms. */
+  readonly timeoutMs?: number;
+  /** Attempts per notification, the first included. Default 5. */
+  readonly maxAttempts?: number;
+  /** First retry delay; doubles each retry (with jitter up to 20 %), capped by maxBackoffMs. Default 500 ms. */
+  readonly backoffMs?: number;
+  /** Default 30_000 ms. */
+  readonly maxBackoffMs?: number;
+  /** Notifications waiting per (task, url) before the oldest is dropped (and reported). Default 1000. */
+  readonly maxQueued?: number;
+  /**
+   * Destinations allowed although the SSRF guard would refuse them: each entry is a host name
+   * (`localhost`), an IP address, or a CIDR (`127.0.0.0/8`, `::1/128`). The tests allow their
+   * loopback receiver with it. Default none.
+   */
+  readonly allow?: readonly string[];
+  /** Every notification given up on, and every dropped one; default writes one line to console.error. */
+  readonly onError?: (error: Error, info: { readonly taskId: string; readonly url: string }) => void;
+}
+
+export interface PushDelivery {
+  /**
+   * Queues `body` (the ProtoJSON text of one A2A StreamResponse) for each target, and returns at
+   * once: delivery never blocks the caller. Per (taskId, target url) notifications are sent one
+   * at a time in the order queued (a retry holds back the ones after it); different tasks and
+   * urls are independent.
+   */
+  deliver(taskId: string, targets: readonly PushTarget[], body: string): void;
+  /**
+   * Checks a push URL when a config is created: it must parse, be http: or https:, and its host,
+   * after DNS resolution (every address it resolves to), must not be loopback, private (RFC 1918),
+   * link-local, unique-local (fc00::/7), unspecified, CGNAT 100.64/10, multicast/broadcast, or an
+   * IPv4-mapped IPv6 form of those, unless `allow` lets it. Rejects with an Error whose message
+   * names the URL and the reason (the caller turns it into InvalidParams).
+   */
+  check(url: string): Promise<void>;
+  /** Resolves when nothing is queued or in flight (tests and graceful shutdown wait on it). */
+  idle(): Promise<void>;
+  /** Stops: queued notifications are dropped, in-flight requests aborted, timers cleared. */
+  close(): Promise<void>;
+}
+
+interface Notification {
+  readonly target: PushTarget;
+  readonly body: string;
+}
+
+/** One (task, url): what waits, and the attempt or backoff under way, so close() can stop it. */
+interface Lane {
+  readonly taskId: string;
+  readonly url: string;
+  readonly queue: Notification[];
+  done: Promise<void>;
+  attempt: AbortController | undefined;
+  backoff: { readonly timer: NodeJS.Timeout; readonly wake: () => void } | undefined;
+}
+
+function positive(name: string, value: number | undefined, fallback: number, integer = false): number {
+  if (value === undefined) return fallback;
+  if (!(value > 0) || (integer && !Number.isInteger(value))) {
+    throw new RangeError(`push delivery: ${name} must be a positive ${integer ? "integer" : "number"}, got ${value}`);
+  }
+  return value;
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+/** Whether `error` is, or was caused by, a guard refusal: the client may hand it back wrapped. */
+function isRefusal(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) if (e instanceof PushGuardError) return true;
+  return false;
+}
+
+function headersOf(target: PushTarget): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": "application/a2a+json" };
+  const auth = target.authentication;
+  if (auth?.scheme) headers["authorization"] = `${auth.scheme} ${auth.credentials}`;
+  if (target.token) headers["x-a2a-notification-token"] = target.token;
+  return headers;
+}
+
+export function createPushDelivery(options: PushDeliveryOptions = {}): PushDelivery {
+  const timeoutMs = positive("timeoutMs", options.timeoutMs, 10_000);
+  const maxAttempts = positive("maxAttempts", options.maxAttempts, 5, true);
+  const backoffMs = positive("backoffMs", options.backoffMs, 500);
+  const maxBackoffMs = positive("maxBackoffMs", options.maxBackoffMs, 30_000);
+  const maxQueued = positive("maxQueued", options.maxQueued, 1000, true);
+  const onError =
+    options.onError ??
+    ((error: Error, info: { readonly taskId: string; readonly url: string }) =>
+      console.error(`a2a push (task ${info.taskId}, ${info.url}): ${error.message}`));
+
+  const guard = createPushGuard(options.allow);
+  // The guard's lookup runs inside every connect, on the address connected
+  // to. Redirects are never followed: undici's request only follows them
+  // with a redirect interceptor, and this agent has none.
+  const agent = new Agent({ connect: { lookup: guard.lookup } });
+  const lanes = new Map<string, Lane>();
+  let idleWaiters: (() => void)[] = [];
+  // Set before close() does anything, so every lane that wakes from it sees it.
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  function report(error: Error, lane: Lane): void {
+    try {
+      onError(error, { taskId: lane.taskId, url: lane.url });
+    } catch {
+      // A throwing callback must not end the lane it was called from.
+    }
+  }
+
+  async function attempt(lane: Lane, { target, body }: Notification): Promise<void> {
+    const url = guard.screen(target.url);
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    timer.unref();
+    lane.attempt = controller;
+    try {
+      const response = await request(url, {
+        dispatcher: agent,
+        method: "POST",
+        headers: headersOf(target),
+        body,
+        signal: controller.signal,
+      });
+      // The status alone decides; the body is read only to free the socket
+      // for the next notification, so a failure reading it changes nothing.
+      await response.body.dump().catch(() => undefined);
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        throw new Error(`${target.url} answered HTTP ${response.statusCode}`);
+      }
+    } catch (error) {
+      if (timedOut) throw new Error(`${target.url} did not answer within ${timeoutMs} ms`, { cause: error });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      lane.attempt = undefined;
+    }
+  }
+
+  function pause(lane: Lane, retry: number): Promise<void> {
+    const delay = Math.min(maxBackoffMs, backoffMs * 2 ** (retry - 1) * (1 + Math.random() * 0.2));
+    return new Promise<void>((wake) => {
+      const timer = setTimeout(wake, delay);
+      timer.unref();
+      lane.backoff = { timer, wake };
+    }).finally(() => {
+      lane.backoff = undefined;
+    });
+  }
+
+  async function send(lane: Lane, notification: Notification): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      let failure: Error;
+      try {
+        await attempt(lane, notification);
+        return;
+      } catch (error) {
+        failure = toError(error);
+      }
+      if (closed) return;
+      if (tries >= maxAttempts || isRefusal(failure)) {
+        const times = tries === 1 ? "1 attempt" : `${tries} attempts`;
+        report(new Error(`push notification to ${lane.url} given up after ${times}: ${failure.message}`, { cause: failure }), lane);
+        return;
+      }
+      await pause(lane, tries);
+      if (closed) return;
+    }
+  }
+
+  async function run(key: string, lane: Lane): Promise<void> {
+    for (let next = lane.queue.shift(); next && !closed; next = lane.queue.shift()) {
+      await send(lane, next);
+    }
+    // No await between the empty queue and this, so a deliver() cannot slip
+    // a notification into a lane that is going away.
+    lanes.delete(key);
+    if (lanes.size === 0) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const wake of waiters) wake();
+    }
+  }
+
+  function deliver(taskId: string, targets: readonly PushTarget[], body: string): void {
+    // A task finishing during shutdown may still publish; that is no error.
+    if (closed) return;
+    for (const target of targets) {
+      const key = JSON.stringify([taskId, target.url]);
+      let lane = lanes.get(key);
+      if (!lane) {
+        const created: Lane = { taskId, url: target.url, queue: [], done: Promise.resolve(), attempt: undefined, backoff: undefined };
+        // Started on a microtask, so not even the connect happens inside deliver().
+        created.done = Promise.resolve().then(() => run(key, created));
+        lanes.set(key, created);
+        lane = created;
+      }
+      if (lane.queue.length >= maxQueued) {
+        lane.queue.shift();
+        report(new Error(`push notification to ${target.url} dropped: more than ${maxQueued} waiting for task ${taskId}`), lane);
+      }
+      lane.queue.push({ target, body });
+    }
+  }
+
+  function idle(): Promise<void> {
+    return lanes.size === 0 ? Promise.resolve() : new Promise((wake) => idleWaiters.push(wake));
+  }
+
+  function close(): Promise<void> {
+    closed = true;
+    closing ??= (async () => {
+      const running = [...lanes.values()];
+      for (const lane of running) {
+        lane.queue.length = 0;
+        lane.attempt?.abort();
+        if (lane.backoff) {
+          clearTimeout(lane.backoff.timer);
+          lane.backoff.wake();
+        }
+      }
+      await Promise.all(running.map((lane) => lane.done));
+      await agent.destroy();
+    })();
+    return closing;
+  }
+
+  return { deliver, check: guard.check, idle, close };
+}

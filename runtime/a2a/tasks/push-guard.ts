@@ -1,0 +1,157 @@
+/**
+ * The SSRF guard of push notifications (spec section 13.2). A push URL comes
+ * from a client, so without it an agent would POST wherever a caller asks,
+ * its own network and cloud metadata endpoints included. The guard judges
+ * addresses, not names: a name is judged by every address it resolves to,
+ * and the same judgement runs inside the socket's own DNS lookup, so a name
+ * that resolves differently at connect time (DNS rebinding) is refused there.
+ */
+import { lookup as lookupCallback, type LookupAddress } from "node:dns";
+import { lookup as lookupPromise } from "node:dns/promises";
+import { BlockList, isIP, type LookupFunction } from "node:net";
+
+/** A refusal by the guard; never worth retrying, as the next attempt would be refused the same. */
+export class PushGuardError extends Error {
+  override readonly name = "PushGuardError";
+}
+
+type Family = "ipv4" | "ipv6";
+
+// One BlockList per reason, so a refusal can say why. BlockList matches an
+// IPv4-mapped IPv6 address (::ffff:127.0.0.1, ::ffff:7f00:1) against the
+// IPv4 rules itself, which covers the mapped forms of every IPv4 row.
+const forbidden: readonly (readonly [reason: string, rules: readonly (readonly [string, number, Family])[]])[] = [
+  ["unspecified", [["0.0.0.0", 8, "ipv4"], ["::", 128, "ipv6"]]],
+  ["loopback", [["127.0.0.0", 8, "ipv4"], ["::1", 128, "ipv6"]]],
+  ["private (RFC 1918)", [["10.0.0.0", 8, "ipv4"], ["172.16.0.0", 12, "ipv4"], ["192.168.0.0", 16, "ipv4"]]],
+  ["shared address space (CGNAT, RFC 6598)", [["100.64.0.0", 10, "ipv4"]]],
+  ["link-local", [["169.254.0.0", 16, "ipv4"], ["fe80::", 10, "ipv6"]]],
+  ["unique-local or site-local", [["fc00::", 7, "ipv6"], ["fec0::", 10, "ipv6"]]],
+  ["multicast", [["224.0.0.0", 4, "ipv4"], ["ff00::", 8, "ipv6"]]],
+  // 240/4 is reserved and ends in the limited broadcast 255.255.255.255.
+  ["reserved or broadcast", [["240.0.0.0", 4, "ipv4"]]],
+];
+
+const forbiddenLists = forbidden.map(([reason, rules]) => {
+  const list = new BlockList();
+  for (const [network, prefix, family] of rules) list.addSubnet(network, prefix, family);
+  return [reason, list] as const;
+});
+
+function familyOf(address: string): Family | undefined {
+  const version = isIP(address);
+  return version === 4 ? "ipv4" : version === 6 ? "ipv6" : undefined;
+}
+
+/** URL hosts come bracketed (`[::1]`) and may end in the root's dot; allow entries may be written either way. */
+function normalizeHost(host: string): string {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  return bare.toLowerCase().replace(/\.$/, "");
+}
+
+export interface PushGuard {
+  /**
+   * What can be judged without DNS: the URL parses, is http: or https:, and
+   * a literal address in it is allowed. Returns the parsed URL. A literal
+   * never reaches `lookup` (the socket connects to it directly), so this is
+   * the only check it gets at delivery.
+   */
+  screen(url: string): URL;
+  /** `screen`, then every address the host resolves to. */
+  check(url: string): Promise<void>;
+  /** A socket `lookup` that resolves with node:dns and fails when any address is refused. */
+  readonly lookup: LookupFunction;
+}
+
+/** A guard that lets through what `allow` names: host names, addresses, CIDRs. */
+export function createPushGuard(allow: readonly string[] = []): PushGuard {
+  const allowedHosts = new Set<string>();
+  const allowedAddresses = new BlockList();
+  for (const entry of allow) {
+    const [written = "", prefix, ...rest] = entry.split("/");
+    const network = normalizeHost(written);
+    const family = familyOf(network);
+    if (prefix === undefined && family) {
+      allowedAddresses.addAddress(network, family);
+    } else if (prefix === undefined) {
+      allowedHosts.add(network);
+    } else {
+      const bits = Number(prefix);
+      const max = family === "ipv4" ? 32 : 128;
+      if (!family || rest.length > 0 || !/^\d+$/.test(prefix) || bits > max) {
+        throw new Error(`push allow entry "${entry}" is neither a host name, an IP address nor a CIDR`);
+      }
+      allowedAddresses.addSubnet(network, bits, family);
+    }
+  }
+
+  /** Why `address` may not be pushed to; undefined when it may. */
+  function refusal(address: string): string | undefined {
+    const family = familyOf(address);
+    if (!family) return "not an IP address";
+    if (allowedAddresses.check(address, family)) return undefined;
+    return forbiddenLists.find(([, list]) => list.check(address, family))?.[0];
+  }
+
+  function refuseAny(where: string, host: string, addresses: readonly LookupAddress[]): PushGuardError | undefined {
+    if (addresses.length === 0) return new PushGuardError(`${where}: ${host} resolves to no address`);
+    for (const { address } of addresses) {
+      const reason = refusal(address);
+      if (reason) {
+        const via = address === host ? "" : ` resolves to ${address}, which`;
+        return new PushGuardError(`${where} refused by the SSRF guard: ${host}${via} is ${reason}`);
+      }
+    }
+    return undefined;
+  }
+
+  function screen(url: string): URL {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new PushGuardError(`push URL "${url}" is not a valid URL`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new PushGuardError(`push URL "${url}" must be http: or https:, not ${parsed.protocol}`);
+    }
+    const host = normalizeHost(parsed.hostname);
+    const family = familyOf(host);
+    if (family) {
+      const refused = refuseAny(`push URL "${url}"`, host, [{ address: host, family: family === "ipv4" ? 4 : 6 }]);
+      if (refused) throw refused;
+    }
+    return parsed;
+  }
+
+  async function check(url: string): Promise<void> {
+    const parsed = screen(url);
+    const host = normalizeHost(parsed.hostname);
+    if (familyOf(host) || allowedHosts.has(host)) return;
+    let addresses: LookupAddress[];
+    try {
+      addresses = await lookupPromise(host, { all: true });
+    } catch (error) {
+      throw new PushGuardError(`push URL "${url}": ${host} does not resolve (${(error as Error).message})`, { cause: error });
+    }
+    const refused = refuseAny(`push URL "${url}"`, host, addresses);
+    if (refused) throw refused;
+  }
+
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    // Ask for every address whatever the socket asked for: one refused
+    // address refuses the name, so the answer cannot depend on which one
+    // the socket would have picked.
+    lookupCallback(hostname, { family: options.family, hints: options.hints, all: true }, (error, addresses) => {
+      if (error) return callback(error, "");
+      const host = normalizeHost(hostname);
+      const refused = allowedHosts.has(host) ? undefined : refuseAny(`push destination ${host}`, host, addresses);
+      if (refused) return callback(refused, "");
+      if (options.all) return callback(null, addresses);
+      const [first] = addresses;
+      return first ? callback(null, first.address, first.family) : callback(new PushGuardError(`${host} resolves to no address`), "");
+    });
+  };
+
+  return { screen, check, lookup };
+}

@@ -1,0 +1,141 @@
+/**
+ * One stream following a task (the SendStreamingMessage that started it, or
+ * a SubscribeToTask): an async iterator over the task's events that the
+ * binding pulls as its socket drains. Its backlog is bounded: the task's
+ * executor waits while a subscriber is `highWater` events behind, and a
+ * subscriber that stays there past its grace time is cut with an error, so
+ * one reader that never reads neither stalls the task nor grows the heap.
+ */
+import { RpcError } from "../../core/errors.js";
+
+const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
+
+export class Subscriber<E> implements AsyncIterableIterator<E> {
+  #queue: (E | undefined)[] = [];
+  #head = 0;
+  #pending: { resolve(r: IteratorResult<E>): void; reject(e: unknown): void } | undefined;
+  #ended = false;
+  #error: unknown;
+  #finished = false;
+  #drained: (() => void) | undefined;
+
+  constructor(
+    readonly highWater: number,
+    private readonly signal: AbortSignal,
+    private readonly onFinish: (s: Subscriber<E>) => void,
+  ) {
+    // The caller went away: end now, whatever is queued (D14).
+    signal.addEventListener("abort", this.#abort, { once: true });
+  }
+
+  readonly #abort = () => this.#finish();
+
+  /** Events queued and not yet read. */
+  get backlog(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  get finished(): boolean {
+    return this.#finished || this.#ended;
+  }
+
+  push(event: E): void {
+    if (this.#ended || this.#finished) return;
+    const pending = this.#pending;
+    if (pending !== undefined) {
+      this.#pending = undefined;
+      pending.resolve({ value: event, done: false });
+      return;
+    }
+    this.#queue.push(event);
+  }
+
+  /** Ends the stream after what is queued; with `error`, that is thrown last. */
+  end(error?: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#error = error;
+    if (this.backlog === 0) this.#settlePending();
+  }
+
+  /** Ends the stream now, dropping what is queued: the subscriber fell too far behind. */
+  cut(behind: number): void {
+    this.#queue = [];
+    this.#head = 0;
+    this.end(new RpcError("RESOURCE_EXHAUSTED", `this stream fell ${behind} events behind the task and was closed; SubscribeToTask to follow it again`));
+  }
+
+  /** Resolves when the backlog is down to half the high-water mark, or the stream ends; after `graceMs`, cuts it. */
+  whenDrained(graceMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.cut(this.backlog);
+        this.#drained = undefined;
+        resolve();
+      }, graceMs);
+      this.#drained = () => {
+        clearTimeout(timer);
+        this.#drained = undefined;
+        resolve();
+      };
+    });
+  }
+
+  next(): Promise<IteratorResult<E>> {
+    if (this.backlog > 0) {
+      const event = this.#queue[this.#head] as E;
+      this.#queue[this.#head++] = undefined;
+      if (this.#head === this.#queue.length) {
+        this.#queue = [];
+        this.#head = 0;
+      } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
+      if (this.#drained !== undefined && this.backlog <= this.highWater / 2) this.#drained();
+      return Promise.resolve({ value: event, done: false });
+    }
+    if (this.#ended || this.#finished) {
+      const error = this.#error;
+      this.#error = undefined;
+      this.#finish();
+      return error === undefined ? Promise.resolve(done) : Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      this.#pending = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<E>> {
+    this.#finish();
+    return Promise.resolve(done);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  #settlePending(): void {
+    const pending = this.#pending;
+    if (pending === undefined) return;
+    this.#pending = undefined;
+    const error = this.#error;
+    this.#error = undefined;
+    this.#finish();
+    if (error === undefined) pending.resolve(done);
+    else pending.reject(error);
+  }
+
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#queue = [];
+    this.#head = 0;
+    this.signal.removeEventListener("abort", this.#abort);
+    this.#drained?.();
+    const pending = this.#pending;
+    this.#pending = undefined;
+    pending?.resolve(done);
+    this.onFinish(this);
+  }
+}

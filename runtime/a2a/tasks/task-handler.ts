@@ -1,0 +1,376 @@
+/**
+ * An executor and a store made into the handler of A2AService's task
+ * methods: every task rule of the spec (3.1, 3.2.4, 3.4) checked here once,
+ * for all three bindings, and every task seen only by the tenant and owner
+ * that created it (13.1): a task of someone else is TaskNotFound, exactly
+ * as one that does not exist, on every method.
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "../errors.js";
+import type { A2ACallContext } from "../profile.js";
+import type { TaskEvent, TaskExecutor } from "./executor.js";
+import { createInMemoryTaskStore } from "./in-memory-store.js";
+import { taskStatesOf, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskTypes } from "./model.js";
+import { createPushDelivery, type PushDelivery, type PushDeliveryOptions } from "./push-delivery.js";
+import { snapshotOf } from "./snapshot.js";
+import type { Subscriber } from "./subscriber.js";
+import { BadPageTokenError, type StoredTask, type TaskOwner, type TaskStore } from "./task-store.js";
+import { Execution, TaskRuntime, type IdKind } from "./task-runtime.js";
+import type { RequiredFieldTable } from "../../core/method-spec.js";
+
+export interface TaskHandlerOptions {
+  /** Where tasks and push configs are kept. Default: createInMemoryTaskStore(). */
+  readonly store?: TaskStore;
+  /** Push delivery: its options (SSRF allowlist, timeouts, retries), or one made with createPushDelivery. */
+  readonly push?: PushDeliveryOptions | PushDelivery;
+  /**
+   * Who owns a caller's tasks, from the principal the authenticate hook
+   * returned. Default: the principal itself when a string, else its
+   * `subject`, `sub` or `id`; anonymous callers are the owner "".
+   */
+  readonly ownerOf?: (principal: unknown) => string;
+  /** Errors of the executor (the task is FAILED) and of push delivery. Default: one line on console.error. */
+  readonly onError?: (error: unknown, info: { readonly taskId: string }) => void;
+  /** Events a stream may be behind before the executor waits for it. Default 64. */
+  readonly subscriberHighWater?: number;
+  /** How long the executor waits for a stream at the high-water mark before that stream is cut. Default 10,000 ms. */
+  readonly slowSubscriberMs?: number;
+  /** Ids of new tasks, contexts, agent messages, artifacts and push configs. Default crypto.randomUUID(). */
+  readonly newId?: (kind: IdKind) => string;
+}
+
+/** What the generated `_tasks.ts` hands over. */
+export interface TaskHandlerConfig {
+  readonly schemas: TaskSchemas;
+  readonly required: RequiredFieldTable;
+}
+
+interface SendMessageRequestLike<M> {
+  readonly message?: M | undefined;
+  readonly configuration?:
+    | {
+        readonly historyLength?: number | undefined;
+        readonly returnImmediately: boolean;
+        readonly taskPushNotificationConfig?: PushConfigLike | undefined;
+      }
+    | undefined;
+  readonly metadata?: JsonObject | undefined;
+}
+
+interface ListTasksRequestLike {
+  readonly contextId: string;
+  readonly status: number;
+  readonly pageSize?: number | undefined;
+  readonly pageToken: string;
+  readonly historyLength?: number | undefined;
+  readonly statusTimestampAfter?: Timestamp | undefined;
+  readonly includeArtifacts?: boolean | undefined;
+}
+
+type SendResult<Ty extends TaskTypes> = { payload: { case: "task"; value: Ty["task"] } | { case: "message"; value: Ty["message"] } };
+
+/** The handler the runtime makes: A2AService's ten task and push methods, and close(). */
+export interface TaskHandler<Ty extends TaskTypes> {
+  sendMessage(request: SendMessageRequestLike<Ty["message"]>, context: A2ACallContext): Promise<SendResult<Ty>>;
+  sendStreamingMessage(request: SendMessageRequestLike<Ty["message"]>, context: A2ACallContext): AsyncIterable<Ty["streamResponse"]>;
+  getTask(request: { readonly id: string; readonly historyLength?: number | undefined }, context: A2ACallContext): Promise<Ty["task"]>;
+  listTasks(request: ListTasksRequestLike, context: A2ACallContext): Promise<{ tasks: Ty["task"][]; nextPageToken: string; pageSize: number; totalSize: number }>;
+  cancelTask(request: { readonly id: string }, context: A2ACallContext): Promise<Ty["task"]>;
+  subscribeToTask(request: { readonly id: string }, context: A2ACallContext): AsyncIterable<Ty["streamResponse"]>;
+  createTaskPushNotificationConfig(request: PushConfigLike, context: A2ACallContext): Promise<Ty["pushConfig"]>;
+  getTaskPushNotificationConfig(request: { readonly taskId: string; readonly id: string }, context: A2ACallContext): Promise<Ty["pushConfig"]>;
+  listTaskPushNotificationConfigs(
+    request: { readonly taskId: string; readonly pageSize: number; readonly pageToken: string },
+    context: A2ACallContext,
+  ): Promise<{ configs: Ty["pushConfig"][]; nextPageToken: string }>;
+  deleteTaskPushNotificationConfig(request: { readonly taskId: string; readonly id: string }, context: A2ACallContext): Promise<Record<string, never>>;
+  /** Aborts running executors, ends streams, stops push delivery and closes the store. */
+  close(): Promise<void>;
+}
+
+export function createTaskHandler<Ty extends TaskTypes>(
+  config: TaskHandlerConfig,
+  executor: TaskExecutor<Ty["message"], Ty["task"], TaskEvent>,
+  options: TaskHandlerOptions = {},
+): TaskHandler<Ty> {
+  const store = options.store ?? createInMemoryTaskStore();
+  const ownStore = options.store === undefined;
+  const push = isPushDelivery(options.push) ? options.push : createPushDelivery(options.push);
+  const ownPush = !isPushDelivery(options.push);
+  const ownerOf = options.ownerOf ?? defaultOwnerOf;
+  const newId = options.newId ?? (() => crypto.randomUUID());
+  const states = taskStatesOf(config.schemas.taskState);
+  const runtime = new TaskRuntime({
+    schemas: config.schemas,
+    states,
+    required: config.required,
+    executor: executor as unknown as TaskExecutor<MessageLike, TaskLike, TaskEvent>,
+    store,
+    push,
+    onError: options.onError ?? reportError,
+    highWater: options.subscriberHighWater ?? 64,
+    slowSubscriberMs: options.slowSubscriberMs ?? 10_000,
+    newId,
+  });
+
+  const ownerOfCall = (context: A2ACallContext): TaskOwner => ({ tenant: context.tenant ?? "", owner: ownerOf(context.principal) });
+  /** The caller's task, or TaskNotFound: another owner's task is not told apart from a missing one. */
+  const visible = async (id: string, owner: TaskOwner): Promise<StoredTask> => {
+    const record = id === "" ? undefined : await store.get(id);
+    if (record === undefined || record.tenant !== owner.tenant || record.owner !== owner.owner) {
+      throw new TaskNotFoundError(`no task ${id}`, { metadata: { taskId: id } });
+    }
+    return record;
+  };
+  const historyOf = (historyLength: number | undefined): number | undefined => {
+    if (historyLength !== undefined && historyLength < 0) {
+      throw new InvalidParamsError(`historyLength must not be negative (got ${historyLength})`, { metadata: { historyLength: String(historyLength) } });
+    }
+    return historyLength;
+  };
+  const checkedConfig = async (request: PushConfigLike, taskId: string, tenant: string): Promise<PushConfigLike> => {
+    try {
+      await push.check(request.url);
+    } catch (err) {
+      throw new InvalidParamsError(err instanceof Error ? err.message : String(err), { metadata: { url: request.url } });
+    }
+    return { ...request, id: request.id === "" ? newId("config") : request.id, taskId, tenant };
+  };
+
+  /** Checks a SendMessage and starts its execution. */
+  const accept = async (request: SendMessageRequestLike<Ty["message"]>, context: A2ACallContext, stream: Subscriber<object> | undefined) => {
+    const message = request.message as MessageLike | undefined;
+    if (message === undefined) throw new InvalidParamsError("message is required");
+    const historyLength = historyOf(request.configuration?.historyLength);
+    const owner = ownerOfCall(context);
+    let record: StoredTask | undefined;
+    let taskId: string;
+    let contextId: string;
+    if (message.taskId !== "") {
+      record = await visible(message.taskId, owner);
+      taskId = record.task.id;
+      contextId = record.task.contextId;
+      // Spec 3.4.3: a contextId that is not the task's is rejected, never corrected.
+      if (message.contextId !== "" && message.contextId !== contextId) {
+        throw new InvalidParamsError(`message.contextId ${message.contextId} is not the context of task ${taskId} (${contextId})`, {
+          metadata: { taskId, contextId: message.contextId },
+        });
+      }
+      const state = record.task.status?.state ?? 0;
+      if (states.isTerminal(state)) {
+        throw new UnsupportedOperationError(`task ${taskId} is ${states.nameOf(state)} and takes no more messages`, { metadata: { taskId } });
+      }
+    } else {
+      taskId = newId("task");
+      contextId = message.contextId === "" ? newId("context") : message.contextId;
+    }
+    const pushConfig = request.configuration?.taskPushNotificationConfig;
+    const configs = pushConfig === undefined ? [] : [await checkedConfig(pushConfig, taskId, owner.tenant)];
+    if (record !== undefined && configs.length > 0) {
+      for (const c of configs) await store.putConfig(c);
+      await runtime.configsChanged(taskId);
+    }
+    const exec = new Execution(
+      owner,
+      taskId,
+      contextId,
+      { ...message, taskId, contextId },
+      context,
+      request.metadata,
+      stream,
+      record === undefined ? configs : [],
+    );
+    await runtime.start(exec, record);
+    return { exec, historyLength };
+  };
+
+  const handler: TaskHandler<Ty> = {
+    async sendMessage(request, context) {
+      const { exec, historyLength } = await accept(request, context, undefined);
+      const first = await exec.first.promise;
+      if ("reply" in first) return { payload: { case: "message", value: first.reply as Ty["message"] } };
+      // Blocking unless asked otherwise (spec 3.2.2): until a terminal or interrupted state.
+      if (request.configuration?.returnImmediately === true) return { payload: { case: "task", value: snapshotOf(first.task, historyLength) as Ty["task"] } };
+      await untilAborted(exec.settled.promise, context.signal);
+      return { payload: { case: "task", value: snapshotOf(exec.live?.record.task ?? first.task, historyLength) as Ty["task"] } };
+    },
+
+    sendStreamingMessage(request, context) {
+      return lazyStream(async () => {
+        const stream = runtime.newSubscriber(context.signal);
+        try {
+          await accept(request, context, stream);
+        } catch (err) {
+          void stream.return();
+          throw err;
+        }
+        return stream;
+      });
+    },
+
+    async getTask(request, context) {
+      const historyLength = historyOf(request.historyLength);
+      const record = await visible(request.id, ownerOfCall(context));
+      return snapshotOf(record.task, historyLength) as Ty["task"];
+    },
+
+    async listTasks(request, context) {
+      const pageSize = request.pageSize ?? 50;
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+        throw new InvalidParamsError(`pageSize must be between 1 and 100 (got ${pageSize})`, { metadata: { pageSize: String(pageSize) } });
+      }
+      const historyLength = historyOf(request.historyLength);
+      let page;
+      try {
+        page = await store.list(ownerOfCall(context), {
+          contextId: request.contextId,
+          state: request.status,
+          statusAfterMs: request.statusTimestampAfter === undefined ? undefined : timestampMs(request.statusTimestampAfter),
+          pageSize,
+          pageToken: request.pageToken,
+        });
+      } catch (err) {
+        if (err instanceof BadPageTokenError) throw new InvalidParamsError(err.message, { metadata: { pageToken: request.pageToken } });
+        throw err;
+      }
+      return {
+        tasks: page.tasks.map((t) => snapshotOf(t, historyLength, request.includeArtifacts === true) as Ty["task"]),
+        nextPageToken: page.nextPageToken,
+        pageSize,
+        totalSize: page.totalSize,
+      };
+    },
+
+    async cancelTask(request, context) {
+      const record = await visible(request.id, ownerOfCall(context));
+      const state = record.task.status?.state ?? 0;
+      if (states.isTerminal(state)) {
+        throw new TaskNotCancelableError(`task ${request.id} is ${states.nameOf(state)} and cannot be canceled`, { metadata: { taskId: request.id } });
+      }
+      await runtime.cancel(record);
+      return snapshotOf(record.task, undefined) as Ty["task"];
+    },
+
+    subscribeToTask(request, context) {
+      return lazyStream(async () => {
+        const record = await visible(request.id, ownerOfCall(context));
+        const state = record.task.status?.state ?? 0;
+        if (states.isTerminal(state)) {
+          throw new UnsupportedOperationError(`task ${request.id} is ${states.nameOf(state)}; there is nothing to follow`, { metadata: { taskId: request.id } });
+        }
+        const stream = runtime.newSubscriber(context.signal);
+        await runtime.subscribe(record, stream);
+        return stream;
+      });
+    },
+
+    async createTaskPushNotificationConfig(request, context) {
+      const owner = ownerOfCall(context);
+      const record = await visible(request.taskId, owner);
+      const config = await checkedConfig(request, record.task.id, owner.tenant);
+      await store.putConfig(config);
+      await runtime.configsChanged(record.task.id);
+      return config as Ty["pushConfig"];
+    },
+
+    async getTaskPushNotificationConfig(request, context) {
+      await visible(request.taskId, ownerOfCall(context));
+      const config = await store.getConfig(request.taskId, request.id);
+      // The spec has no ConfigNotFound: TaskNotFound is the error it names (checklist 1.2).
+      if (config === undefined) throw new TaskNotFoundError(`task ${request.taskId} has no push config ${request.id}`, { metadata: { taskId: request.taskId } });
+      return config as Ty["pushConfig"];
+    },
+
+    async listTaskPushNotificationConfigs(request, context) {
+      if (!Number.isInteger(request.pageSize) || request.pageSize < 0 || request.pageSize > 100) {
+        throw new InvalidParamsError(`pageSize must be between 1 and 100, or 0 for the default (got ${request.pageSize})`, { metadata: { pageSize: String(request.pageSize) } });
+      }
+      await visible(request.taskId, ownerOfCall(context));
+      try {
+        const page = await store.listConfigs(request.taskId, request.pageSize, request.pageToken);
+        return { configs: [...page.configs] as Ty["pushConfig"][], nextPageToken: page.nextPageToken };
+      } catch (err) {
+        if (err instanceof BadPageTokenError) throw new InvalidParamsError(err.message, { metadata: { pageToken: request.pageToken } });
+        throw err;
+      }
+    },
+
+    async deleteTaskPushNotificationConfig(request, context) {
+      await visible(request.taskId, ownerOfCall(context));
+      // Idempotent (spec 3.1.10): deleting a config that is gone succeeds.
+      await store.deleteConfig(request.taskId, request.id);
+      await runtime.configsChanged(request.taskId);
+      return {};
+    },
+
+    async close() {
+      runtime.close();
+      if (ownPush) await push.close();
+      if (ownStore) await store.close?.();
+    },
+  };
+  return handler;
+}
+
+function isPushDelivery(value: PushDeliveryOptions | PushDelivery | undefined): value is PushDelivery {
+  return value !== undefined && typeof (value as Partial<PushDelivery>).deliver === "function";
+}
+
+function defaultOwnerOf(principal: unknown): string {
+  if (principal === undefined || principal === null) return "";
+  if (typeof principal === "string") return principal;
+  if (typeof principal === "object") {
+    for (const key of ["subject", "sub", "id"] as const) {
+      const value = (principal as Record<string, unknown>)[key];
+      if (typeof value === "string" && value !== "") return value;
+    }
+  }
+  throw new Error("the task handler cannot tell who owns this caller's tasks: give it an ownerOf option for this principal");
+}
+
+function reportError(error: unknown, info: { readonly taskId: string }): void {
+  console.error(`task ${info.taskId}:`, error);
+}
+
+/** Waits for `promise`, or until the caller has gone away. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = () => resolve();
+    signal.addEventListener("abort", stop, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    });
+  });
+}
+
+/**
+ * A stream whose checks run at the first read, so that an error there
+ * (TaskNotFound, ...) is the binding's normal error response (D14).
+ */
+function lazyStream<E>(open: () => Promise<AsyncIterator<E>>): AsyncIterable<E> {
+  return {
+    [Symbol.asyncIterator]() {
+      let inner: Promise<AsyncIterator<E>> | undefined;
+      let opened: AsyncIterator<E> | undefined;
+      const started = () => (inner ??= open());
+      return {
+        // Once open, reads go straight to the stream: no promise of this wrapper per event.
+        next: () =>
+          opened !== undefined
+            ? opened.next()
+            : started().then((it) => {
+                opened = it;
+                return it.next();
+              }),
+        return: async () => {
+          if (inner === undefined) return { value: undefined, done: true };
+          const it = await inner.catch(() => undefined);
+          return (await it?.return?.()) ?? { value: undefined, done: true };
+        },
+      };
+    },
+  };
+}

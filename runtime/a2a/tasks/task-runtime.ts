@@ -1,0 +1,452 @@
+/**
+ * The task lifecycle (spec 3.1, 3.4, 3.5): runs the executor for each message,
+ * applies its events to the task in place, and fans each event out, in the
+ * order it happened, to every stream following the task and to its push
+ * configs. What lives here is what only this process knows: the running
+ * executions, their abort controllers and the subscribers; the tasks
+ * themselves are the store's.
+ */
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { jsonWriter } from "../../core/codec/json-writer.js";
+import type { RequiredFieldTable } from "../../core/method-spec.js";
+import type { A2ACallContext } from "../profile.js";
+import type { RequestContext, TaskEvent, TaskExecutor } from "./executor.js";
+import { make, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "./model.js";
+import type { PushDelivery } from "./push-delivery.js";
+import { snapshotOf } from "./snapshot.js";
+import { Subscriber } from "./subscriber.js";
+import type { StoredTask, TaskOwner, TaskStore } from "./task-store.js";
+
+type StreamEvent = object;
+
+/** What an id is minted for. */
+export type IdKind = "task" | "context" | "message" | "artifact" | "config";
+
+export interface TaskRuntimeSettings {
+  readonly schemas: TaskSchemas;
+  readonly states: TaskStates;
+  readonly required: RequiredFieldTable;
+  readonly executor: TaskExecutor<MessageLike, TaskLike, TaskEvent>;
+  readonly store: TaskStore;
+  readonly push: PushDelivery;
+  readonly onError: (error: unknown, info: { readonly taskId: string }) => void;
+  readonly highWater: number;
+  readonly slowSubscriberMs: number;
+  readonly newId: (kind: IdKind) => string;
+}
+
+/** A task this process is running an executor for, or streaming to someone. */
+class LiveTask {
+  readonly subscribers = new Set<Subscriber<StreamEvent>>();
+  /** Executions of one task run one after the other, in the order their messages came. */
+  chain: Promise<void> = Promise.resolve();
+  queued = 0;
+  running: Execution | undefined;
+  configs: readonly PushConfigLike[] = [];
+  ready: Promise<void> = Promise.resolve();
+  /** The task's artifacts by id, for appends. */
+  readonly artifacts = new Map<string, ArtifactLike>();
+  lastArtifactId = "";
+
+  constructor(readonly record: StoredTask) {
+    for (const artifact of record.task.artifacts) this.artifacts.set(artifact.artifactId, artifact);
+    this.lastArtifactId = record.task.artifacts.at(-1)?.artifactId ?? "";
+  }
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** What the first event of an execution made: the task as that event left it, or a direct reply. */
+export type FirstOutcome = { readonly task: TaskLike } | { readonly reply: MessageLike };
+
+/** One run of the executor for one message. */
+export class Execution {
+  readonly controller = new AbortController();
+  readonly first = deferred<FirstOutcome>();
+  /** Resolves when the task reached a terminal or interrupted state, or the executor ended. */
+  readonly settled = deferred<void>();
+  /** No event is taken any more: the task is terminal, or this run ended. */
+  over = false;
+  /** `first` is resolved. */
+  answered = false;
+  live: LiveTask | undefined;
+
+  constructor(
+    readonly owner: TaskOwner,
+    readonly taskId: string,
+    readonly contextId: string,
+    readonly message: MessageLike,
+    readonly call: A2ACallContext,
+    readonly metadata: JsonObject | undefined,
+    /** The stream of the SendStreamingMessage that brought the message, before the task exists. */
+    readonly stream: Subscriber<StreamEvent> | undefined,
+    readonly configs: readonly PushConfigLike[],
+  ) {}
+}
+
+export class TaskRuntime {
+  readonly #s: TaskRuntimeSettings;
+  readonly #live = new Map<string, LiveTask>();
+  readonly #writeJson: (value: unknown) => unknown;
+  readonly #agentRole: number;
+  #closed = false;
+
+  constructor(settings: TaskRuntimeSettings) {
+    this.#s = settings;
+    this.#writeJson = jsonWriter(settings.schemas.streamResponse, settings.required);
+    const agent = settings.schemas.role.values.find((v) => v.name === "ROLE_AGENT");
+    if (agent === undefined) throw new Error(`${settings.schemas.role.typeName} has no ROLE_AGENT: the task runtime needs it`);
+    this.#agentRole = agent.number;
+  }
+
+  get states(): TaskStates {
+    return this.#s.states;
+  }
+
+  /** A subscriber stream that ends when `signal` aborts (the caller left) or the task ends. */
+  newSubscriber(signal: AbortSignal): Subscriber<StreamEvent> {
+    return new Subscriber<StreamEvent>(this.#s.highWater, signal, (s) => this.#unsubscribe(s));
+  }
+
+  /**
+   * Starts an execution for `message`: of the stored task `record` (which
+   * the caller checked is the owner's and not terminal), or of a new task.
+   */
+  async start(exec: Execution, record: StoredTask | undefined): Promise<void> {
+    if (this.#closed) throw new Error("the task runtime is closed");
+    if (record !== undefined) {
+      const live = await this.#liveOf(record);
+      live.queued++;
+      exec.live = live;
+      live.chain = live.chain.then(() => this.#continue(live, exec));
+      return;
+    }
+    void this.#run(exec);
+  }
+
+  /** Follows the stored task `record`: its snapshot first, then its live events (SubscribeToTask). */
+  async subscribe(record: StoredTask, subscriber: Subscriber<StreamEvent>): Promise<void> {
+    const live = await this.#liveOf(record);
+    subscriber.push(this.#snapshotEvent(record.task));
+    live.subscribers.add(subscriber);
+  }
+
+  /** Cancels a task that is not terminal: its executor is aborted and everyone following it told. */
+  async cancel(record: StoredTask): Promise<void> {
+    const live = await this.#liveOf(record);
+    const running = live.running;
+    running?.controller.abort(new Error("the task was canceled"));
+    await this.#setStatus(live, running, this.#status(record.task, this.#s.states.canceled, undefined));
+  }
+
+  /** The push configs of a task changed: what its next updates are delivered to. */
+  async configsChanged(taskId: string): Promise<void> {
+    const live = this.#live.get(taskId);
+    if (live !== undefined) live.configs = await this.#s.store.configsOf(taskId);
+  }
+
+  /** Aborts every execution and ends every stream. */
+  close(): void {
+    this.#closed = true;
+    for (const live of this.#live.values()) {
+      live.running?.controller.abort(new Error("the agent is shutting down"));
+      for (const s of live.subscribers) s.end();
+    }
+    this.#live.clear();
+  }
+
+  /** The live task of a stored one, its push configs read (once: configsChanged keeps them current). */
+  async #liveOf(record: StoredTask): Promise<LiveTask> {
+    let live = this.#live.get(record.task.id);
+    if (live === undefined) {
+      live = new LiveTask(record);
+      this.#live.set(record.task.id, live);
+      live.ready = Promise.resolve(this.#s.store.configsOf(record.task.id)).then((configs) => {
+        live!.configs = configs;
+      });
+    }
+    await live.ready;
+    return live;
+  }
+
+  #release(live: LiveTask): void {
+    if (live.queued === 0 && live.running === undefined && live.subscribers.size === 0 && this.#live.get(live.record.task.id) === live) {
+      this.#live.delete(live.record.task.id);
+    }
+  }
+
+  #unsubscribe(s: Subscriber<StreamEvent>): void {
+    for (const live of this.#live.values()) {
+      if (live.subscribers.delete(s)) {
+        this.#release(live);
+        return;
+      }
+    }
+  }
+
+  /** A message for an existing task: in its history, the streams told, then the executor. */
+  async #continue(live: LiveTask, exec: Execution): Promise<void> {
+    live.queued--;
+    const task = live.record.task;
+    if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
+      // Canceled while this message waited for the run before it.
+      exec.first.resolve({ task: snapshotOf(task, undefined) });
+      exec.stream?.push(this.#snapshotEvent(task));
+      exec.stream?.end();
+      exec.settled.resolve();
+      this.#release(live);
+      return;
+    }
+    task.history.push(exec.message);
+    await this.#s.store.update(live.record, { kind: "history" });
+    if (exec.stream !== undefined) {
+      exec.stream.push(this.#snapshotEvent(task));
+      live.subscribers.add(exec.stream);
+    }
+    await this.#run(exec);
+  }
+
+  async #run(exec: Execution): Promise<void> {
+    if (exec.live !== undefined) exec.live.running = exec;
+    const context: RequestContext = {
+      message: exec.message,
+      task: exec.live === undefined ? undefined : snapshotOf(exec.live.record.task, undefined),
+      taskId: exec.taskId,
+      contextId: exec.contextId,
+      tenant: exec.owner.tenant,
+      principal: exec.call.principal,
+      requestedExtensions: exec.call.requestedExtensions,
+      metadata: exec.metadata,
+      signal: exec.controller.signal,
+      call: exec.call,
+    };
+    try {
+      const events = this.#s.executor(context);
+      const iterator: AsyncIterator<TaskEvent> | Iterator<TaskEvent> =
+        Symbol.asyncIterator in events ? events[Symbol.asyncIterator]() : events[Symbol.iterator]();
+      let finished = false;
+      try {
+        for (;;) {
+          const room = exec.live === undefined ? undefined : this.#room(exec.live);
+          if (room !== undefined) await room;
+          if (exec.over || exec.controller.signal.aborted) break;
+          const step = await iterator.next();
+          if (step.done === true) finished = true;
+          if (finished || exec.over || exec.controller.signal.aborted) break;
+          await this.#apply(exec, step.value);
+          if (!exec.answered) this.#answer(exec);
+        }
+      } finally {
+        // Stopped reading before the end (terminal state, cancel, a throw): the executor's own `finally` runs.
+        if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
+      }
+      if (!exec.over && !exec.controller.signal.aborted) await this.#finishReturned(exec);
+    } catch (err) {
+      if (!exec.controller.signal.aborted) {
+        this.#s.onError(err, { taskId: exec.taskId });
+        if (!exec.over) await this.#fail(exec);
+      }
+    } finally {
+      exec.over = true;
+      if (!exec.answered) this.#answer(exec);
+      exec.settled.resolve();
+      const live = exec.live;
+      if (live !== undefined) {
+        if (live.running === exec) live.running = undefined;
+        this.#release(live);
+      } else {
+        exec.stream?.end();
+      }
+    }
+  }
+
+  /** Waits while a subscriber is at the high-water mark (or cuts it after its grace time). */
+  #room(live: LiveTask): Promise<void> | undefined {
+    for (const s of live.subscribers) {
+      if (s.backlog >= this.#s.highWater) return s.whenDrained(this.#s.slowSubscriberMs).then(() => this.#room(live));
+    }
+    return undefined;
+  }
+
+  /** The executor returned: COMPLETED unless it left the task interrupted. */
+  async #finishReturned(exec: Execution): Promise<void> {
+    const live = await this.#ensureTask(exec);
+    const state = live.record.task.status?.state ?? 0;
+    if (this.#s.states.isInterrupted(state) || this.#s.states.isTerminal(state)) return;
+    await this.#setStatus(live, exec, this.#status(live.record.task, this.#s.states.completed, undefined));
+  }
+
+  async #fail(exec: Execution): Promise<void> {
+    const live = await this.#ensureTask(exec);
+    await this.#setStatus(live, exec, this.#status(live.record.task, this.#s.states.failed, undefined));
+  }
+
+  async #apply(exec: Execution, event: TaskEvent): Promise<void> {
+    if ("reply" in event) {
+      if (exec.live !== undefined) {
+        this.#s.onError(new Error("the executor replied with a message to a task it had already started; the reply was dropped"), { taskId: exec.taskId });
+        return;
+      }
+      const reply = this.#message(exec, event.reply, false);
+      exec.over = true;
+      exec.answered = true;
+      exec.first.resolve({ reply });
+      exec.stream?.push(make(this.#s.schemas.streamResponse, { payload: { case: "message", value: reply } }));
+      exec.stream?.end();
+      return;
+    }
+    const live = await this.#ensureTask(exec);
+    const task = live.record.task;
+    if ("state" in event) {
+      if (event.state === this.#s.states.unspecified || this.#s.states.nameOf(event.state) === String(event.state)) {
+        throw new Error(`the executor sent state ${event.state}, which is not a TaskState this agent knows`);
+      }
+      const message = event.message === undefined ? undefined : this.#message(exec, typeof event.message === "string" ? this.#text(event.message) : event.message, true);
+      await this.#setStatus(live, exec, this.#status(task, event.state, message), event.metadata);
+      return;
+    }
+    const artifact = make<ArtifactLike>(this.#s.schemas.artifact, event.artifact);
+    const append = event.append === true;
+    if (artifact.artifactId === "") artifact.artifactId = append && live.lastArtifactId !== "" ? live.lastArtifactId : this.#s.newId("artifact");
+    const own = live.artifacts.get(artifact.artifactId);
+    let index: number;
+    if (append && own !== undefined) {
+      for (const part of artifact.parts) own.parts.push(part);
+      // Chunks go to the latest artifact, mostly: searched from the end.
+      index = task.artifacts.lastIndexOf(own);
+    } else {
+      // The task keeps its own copy: the event's artifact is sent as it is now.
+      const kept = { ...artifact, parts: artifact.parts.slice() };
+      const at = own === undefined ? -1 : task.artifacts.indexOf(own);
+      if (at >= 0) task.artifacts[at] = kept;
+      else task.artifacts.push(kept);
+      index = at >= 0 ? at : task.artifacts.length - 1;
+      live.artifacts.set(kept.artifactId, kept);
+    }
+    live.lastArtifactId = artifact.artifactId;
+    await this.#s.store.update(live.record, { kind: "artifact", index });
+    const update = make(this.#s.schemas.artifactUpdate, {
+      taskId: task.id,
+      contextId: task.contextId,
+      artifact,
+      append,
+      lastChunk: event.lastChunk === true,
+      ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
+    });
+    this.#publish(live, make(this.#s.schemas.streamResponse, { payload: { case: "artifactUpdate", value: update } }));
+  }
+
+  /** The live task of the execution, creating the task (SUBMITTED, the message its history) at the first event. */
+  async #ensureTask(exec: Execution): Promise<LiveTask> {
+    if (exec.live !== undefined) return exec.live;
+    const task = this.#newTask(exec, this.#s.states.submitted);
+    const record: StoredTask = { tenant: exec.owner.tenant, owner: exec.owner.owner, task };
+    await this.#s.store.create(record);
+    for (const config of exec.configs) await this.#s.store.putConfig({ ...config, taskId: task.id });
+    const live = new LiveTask(record);
+    live.configs = exec.configs.length === 0 ? [] : await this.#s.store.configsOf(task.id);
+    this.#live.set(task.id, live);
+    live.running = exec;
+    exec.live = live;
+    if (exec.stream !== undefined) live.subscribers.add(exec.stream);
+    this.#publish(live, this.#snapshotEvent(task));
+    return live;
+  }
+
+  /** The first event is applied (or the run ended without one): what SendMessage may answer now. */
+  #answer(exec: Execution): void {
+    exec.answered = true;
+    const live = exec.live;
+    // Aborted at shutdown before any event: the task never came to be; the caller gets it as canceled.
+    const task = live === undefined ? this.#newTask(exec, this.#s.states.canceled) : snapshotOf(live.record.task, undefined);
+    exec.first.resolve({ task });
+  }
+
+  #newTask(exec: Execution, state: number): TaskLike {
+    return make<TaskLike>(this.#s.schemas.task, {
+      id: exec.taskId,
+      contextId: exec.contextId,
+      status: { state, timestamp: timestampFromMs(Date.now()) },
+      history: [exec.message],
+    });
+  }
+
+  #status(task: TaskLike, state: number, message: MessageLike | undefined): TaskStatusLike {
+    // Status timestamps order ListTasks: never earlier than the one before.
+    const before = task.status?.timestamp;
+    const beforeMs = before === undefined ? 0 : Number(before.seconds) * 1000 + Math.floor(before.nanos / 1e6);
+    return make<TaskStatusLike>(this.#s.schemas.taskStatus, {
+      state,
+      timestamp: timestampFromMs(Math.max(Date.now(), beforeMs)),
+      ...(message === undefined ? {} : { message }),
+    });
+  }
+
+  async #setStatus(live: LiveTask, exec: Execution | undefined, status: TaskStatusLike, metadata?: JsonObject): Promise<void> {
+    const task = live.record.task;
+    if (this.#s.states.isTerminal(task.status?.state ?? 0)) return;
+    task.status = status;
+    if (status.message !== undefined) task.history.push(status.message);
+    const terminal = this.#s.states.isTerminal(status.state);
+    await this.#s.store.update(live.record, { kind: "status", terminal });
+    const update = make(this.#s.schemas.statusUpdate, {
+      taskId: task.id,
+      contextId: task.contextId,
+      status,
+      ...(metadata === undefined ? {} : { metadata }),
+    });
+    this.#publish(live, make(this.#s.schemas.streamResponse, { payload: { case: "statusUpdate", value: update } }));
+    const interrupted = this.#s.states.isInterrupted(status.state);
+    if (terminal || interrupted) {
+      // Streams close at a terminal or interrupted state (spec 3.1.2, 11.7); SubscribeToTask follows it again.
+      for (const s of live.subscribers) s.end();
+      live.subscribers.clear();
+      if (exec !== undefined) exec.settled.resolve();
+      if (terminal) {
+        if (exec !== undefined) exec.over = true;
+        live.running?.settled.resolve();
+        if (live.running !== undefined) live.running.over = true;
+      }
+    }
+    this.#release(live);
+  }
+
+  #publish(live: LiveTask, event: StreamEvent): void {
+    for (const s of live.subscribers) s.push(event);
+    if (live.configs.length > 0) {
+      const body = JSON.stringify(this.#writeJson(event));
+      this.#s.push.deliver(live.record.task.id, live.configs.map(pushTarget), body);
+    }
+  }
+
+  #snapshotEvent(task: TaskLike): StreamEvent {
+    return make(this.#s.schemas.streamResponse, { payload: { case: "task", value: snapshotOf(task, undefined) } });
+  }
+
+  #text(text: string): object {
+    return { parts: [{ content: { case: "text", value: text } }] };
+  }
+
+  /** An agent message: its ids filled in (a direct reply belongs to no task), role AGENT unless given. */
+  #message(exec: Execution, init: object, ofTask: boolean): MessageLike {
+    const message = make<MessageLike>(this.#s.schemas.message, init);
+    if (message.messageId === "") message.messageId = this.#s.newId("message");
+    if (message.role === 0) message.role = this.#agentRole;
+    message.contextId = exec.contextId;
+    message.taskId = ofTask ? exec.taskId : "";
+    return message;
+  }
+}
+
+function pushTarget(config: PushConfigLike) {
+  return {
+    url: config.url,
+    token: config.token,
+    authentication: config.authentication === undefined ? undefined : { scheme: config.authentication.scheme, credentials: config.authentication.credentials },
+  };
+}

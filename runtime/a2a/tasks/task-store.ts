@@ -1,0 +1,84 @@
+/**
+ * Where tasks and their push configs live. The task runtime keeps each
+ * running task's object and changes it in place, event by event, then tells
+ * the store what changed, so a store that holds objects (the in-memory one)
+ * does nothing per event but bookkeeping, and one that writes rows (a
+ * database) knows which part to write. Every method may be asynchronous.
+ */
+import type { PushConfigLike, TaskLike } from "./model.js";
+
+/** Who a task belongs to (spec 13.1): only the same tenant and owner see it. */
+export interface TaskOwner {
+  readonly tenant: string;
+  readonly owner: string;
+}
+
+export interface StoredTask extends TaskOwner {
+  readonly task: TaskLike;
+}
+
+/** What changed in a stored task since the store last heard of it. */
+export type TaskChange =
+  /** A new status (and, when it has a message, that message at the end of the history); `terminal` when nothing can follow it. */
+  | { readonly kind: "status"; readonly terminal: boolean }
+  /** An artifact added or one's parts appended to (`index` into `task.artifacts`). */
+  | { readonly kind: "artifact"; readonly index: number }
+  /** A message added at the end of the history. */
+  | { readonly kind: "history" };
+
+/** ListTasks, as the runtime has checked it (spec 3.1.4). */
+export interface TaskQuery {
+  /** "" for any. */
+  readonly contextId: string;
+  /** A TaskState number; 0 (UNSPECIFIED) for any. */
+  readonly state: number;
+  /** Only tasks whose status timestamp is at or after this (epoch ms). */
+  readonly statusAfterMs: number | undefined;
+  /** 1..100. */
+  readonly pageSize: number;
+  /** "" for the first page, else a nextPageToken this store gave out. */
+  readonly pageToken: string;
+}
+
+export interface TaskPage {
+  /** Newest status timestamp first; the stored objects themselves (the runtime copies what it answers). */
+  readonly tasks: readonly TaskLike[];
+  /** How many tasks match the query, over all pages. */
+  readonly totalSize: number;
+  /** "" on the last page. */
+  readonly nextPageToken: string;
+}
+
+export interface ConfigPage {
+  readonly configs: readonly PushConfigLike[];
+  readonly nextPageToken: string;
+}
+
+/** A page token the store did not give out (the runtime answers InvalidParams). */
+export class BadPageTokenError extends Error {
+  override readonly name = "BadPageTokenError";
+}
+
+export interface TaskStore {
+  /** Adds a task the runtime just created. */
+  create(record: StoredTask): void | Promise<void>;
+  /** The task of this id, whoever owns it (the runtime checks the owner), or undefined. */
+  get(id: string): StoredTask | undefined | Promise<StoredTask | undefined>;
+  /** `record.task` was changed in place; `change` says how. */
+  update(record: StoredTask, change: TaskChange): void | Promise<void>;
+  /** The owner's tasks matching `query`, one page. Throws BadPageTokenError. */
+  list(owner: TaskOwner, query: TaskQuery): TaskPage | Promise<TaskPage>;
+
+  /** Adds or replaces the config of `config.taskId` with `config.id`. */
+  putConfig(config: PushConfigLike): void | Promise<void>;
+  getConfig(taskId: string, id: string): PushConfigLike | undefined | Promise<PushConfigLike | undefined>;
+  /** All of a task's configs: what each update is delivered to. */
+  configsOf(taskId: string): readonly PushConfigLike[] | Promise<readonly PushConfigLike[]>;
+  /** One page of a task's configs, in a stable order; pageSize 0 is the store's default. Throws BadPageTokenError. */
+  listConfigs(taskId: string, pageSize: number, pageToken: string): ConfigPage | Promise<ConfigPage>;
+  /** Removes the config if there is one (deleting twice is not an error). */
+  deleteConfig(taskId: string, id: string): void | Promise<void>;
+
+  /** Releases timers and connections. */
+  close?(): void | Promise<void>;
+}
