@@ -34,16 +34,7 @@ export type { A2AErrorOptions } from "./a2a/errors.js";
 export { RpcError, isRpcError } from "./core/errors.js";
 export type { RpcCodeName, RpcErrorOptions } from "./core/errors.js";
 
-// The task runtime behind the generated `create<Service>TaskHandler`.
-export type { TaskHandlerOptions } from "./a2a/tasks/task-handler.js";
-export type { RequestContext } from "./a2a/tasks/executor.js";
-export type { IdKind } from "./a2a/tasks/task-runtime.js";
-export { createInMemoryTaskStore } from "./a2a/tasks/in-memory-store.js";
-export type { InMemoryTaskStore, InMemoryTaskStoreOptions } from "./a2a/tasks/in-memory-store.js";
-export { BadPageTokenError } from "./a2a/tasks/task-store.js";
-export type { ConfigPage, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "./a2a/tasks/task-store.js";
-export { createPushDelivery } from "./a2a/tasks/push-delivery.js";
-export type { PushDelivery, PushDeliveryOptions, PushTarget } from "./a2a/tasks/push-delivery.js";
+// What an executor (the generated `create<Service>TaskHandler`) often needs; the stores and push delivery are in ".../tasks".
 export { textOf } from "./a2a/tasks/text.js";
 
 // Options of A2A endpoints.

@@ -73,16 +73,7 @@ export function emitTasks(f: GeneratedFile, file: DescFile, services: readonly S
     f.print();
 
     f.print(docLines(f, [`Every method of ${names.handler(s.desc)} but GetExtendedAgentCard, from one executor, and close().`]));
-    f.print(
-      f.export("type", handlerType),
-      " = ",
-      f.import("TaskHandler", internal, true),
-      "<",
-      types,
-      "> & ",
-      localImport(f, names.handler(s.desc), names.handlerFile(file), true),
-      ";",
-    );
+    f.print(f.export("type", handlerType), " = ", f.import("TaskHandler", internal, true), "<", types, ">;");
     f.print();
 
     f.print(
@@ -120,7 +111,8 @@ export function emitTasks(f: GeneratedFile, file: DescFile, services: readonly S
     f.print("    },");
     f.print("    executor,");
     f.print("    options,");
-    f.print("  );");
+    // The compiler holds the runtime's handler to the generated interface here.
+    f.print("  ) satisfies ", localImport(f, names.handler(s.desc), names.handlerFile(file), true), ";");
     f.print("}");
     f.print();
   }

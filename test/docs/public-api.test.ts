@@ -29,6 +29,11 @@ test("every name of protoc-gen-a2a/runtime is in the README or an example, and t
   expect(names.length).toBeLessThanOrEqual(32);
 });
 
+test("every name of protoc-gen-a2a/runtime/tasks is in the README", () => {
+  const readme = readFileSync(join(projectRoot, "README.md"), "utf8");
+  expect(exportsOf("runtime/tasks.ts").filter((n) => !mentions([readme], n))).toEqual([]);
+});
+
 test("every name of protoc-gen-a2a/runtime/internal is imported by generated code", () => {
   const names = exportsOf("runtime/internal.ts");
   // generated/ holds a2a.proto's output and the fixtures' (plain services); test/golden the fixtures' too.

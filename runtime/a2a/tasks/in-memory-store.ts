@@ -24,6 +24,8 @@ export interface InMemoryTaskStoreOptions {
 export interface InMemoryTaskStore extends TaskStore {
   /** How many tasks are held: for tests and metrics. */
   readonly size: number;
+  get(id: string): StoredTask | undefined;
+  configsOf(taskId: string): readonly PushConfigLike[];
   close(): void;
 }
 
@@ -39,8 +41,13 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
 
   const tasks = new Map<string, StoredTask>();
   const byOwner = new Map<string, Set<StoredTask>>();
-  /** Finished task ids in the order they finished, with when. */
-  const finished = new Map<string, number>();
+  /**
+   * Finished tasks in the order they finished, with when: a queue, since
+   * they leave from its head (a Map iterated from the start after deletes at
+   * the front walks every deleted slot again).
+   */
+  let finished: { readonly id: string; readonly at: number }[] = [];
+  let head = 0;
   const configs = new Map<string, Map<string, PushConfigLike>>();
   const ownerKey = (o: TaskOwner) => `${o.tenant.length}:${o.tenant}${o.owner}`;
 
@@ -48,7 +55,6 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     const record = tasks.get(id);
     if (record === undefined) return;
     tasks.delete(id);
-    finished.delete(id);
     configs.delete(id);
     const key = ownerKey(record);
     const own = byOwner.get(key);
@@ -56,9 +62,18 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     if (own?.size === 0) byOwner.delete(key);
   };
   const sweep = (now: number) => {
-    for (const [id, at] of finished) {
-      if (now - at < ttlMs && finished.size <= maxTerminal) break;
-      drop(id);
+    while (head < finished.length) {
+      const next = finished[head]!;
+      if (now - next.at < ttlMs && finished.length - head <= maxTerminal) break;
+      head++;
+      drop(next.id);
+    }
+    if (head === finished.length) {
+      finished = [];
+      head = 0;
+    } else if (head >= 1024 && head * 2 >= finished.length) {
+      finished = finished.slice(head);
+      head = 0;
     }
   };
   // Finished tasks expire while the agent is idle too; the timer never keeps the process alive.
@@ -89,10 +104,11 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
 
     update(record, change: TaskChange) {
       if (change.kind !== "artifact") trimHistory(record.task);
+      // A task is terminal once: it enters the queue once.
       if (change.kind === "status" && change.terminal && tasks.has(record.task.id)) {
-        finished.delete(record.task.id);
-        finished.set(record.task.id, Date.now());
-        sweep(Date.now());
+        const now = Date.now();
+        finished.push({ id: record.task.id, at: now });
+        sweep(now);
       }
     },
 

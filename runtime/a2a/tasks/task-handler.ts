@@ -96,7 +96,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
 ): TaskHandler<Ty> {
   const store = options.store ?? createInMemoryTaskStore();
   const ownStore = options.store === undefined;
-  const push = isPushDelivery(options.push) ? options.push : createPushDelivery(options.push);
+  const onError = options.onError ?? reportError;
+  const push = isPushDelivery(options.push) ? options.push : createPushDelivery({ onError: (err, info) => onError(err, info), ...options.push });
   const ownPush = !isPushDelivery(options.push);
   const ownerOf = options.ownerOf ?? defaultOwnerOf;
   const newId = options.newId ?? (() => crypto.randomUUID());
@@ -108,14 +109,14 @@ export function createTaskHandler<Ty extends TaskTypes>(
     executor: executor as unknown as TaskExecutor<MessageLike, TaskLike, TaskEvent>,
     store,
     push,
-    onError: options.onError ?? reportError,
+    onError,
     highWater: options.subscriberHighWater ?? 64,
     slowSubscriberMs: options.slowSubscriberMs ?? 10_000,
     newId,
   });
 
   const ownerOfCall = (context: A2ACallContext): TaskOwner => ({ tenant: context.tenant ?? "", owner: ownerOf(context.principal) });
-  /** The caller's task, or TaskNotFound: another owner's task is not told apart from a missing one. */
+  /** The caller's task, or TaskNotFound: another owner's task is not told apart from a missing one (D26). */
   const visible = async (id: string, owner: TaskOwner): Promise<StoredTask> => {
     const record = id === "" ? undefined : await store.get(id);
     if (record === undefined || record.tenant !== owner.tenant || record.owner !== owner.owner) {
@@ -181,6 +182,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       stream,
       record === undefined ? configs : [],
     );
+    exec.answersEarly = request.configuration?.returnImmediately === true;
     await runtime.start(exec, record);
     return { exec, historyLength };
   };
@@ -190,10 +192,11 @@ export function createTaskHandler<Ty extends TaskTypes>(
       const { exec, historyLength } = await accept(request, context, undefined);
       const first = await exec.first.promise;
       if ("reply" in first) return { payload: { case: "message", value: first.reply as Ty["message"] } };
-      // Blocking unless asked otherwise (spec 3.2.2): until a terminal or interrupted state.
-      if (request.configuration?.returnImmediately === true) return { payload: { case: "task", value: snapshotOf(first.task, historyLength) as Ty["task"] } };
-      await untilAborted(exec.settled.promise, context.signal);
-      return { payload: { case: "task", value: snapshotOf(exec.live?.record.task ?? first.task, historyLength) as Ty["task"] } };
+      // Blocking unless asked otherwise (spec 3.2.2, D23): until a terminal or interrupted state.
+      if (request.configuration?.returnImmediately === true) return { payload: { case: "task", value: snapshotOf(states, first.task, historyLength) as Ty["task"] } };
+      // A caller that went away is not waited for by anyone: the binding drops the answer.
+      await exec.settled.promise;
+      return { payload: { case: "task", value: snapshotOf(states, exec.live?.record.task ?? first.task, historyLength) as Ty["task"] } };
     },
 
     sendStreamingMessage(request, context) {
@@ -212,7 +215,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
     async getTask(request, context) {
       const historyLength = historyOf(request.historyLength);
       const record = await visible(request.id, ownerOfCall(context));
-      return snapshotOf(record.task, historyLength) as Ty["task"];
+      return snapshotOf(states, record.task, historyLength) as Ty["task"];
     },
 
     async listTasks(request, context) {
@@ -235,7 +238,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
         throw err;
       }
       return {
-        tasks: page.tasks.map((t) => snapshotOf(t, historyLength, request.includeArtifacts === true) as Ty["task"]),
+        tasks: page.tasks.map((t) => snapshotOf(states, t, historyLength, request.includeArtifacts === true) as Ty["task"]),
         nextPageToken: page.nextPageToken,
         pageSize,
         totalSize: page.totalSize,
@@ -249,7 +252,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
         throw new TaskNotCancelableError(`task ${request.id} is ${states.nameOf(state)} and cannot be canceled`, { metadata: { taskId: request.id } });
       }
       await runtime.cancel(record);
-      return snapshotOf(record.task, undefined) as Ty["task"];
+      return snapshotOf(states, record.task, undefined) as Ty["task"];
     },
 
     subscribeToTask(request, context) {
@@ -331,19 +334,6 @@ function defaultOwnerOf(principal: unknown): string {
 
 function reportError(error: unknown, info: { readonly taskId: string }): void {
   console.error(`task ${info.taskId}:`, error);
-}
-
-/** Waits for `promise`, or until the caller has gone away. */
-function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const stop = () => resolve();
-    signal.addEventListener("abort", stop, { once: true });
-    void promise.then(() => {
-      signal.removeEventListener("abort", stop);
-      resolve();
-    });
-  });
 }
 
 /**

@@ -45,13 +45,25 @@ class LiveTask {
   running: Execution | undefined;
   configs: readonly PushConfigLike[] = [];
   ready: Promise<void> = Promise.resolve();
-  /** The task's artifacts by id, for appends. */
-  readonly artifacts = new Map<string, ArtifactLike>();
-  lastArtifactId = "";
+  #artifacts: Map<string, ArtifactLike> | undefined;
+  lastArtifactId: string;
 
   constructor(readonly record: StoredTask) {
-    for (const artifact of record.task.artifacts) this.artifacts.set(artifact.artifactId, artifact);
     this.lastArtifactId = record.task.artifacts.at(-1)?.artifactId ?? "";
+  }
+
+  /** The task's artifacts by id, for appends; made at the first artifact. */
+  get artifacts(): Map<string, ArtifactLike> {
+    if (this.#artifacts === undefined) {
+      this.#artifacts = new Map();
+      for (const artifact of this.record.task.artifacts) this.#artifacts.set(artifact.artifactId, artifact);
+    }
+    return this.#artifacts;
+  }
+
+  /** Whether anyone gets this task's events: a stream or a push config. */
+  get followed(): boolean {
+    return this.subscribers.size > 0 || this.configs.length > 0;
   }
 }
 
@@ -66,7 +78,10 @@ export type FirstOutcome = { readonly task: TaskLike } | { readonly reply: Messa
 
 /** One run of the executor for one message. */
 export class Execution {
-  readonly controller = new AbortController();
+  #controller: AbortController | undefined;
+  #abortReason: unknown;
+  /** Canceled, or the runtime closed: nothing the executor yields counts any more. */
+  aborted = false;
   readonly first = deferred<FirstOutcome>();
   /** Resolves when the task reached a terminal or interrupted state, or the executor ended. */
   readonly settled = deferred<void>();
@@ -74,6 +89,8 @@ export class Execution {
   over = false;
   /** `first` is resolved. */
   answered = false;
+  /** SendMessage with returnImmediately: `first` carries a snapshot of the task as the first event left it. */
+  answersEarly = false;
   live: LiveTask | undefined;
 
   constructor(
@@ -87,6 +104,22 @@ export class Execution {
     readonly stream: Subscriber<StreamEvent> | undefined,
     readonly configs: readonly PushConfigLike[],
   ) {}
+
+  /** The executor's signal, made when it is first read: most executions end without anyone listening. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: Error): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+  }
 }
 
 export class TaskRuntime {
@@ -136,11 +169,11 @@ export class TaskRuntime {
     live.subscribers.add(subscriber);
   }
 
-  /** Cancels a task that is not terminal: its executor is aborted and everyone following it told. */
+  /** Cancels a task that is not terminal: its executor is asked to stop, everyone following it is told (D25). */
   async cancel(record: StoredTask): Promise<void> {
     const live = await this.#liveOf(record);
     const running = live.running;
-    running?.controller.abort(new Error("the task was canceled"));
+    running?.abort(new Error("the task was canceled"));
     await this.#setStatus(live, running, this.#status(record.task, this.#s.states.canceled, undefined));
   }
 
@@ -154,7 +187,7 @@ export class TaskRuntime {
   close(): void {
     this.#closed = true;
     for (const live of this.#live.values()) {
-      live.running?.controller.abort(new Error("the agent is shutting down"));
+      live.running?.abort(new Error("the agent is shutting down"));
       for (const s of live.subscribers) s.end();
     }
     this.#live.clear();
@@ -195,7 +228,7 @@ export class TaskRuntime {
     const task = live.record.task;
     if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
       // Canceled while this message waited for the run before it.
-      exec.first.resolve({ task: snapshotOf(task, undefined) });
+      exec.first.resolve({ task: snapshotOf(this.#s.states, task, undefined) });
       exec.stream?.push(this.#snapshotEvent(task));
       exec.stream?.end();
       exec.settled.resolve();
@@ -214,15 +247,17 @@ export class TaskRuntime {
   async #run(exec: Execution): Promise<void> {
     if (exec.live !== undefined) exec.live.running = exec;
     const context: RequestContext = {
+      get signal() {
+        return exec.signal;
+      },
       message: exec.message,
-      task: exec.live === undefined ? undefined : snapshotOf(exec.live.record.task, undefined),
+      task: exec.live === undefined ? undefined : snapshotOf(this.#s.states, exec.live.record.task, undefined),
       taskId: exec.taskId,
       contextId: exec.contextId,
       tenant: exec.owner.tenant,
       principal: exec.call.principal,
       requestedExtensions: exec.call.requestedExtensions,
       metadata: exec.metadata,
-      signal: exec.controller.signal,
       call: exec.call,
     };
     try {
@@ -234,10 +269,10 @@ export class TaskRuntime {
         for (;;) {
           const room = exec.live === undefined ? undefined : this.#room(exec.live);
           if (room !== undefined) await room;
-          if (exec.over || exec.controller.signal.aborted) break;
+          if (exec.over || exec.aborted) break;
           const step = await iterator.next();
           if (step.done === true) finished = true;
-          if (finished || exec.over || exec.controller.signal.aborted) break;
+          if (finished || exec.over || exec.aborted) break;
           await this.#apply(exec, step.value);
           if (!exec.answered) this.#answer(exec);
         }
@@ -245,9 +280,9 @@ export class TaskRuntime {
         // Stopped reading before the end (terminal state, cancel, a throw): the executor's own `finally` runs.
         if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
       }
-      if (!exec.over && !exec.controller.signal.aborted) await this.#finishReturned(exec);
+      if (!exec.over && !exec.aborted) await this.#finishReturned(exec);
     } catch (err) {
-      if (!exec.controller.signal.aborted) {
+      if (!exec.aborted) {
         this.#s.onError(err, { taskId: exec.taskId });
         if (!exec.over) await this.#fail(exec);
       }
@@ -265,7 +300,7 @@ export class TaskRuntime {
     }
   }
 
-  /** Waits while a subscriber is at the high-water mark (or cuts it after its grace time). */
+  /** Waits while a subscriber is at the high-water mark, or cuts it after its grace time (D24). */
   #room(live: LiveTask): Promise<void> | undefined {
     for (const s of live.subscribers) {
       if (s.backlog >= this.#s.highWater) return s.whenDrained(this.#s.slowSubscriberMs).then(() => this.#room(live));
@@ -330,6 +365,7 @@ export class TaskRuntime {
     }
     live.lastArtifactId = artifact.artifactId;
     await this.#s.store.update(live.record, { kind: "artifact", index });
+    if (!live.followed) return;
     const update = make(this.#s.schemas.artifactUpdate, {
       taskId: task.id,
       contextId: task.contextId,
@@ -341,7 +377,7 @@ export class TaskRuntime {
     this.#publish(live, make(this.#s.schemas.streamResponse, { payload: { case: "artifactUpdate", value: update } }));
   }
 
-  /** The live task of the execution, creating the task (SUBMITTED, the message its history) at the first event. */
+  /** The live task of the execution, creating the task (SUBMITTED, the message its history) at the first event (D23). */
   async #ensureTask(exec: Execution): Promise<LiveTask> {
     if (exec.live !== undefined) return exec.live;
     const task = this.#newTask(exec, this.#s.states.submitted);
@@ -354,7 +390,7 @@ export class TaskRuntime {
     live.running = exec;
     exec.live = live;
     if (exec.stream !== undefined) live.subscribers.add(exec.stream);
-    this.#publish(live, this.#snapshotEvent(task));
+    if (live.followed) this.#publish(live, this.#snapshotEvent(task));
     return live;
   }
 
@@ -363,7 +399,8 @@ export class TaskRuntime {
     exec.answered = true;
     const live = exec.live;
     // Aborted at shutdown before any event: the task never came to be; the caller gets it as canceled.
-    const task = live === undefined ? this.#newTask(exec, this.#s.states.canceled) : snapshotOf(live.record.task, undefined);
+    // Only an early answer needs the task as it is now; a blocking one snapshots it when settled.
+    const task = live === undefined ? this.#newTask(exec, this.#s.states.canceled) : exec.answersEarly ? snapshotOf(this.#s.states, live.record.task, undefined) : live.record.task;
     exec.first.resolve({ task });
   }
 
@@ -394,13 +431,15 @@ export class TaskRuntime {
     if (status.message !== undefined) task.history.push(status.message);
     const terminal = this.#s.states.isTerminal(status.state);
     await this.#s.store.update(live.record, { kind: "status", terminal });
-    const update = make(this.#s.schemas.statusUpdate, {
-      taskId: task.id,
-      contextId: task.contextId,
-      status,
-      ...(metadata === undefined ? {} : { metadata }),
-    });
-    this.#publish(live, make(this.#s.schemas.streamResponse, { payload: { case: "statusUpdate", value: update } }));
+    if (live.followed) {
+      const update = make(this.#s.schemas.statusUpdate, {
+        taskId: task.id,
+        contextId: task.contextId,
+        status,
+        ...(metadata === undefined ? {} : { metadata }),
+      });
+      this.#publish(live, make(this.#s.schemas.streamResponse, { payload: { case: "statusUpdate", value: update } }));
+    }
     const interrupted = this.#s.states.isInterrupted(status.state);
     if (terminal || interrupted) {
       // Streams close at a terminal or interrupted state (spec 3.1.2, 11.7); SubscribeToTask follows it again.
@@ -409,8 +448,10 @@ export class TaskRuntime {
       if (exec !== undefined) exec.settled.resolve();
       if (terminal) {
         if (exec !== undefined) exec.over = true;
+        // The running execution, if any, is done with this task, even one that ignores its signal.
         live.running?.settled.resolve();
         if (live.running !== undefined) live.running.over = true;
+        live.running = undefined;
       }
     }
     this.#release(live);
@@ -419,13 +460,14 @@ export class TaskRuntime {
   #publish(live: LiveTask, event: StreamEvent): void {
     for (const s of live.subscribers) s.push(event);
     if (live.configs.length > 0) {
+      // Push delivery only queues (D27): it never holds the task back.
       const body = JSON.stringify(this.#writeJson(event));
       this.#s.push.deliver(live.record.task.id, live.configs.map(pushTarget), body);
     }
   }
 
   #snapshotEvent(task: TaskLike): StreamEvent {
-    return make(this.#s.schemas.streamResponse, { payload: { case: "task", value: snapshotOf(task, undefined) } });
+    return make(this.#s.schemas.streamResponse, { payload: { case: "task", value: snapshotOf(this.#s.states, task, undefined) } });
   }
 
   #text(text: string): object {

@@ -1,0 +1,16 @@
+/**
+ * "protoc-gen-a2a/runtime/tasks": the parts of the task runtime behind the
+ * generated `create<Service>TaskHandler` that an agent may choose or
+ * replace: its options, the task store (the in-memory one, and the
+ * interface a durable store implements) and push delivery.
+ */
+export type { TaskHandlerOptions } from "./a2a/tasks/task-handler.js";
+export type { RequestContext } from "./a2a/tasks/executor.js";
+export type { IdKind } from "./a2a/tasks/task-runtime.js";
+export { createInMemoryTaskStore } from "./a2a/tasks/in-memory-store.js";
+export type { InMemoryTaskStore, InMemoryTaskStoreOptions } from "./a2a/tasks/in-memory-store.js";
+export { BadPageTokenError } from "./a2a/tasks/task-store.js";
+export type { ConfigPage, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "./a2a/tasks/task-store.js";
+export type { MessageLike, PushConfigLike, TaskLike } from "./a2a/tasks/model.js";
+export { createPushDelivery } from "./a2a/tasks/push-delivery.js";
+export type { PushDelivery, PushDeliveryOptions, PushTarget } from "./a2a/tasks/push-delivery.js";

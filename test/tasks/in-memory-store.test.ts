@@ -1,0 +1,167 @@
+/**
+ * The in-memory task store's bounds (issue 13, "Bounded memory"): finished
+ * tasks expire by time and by count, with their push configs; history is
+ * capped per task; ListTasks cursors stay right while tasks are added; and
+ * after a load of thousands of tasks the heap returns to its baseline.
+ * The tasks are made by the generated task handler, called directly (the
+ * bindings have their own suites in this folder).
+ */
+import v8 from "node:v8";
+import vm from "node:vm";
+import { create } from "@bufbuild/protobuf";
+import type { A2ACallContext } from "protoc-gen-a2a/runtime";
+import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";
+import { MessageSchema, Role, SendMessageRequestSchema, TaskState, TaskPushNotificationConfigSchema, type Task } from "../../generated/a2a_pb.js";
+import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+
+function callContext(principal?: { subject: string }): A2ACallContext {
+  return {
+    binding: "JSONRPC",
+    headers: new Headers(),
+    signal: new AbortController().signal,
+    principal,
+    protocolVersion: "1.0",
+    requestedExtensions: [],
+    activatedExtensions: new Set(),
+    tenant: undefined,
+  };
+}
+
+const message = (text: string, extra: { taskId?: string; contextId?: string } = {}) =>
+  create(MessageSchema, { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text", value: text } }], ...extra });
+
+const echo: A2AServiceExecutor = async function* ({ message: m }) {
+  yield { artifact: { parts: m.parts } };
+};
+
+async function send(handler: ReturnType<typeof createA2AServiceTaskHandler>, text: string, extra?: { taskId?: string; contextId?: string }): Promise<Task> {
+  const answer = await handler.sendMessage(create(SendMessageRequestSchema, { message: message(text, extra) }), callContext());
+  if (answer.payload.case !== "task") throw new Error("expected a task");
+  return answer.payload.value;
+}
+
+/** Polls `condition` until it holds, up to `ms`. */
+async function until(condition: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test("finished tasks beyond maxTerminalTasks go oldest first, with their push configs", async () => {
+  const store = createInMemoryTaskStore({ maxTerminalTasks: 3 });
+  const handler = createA2AServiceTaskHandler(echo, { store, push: { allow: ["127.0.0.0/8"] } });
+  try {
+    const first = await send(handler, "one");
+    await handler.createTaskPushNotificationConfig(create(TaskPushNotificationConfigSchema, { taskId: first.id, url: "http://127.0.0.1:9/hook" }), callContext());
+    const rest = [];
+    for (let i = 0; i < 3; i++) rest.push(await send(handler, `task ${i}`));
+    expect(store.size).toBe(3);
+    expect(store.get(first.id)).toBeUndefined();
+    expect(store.configsOf(first.id)).toEqual([]);
+    for (const t of rest) expect(store.get(t.id)?.task.status?.state).toBe(TaskState.COMPLETED);
+  } finally {
+    await handler.close();
+    store.close();
+  }
+});
+
+test("finished tasks expire after terminalTtlMs, also while the agent is idle; unfinished ones stay", async () => {
+  const store = createInMemoryTaskStore({ terminalTtlMs: 50 });
+  const waiting: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.INPUT_REQUIRED, message: "more, please" };
+  };
+  const done = createA2AServiceTaskHandler(echo, { store });
+  const asking = createA2AServiceTaskHandler(waiting, { store });
+  try {
+    const finished = await send(done, "bye");
+    const open = await send(asking, "hi");
+    expect(open.status?.state).toBe(TaskState.INPUT_REQUIRED);
+    await until(() => store.get(finished.id) === undefined);
+    expect(store.get(open.id)?.task.id).toBe(open.id);
+  } finally {
+    await done.close();
+    await asking.close();
+    store.close();
+  }
+});
+
+test("history is capped per task at maxHistory, newest kept", async () => {
+  const store = createInMemoryTaskStore({ maxHistory: 5 });
+  const ask: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.INPUT_REQUIRED, message: "again" };
+  };
+  const handler = createA2AServiceTaskHandler(ask, { store });
+  try {
+    const task = await send(handler, "m0");
+    for (let i = 1; i < 10; i++) await send(handler, `m${i}`, { taskId: task.id });
+    const history = store.get(task.id)!.task.history;
+    expect(history).toHaveLength(5);
+    // The last user message and the agent's answer to it are the newest two.
+    const texts = history.map((m) => (m.parts[0]?.content.case === "text" ? m.parts[0].content.value : ""));
+    expect(texts.slice(-2)).toEqual(["m9", "again"]);
+  } finally {
+    await handler.close();
+    store.close();
+  }
+});
+
+test("ListTasks cursors: tasks added between pages are neither repeated nor make others skipped", async () => {
+  const store = createInMemoryTaskStore();
+  const handler = createA2AServiceTaskHandler(echo, { store });
+  const list = (pageToken: string) =>
+    handler.listTasks({ contextId: "", status: TaskState.UNSPECIFIED, pageSize: 2, pageToken }, callContext());
+  try {
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await send(handler, `t${i}`)).id);
+    const seen: string[] = [];
+    let page = await list("");
+    seen.push(...page.tasks.map((t) => t.id));
+    expect(page.totalSize).toBe(5);
+    // Two newer tasks arrive while the client pages.
+    await send(handler, "late 1");
+    await send(handler, "late 2");
+    while (page.nextPageToken !== "") {
+      page = await list(page.nextPageToken);
+      seen.push(...page.tasks.map((t) => t.id));
+    }
+    expect(seen).toEqual([...made].reverse());
+    await expect(list("not-a-token")).rejects.toMatchObject({ name: "InvalidParamsError" });
+  } finally {
+    await handler.close();
+    store.close();
+  }
+});
+
+test("after 5,000 tasks the heap returns to its baseline once they expire", async () => {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc") as () => void;
+  const store = createInMemoryTaskStore({ terminalTtlMs: 2000 });
+  const handler = createA2AServiceTaskHandler(echo, { store });
+  const heap = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  try {
+    // Warm up so code and caches are not counted as growth.
+    for (let i = 0; i < 200; i++) await send(handler, `warm ${i}`);
+    await until(() => store.size === 0);
+    const baseline = heap();
+    const text = "x".repeat(1000);
+    for (let i = 0; i < 5000; i++) await send(handler, text);
+    const held = store.size;
+    const loaded = heap();
+    await until(() => store.size === 0, 10_000);
+    const after = heap();
+    // 5,000 tasks with a 1 KB message and a 1 KB artifact each weigh megabytes while held...
+    expect(held).toBeGreaterThan(4000);
+    expect(loaded - baseline).toBeGreaterThan(2_000_000);
+    // ...and are all gone once expired: what stays is well under one task per hundred.
+    expect(after - baseline).toBeLessThan(500_000);
+  } finally {
+    await handler.close();
+    store.close();
+  }
+}, 30_000);
