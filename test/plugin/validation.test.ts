@@ -493,3 +493,21 @@ test("runPlugin surfaces the ModelError itself", () => {
   const req = createRequest({ [file]: proto(rpc(`get: "a/b"`)) });
   expect(() => runPlugin(req)).toThrow(ModelError);
 });
+
+test("an lf.a2a.v1.A2AService whose messages lack what the task runtime needs is reported, naming each missing part", () => {
+  const a2a = `syntax = "proto3";
+package lf.a2a.v1;
+message Message { string message_id = 1; }
+message Task { string id = 1; }
+message SendMessageRequest { Message message = 1; }
+message SendMessageResponse { oneof payload { Task task = 1; Message msg = 2; } }
+service A2AService {
+  rpc SendMessage(SendMessageRequest) returns (SendMessageResponse);
+}
+`;
+  expect(() => generate({ "lf/a2a/v1/a2a.proto": a2a })).toThrow(
+    "lf/a2a/v1/a2a.proto: service lf.a2a.v1.A2AService: the task runtime (createA2AServiceTaskHandler) needs " +
+      "rpc SendStreamingMessage, rpc CreateTaskPushNotificationConfig, message field lf.a2a.v1.Task.status, " +
+      "message field lf.a2a.v1.Task.artifacts, enum field lf.a2a.v1.Message.role, which this proto does not have",
+  );
+});

@@ -125,6 +125,8 @@ export class Execution {
 export class TaskRuntime {
   readonly #s: TaskRuntimeSettings;
   readonly #live = new Map<string, LiveTask>();
+  /** Which task each stream follows. */
+  readonly #following = new WeakMap<Subscriber<StreamEvent>, LiveTask>();
   readonly #writeJson: (value: unknown) => unknown;
   readonly #agentRole: number;
   #closed = false;
@@ -166,7 +168,7 @@ export class TaskRuntime {
   async subscribe(record: StoredTask, subscriber: Subscriber<StreamEvent>): Promise<void> {
     const live = await this.#liveOf(record);
     subscriber.push(this.#snapshotEvent(record.task));
-    live.subscribers.add(subscriber);
+    this.#follow(live, subscriber);
   }
 
   /** Cancels a task that is not terminal: its executor is asked to stop, everyone following it is told (D25). */
@@ -213,13 +215,19 @@ export class TaskRuntime {
     }
   }
 
+  /** Adds a stream to the task's followers, unless its caller already left. */
+  #follow(live: LiveTask, s: Subscriber<StreamEvent>): void {
+    if (s.finished) return;
+    live.subscribers.add(s);
+    this.#following.set(s, live);
+  }
+
   #unsubscribe(s: Subscriber<StreamEvent>): void {
-    for (const live of this.#live.values()) {
-      if (live.subscribers.delete(s)) {
-        this.#release(live);
-        return;
-      }
-    }
+    const live = this.#following.get(s);
+    if (live === undefined) return;
+    this.#following.delete(s);
+    live.subscribers.delete(s);
+    this.#release(live);
   }
 
   /** A message for an existing task: in its history, the streams told, then the executor. */
@@ -239,7 +247,7 @@ export class TaskRuntime {
     await this.#s.store.update(live.record, { kind: "history" });
     if (exec.stream !== undefined) {
       exec.stream.push(this.#snapshotEvent(task));
-      live.subscribers.add(exec.stream);
+      this.#follow(live, exec.stream);
     }
     await this.#run(exec);
   }
@@ -389,7 +397,7 @@ export class TaskRuntime {
     this.#live.set(task.id, live);
     live.running = exec;
     exec.live = live;
-    if (exec.stream !== undefined) live.subscribers.add(exec.stream);
+    if (exec.stream !== undefined) this.#follow(live, exec.stream);
     if (live.followed) this.#publish(live, this.#snapshotEvent(task));
     return live;
   }
