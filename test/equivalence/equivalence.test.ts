@@ -1,20 +1,39 @@
 /**
  * Functional equivalence (issue 6, spec 5.1): the reference agent
- * (examples/reference-agent) served by `serveA2AService` on all three
- * bindings at once, driven by the official `@a2a-js/sdk` 1.3.0 clients.
+ * (examples/reference-agent: its executor on the generated task runtime)
+ * served by `serveA2AService` on all three bindings at once, driven by the
+ * official `@a2a-js/sdk` 1.3.0 clients.
  *
  * 1. One list of scenarios (`scenarios` below) covers every method of
  *    lf.a2a.v1.A2AService and every A2A error the reference agent can
  *    produce; each scenario runs once per binding (a JSON-RPC, a REST and a
  *    gRPC client, each built by ClientFactory from the served card with that
- *    binding preferred) and the outcomes must be identical. Outcomes are the
- *    SDK's returned objects (one type set for all transports) after a
- *    transport-independent normalization: generated ids (task-N, ctx-N,
- *    cfg-N) become symbolic ones in order of appearance, timestamps become
- *    "<timestamp>" (the gRPC decoder spells them with milliseconds, the JSON
- *    ones as the server wrote them), and the per-binding namespace of the
- *    ids the test picks itself is folded. Errors become { kind, sdkClass,
- *    reason (the wire ErrorInfo.reason), metadata, message }.
+ *    binding preferred), the outcomes must be identical, and each scenario
+ *    then checks the outcome is the one the spec asks for. What the
+ *    scenarios cover, beyond one call per method: blocking and
+ *    returnImmediately sends, streams (chunked artifact, a close at the
+ *    terminal and at the interrupted state), a multi-turn task
+ *    (INPUT_REQUIRED with the agent's message, then continued by taskId),
+ *    a task that outlives the stream that started it, cancel and
+ *    SubscribeToTask on a running task, ListTasks filters and cursor
+ *    paging, push config CRUD and its paging, the SSRF guard, tenants
+ *    (passed in requests and declared on the card) and owners (an
+ *    authenticated caller's task is TaskNotFound for an anonymous one and
+ *    back), and the validation errors (missing fields, pageSize, page
+ *    tokens, negative historyLength, a contextId that is not its task's).
+ *
+ *    Outcomes are the SDK's returned objects (one type set for all
+ *    transports) after a transport-independent normalization: generated ids
+ *    (task-N, ctx-N, cfg-N, msg-N, art-N: the test hands the runtime a
+ *    counter as its `newId`) become symbolic ones in order of appearance,
+ *    timestamps become "<timestamp>" (the gRPC decoder spells them with
+ *    milliseconds, the JSON ones as the server wrote them), page tokens
+ *    (opaque cursors) become "<page token>" unless empty, and the
+ *    per-binding namespace of the ids the test picks itself is folded. A
+ *    task that is still running is compared by what is deterministic about
+ *    it (state, ids, history, whether its artifact has parts), never by how
+ *    far it got. Errors become { kind, sdkClass, reason (the wire
+ *    ErrorInfo.reason), metadata, message }.
  *
  *    The one SDK-side difference normalized away: the generic errors
  *    (InvalidParams, Unauthenticated) carry no ErrorInfo (D3), and the SDK
@@ -23,26 +42,36 @@
  *    `status` — so for them `kind` is read from the binding's own code and
  *    `sdkClass` is compared per binding against a table (genericClass).
  *
+ *    Running tasks: the runtime does not tie a task to the stream or call
+ *    that started it (spec 3.5.2), so a long text (LONG_TEXT, a millisecond
+ *    a word) stays WORKING for tens of seconds; the scenarios that need one
+ *    start it with returnImmediately and cancel it before they end, and
+ *    wait on observable conditions (GetTask polled with a deadline), never
+ *    on sleeps.
+ *
  * 2. Bad input per binding, with raw requests (fetch, grpc-js): unsupported
  *    and missing A2A-Version, an unknown extension, a required extension
  *    missing, capabilities off, missing and wrong credentials.
  *
  * 3. D17: the public card's caching headers, 304, supportedInterfaces; and
- *    close() draining open streams.
+ *    close(): open streams on running tasks end once the drain is over, and
+ *    the task handler is closed after it (running executors aborted).
  */
 import * as grpc from "@grpc/grpc-js";
 import { clone, create, fromBinary, type JsonObject } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
-import { Role, TaskState, type StreamResponse as SdkStreamResponse, type SendMessageRequest } from "@a2a-js/sdk";
+import { Role, TaskState, type StreamResponse as SdkStreamResponse, type SendMessageRequest, type Task as SdkTask } from "@a2a-js/sdk";
 import {
   ClientFactory,
   JsonRpcTransportFactory,
   RestTransportFactory,
   ServiceParameters,
   type Client,
+  type RequestOptions,
 } from "@a2a-js/sdk/client";
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import * as sdkErrors from "@a2a-js/sdk/errors";
+import { createInMemoryTaskStore, type InMemoryTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { createReferenceAgent } from "../../examples/reference-agent/handler.js";
 import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
@@ -69,6 +98,8 @@ const TOKEN = "equivalence-token";
 const TENANT = "acme";
 const REQUIRED_EXT = "urn:example:required-ext";
 const UNKNOWN_EXT = "urn:example:never-heard-of-it";
+/** Where the scenarios' push configs point (never delivered to). */
+const HOOKS = "hooks.example.com";
 
 const BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"] as const;
 type BindingName = (typeof BINDINGS)[number];
@@ -80,19 +111,56 @@ const NS: Record<BindingName, string> = { JSONRPC: "nsjsonrpc", "HTTP+JSON": "ns
 const servers: AgentServer[] = [];
 const sdkClients: Client[] = [];
 
-async function serve(card: AgentCard, options: { drainMs?: number } = {}): Promise<AgentServer> {
-  // Readable ids (task-N, ctx-N, cfg-N), which the normalizer turns into symbolic ones.
+async function serve(card: AgentCard, options: { drainMs?: number; store?: TaskStore } = {}): Promise<AgentServer> {
+  // Readable ids (task-N, ctx-N, cfg-N, msg-N, art-N), which the normalizer turns into symbolic ones.
   const prefix = { task: "task", context: "ctx", config: "cfg", message: "msg", artifact: "art" } as const;
   let next = 0;
-  const server = await serveA2AService(createReferenceAgent(referenceExtendedCard, { newId: (kind) => `${prefix[kind]}-${++next}` }), card, {
+  const agent = createReferenceAgent(referenceExtendedCard, {
+    newId: (kind) => `${prefix[kind]}-${++next}`,
+    // The SSRF guard resolves a push URL's host when a config is created; hooks.example.com need not
+    // resolve where the suite runs. No scenario sets a config on a task that still has updates to push.
+    push: { allow: [HOOKS] },
+    ...(options.store === undefined ? {} : { store: options.store }),
+  });
+  const server = await serveA2AService(agent, card, {
     port: 0,
     grpcPort: 0,
     host: "127.0.0.1",
     authenticate: bearerAuthenticate(TOKEN),
-    ...options,
+    ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
   });
   servers.push(server);
   return server;
+}
+
+/** The default in-memory store, counting the writes the runtime tells it of (task changes). */
+function countingStore(): { readonly store: InMemoryTaskStore; readonly updates: number } {
+  const inner = createInMemoryTaskStore();
+  let updates = 0;
+  const store: InMemoryTaskStore = {
+    get size() {
+      return inner.size;
+    },
+    create: (record) => inner.create(record),
+    get: (id) => inner.get(id),
+    update: (record, change) => {
+      updates++;
+      return inner.update(record, change);
+    },
+    list: (owner, query) => inner.list(owner, query),
+    putConfig: (config) => inner.putConfig(config),
+    getConfig: (taskId, id) => inner.getConfig(taskId, id),
+    configsOf: (taskId) => inner.configsOf(taskId),
+    listConfigs: (taskId, pageSize, pageToken) => inner.listConfigs(taskId, pageSize, pageToken),
+    deleteConfig: (taskId, id) => inner.deleteConfig(taskId, id),
+    close: () => inner.close(),
+  };
+  return {
+    store,
+    get updates() {
+      return updates;
+    },
+  };
 }
 
 /** The reference card, changed by `edit`. */
@@ -196,14 +264,25 @@ function send(
   };
 }
 
-const listParams = (fields: { contextId?: string; status?: TaskState; pageSize?: number; pageToken?: string; includeArtifacts?: boolean } = {}) => ({
-  tenant: "",
+const listParams = (
+  fields: {
+    contextId?: string;
+    status?: TaskState;
+    pageSize?: number;
+    pageToken?: string;
+    includeArtifacts?: boolean;
+    historyLength?: number;
+    statusTimestampAfter?: string;
+    tenant?: string;
+  } = {},
+) => ({
+  tenant: fields.tenant ?? "",
   contextId: fields.contextId ?? "",
   status: fields.status ?? TaskState.TASK_STATE_UNSPECIFIED,
   pageSize: fields.pageSize,
   pageToken: fields.pageToken ?? "",
-  historyLength: undefined,
-  statusTimestampAfter: undefined,
+  historyLength: fields.historyLength,
+  statusTimestampAfter: fields.statusTimestampAfter,
   includeArtifacts: fields.includeArtifacts,
 });
 
@@ -217,40 +296,66 @@ async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
 
 const bearer = (token: string) => ({ serviceParameters: ServiceParameters.create((p) => (p["authorization"] = `Bearer ${token}`)) });
 
-/** A long text: the agent echoes it one word per event loop turn, so the task stays WORKING long enough to be interrupted. */
-const LONG_TEXT = Array.from({ length: 40_000 }, (_, i) => `w${i}`).join(" ");
+/** The task a SendMessage answered with (the reference agent never answers with a bare Message). */
+function taskOf(result: unknown): SdkTask {
+  const t = result as Partial<SdkTask>;
+  if (typeof t.id !== "string" || t.id === "") throw new Error(`SendMessage answered with no task: ${JSON.stringify(result)}`);
+  return t as SdkTask;
+}
+
+/** The task id of a stream's first event, which must be the Task (spec 3.1.2). */
+function firstTaskId(events: readonly SdkStreamResponse[]): string {
+  const first = events[0]?.payload;
+  if (first?.$case !== "task") throw new Error(`the stream did not start with a task: ${JSON.stringify(first)}`);
+  return first.value.id;
+}
+
+/** A timestamp as the SDK decoded it (a Date, or the JSON text), in epoch ms. */
+const msOf = (timestamp: unknown): number => new Date(timestamp as string | Date).getTime();
 
 /**
- * A task that stays WORKING: a streaming send of a long text, dropped after
- * its first artifact chunk. The reference agent stops working on a task
- * whose caller went away (its `signal.aborted` check), so the task is left
- * WORKING with a partial artifact. Resolves once the task has stopped
- * changing, so it can be compared.
+ * Resolves once the clock is past `task`'s status timestamp (ms precision),
+ * so that a task created after it is strictly newer for ListTasks' order.
  */
-async function workingTask(client: Client, messageId: string, contextId?: string): Promise<string> {
-  const controller = new AbortController();
-  let taskId: string | undefined;
-  try {
-    for await (const event of client.sendMessageStream(send(messageId, LONG_TEXT, contextId === undefined ? {} : { contextId }), { signal: controller.signal })) {
-      if (event.payload?.$case === "task") taskId = event.payload.value.id;
-      if (event.payload?.$case === "artifactUpdate") break;
-    }
-  } catch {
-    // the abort below may surface here on some transports
-  } finally {
-    controller.abort();
+async function pastStatusOf(task: SdkTask): Promise<void> {
+  const ms = msOf(task.status?.timestamp);
+  if (Number.isNaN(ms)) throw new Error(`task ${task.id} has no status timestamp`);
+  while (Date.now() <= ms) await new Promise((r) => setImmediate(r));
+}
+
+/** Polls `read` until `done` holds of its result, or fails after `timeoutMs`. */
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}: last seen ${JSON.stringify(value)?.slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 2));
   }
-  if (taskId === undefined) throw new Error("the stream gave no task");
-  let last = -1;
-  for (let i = 0; i < 100; i++) {
-    await new Promise((r) => setTimeout(r, 30));
-    const task = await client.getTask({ tenant: "", id: taskId, historyLength: 0 });
-    if (task.status?.state !== TaskState.TASK_STATE_WORKING) throw new Error(`task ${taskId} finished (${task.status?.state}) before the caller went away`);
-    const parts = task.artifacts[0]?.parts.length ?? 0;
-    if (parts === last) return taskId;
-    last = parts;
-  }
-  throw new Error(`task ${taskId} kept changing`);
+}
+
+/** A long text: the agent echoes it a word a millisecond, so its task stays WORKING for tens of seconds. */
+const LONG_TEXT = Array.from({ length: 40_000 }, (_, i) => `w${i}`).join(" ");
+
+const partsOf = (task: SdkTask): number => task.artifacts[0]?.parts.length ?? 0;
+
+/**
+ * A task that is WORKING and has echoed something: started with
+ * returnImmediately (the runtime answers with the task as the agent's first
+ * event, WORKING, left it), then polled until its artifact has parts. It
+ * keeps running (the agent needs tens of seconds for LONG_TEXT): the
+ * scenario cancels it before it ends.
+ */
+async function workingTask(client: Client, messageId: string): Promise<string> {
+  const started = taskOf(await client.sendMessage(send(messageId, LONG_TEXT, { returnImmediately: true, historyLength: 0 })));
+  if (started.status?.state !== TaskState.TASK_STATE_WORKING) throw new Error(`task ${started.id} started as ${started.status?.state}, not WORKING`);
+  const seen = await until(
+    `task ${started.id} to echo a first word`,
+    () => client.getTask({ tenant: "", id: started.id, historyLength: 0 }),
+    (t) => partsOf(t) > 0 || t.status?.state !== TaskState.TASK_STATE_WORKING,
+  );
+  if (seen.status?.state !== TaskState.TASK_STATE_WORKING) throw new Error(`task ${started.id} is ${seen.status?.state}, not WORKING`);
+  return started.id;
 }
 
 // ---------------------------------------------------------------- normalization
@@ -318,13 +423,13 @@ function errorInfoOf(binding: BindingName, err: unknown): { reason: string | und
   return { reason: known ? e.reason : undefined, metadata: known ? e.metadata : undefined };
 }
 
-/** Maps generated ids to symbolic ones in order of appearance, folds the per-binding namespace and timestamps. */
+/** Maps generated ids to symbolic ones in order of appearance, folds the per-binding namespace, timestamps and page tokens. */
 class Normalizer {
   private readonly ids = new Map<string, string>();
   private readonly counters = new Map<string, number>();
 
   text(s: string): string {
-    return s.replace(/ns(jsonrpc|rest|grpc)/g, "ns").replace(/\b(task|ctx|cfg)-\d+\b/g, (id, kind: string) => {
+    return s.replace(/ns(jsonrpc|rest|grpc)/g, "ns").replace(/\b(task|ctx|cfg|msg|art)-\d+\b/g, (id, kind: string) => {
       let symbolic = this.ids.get(id);
       if (symbolic === undefined) {
         const n = (this.counters.get(kind) ?? 0) + 1;
@@ -341,6 +446,8 @@ class Normalizer {
         expect(Number.isNaN(Date.parse(v))).toBe(false);
         return "<timestamp>";
       }
+      // Page tokens are opaque cursors (their text differs by binding, as the tasks' ids and times do): only "" is meaningful.
+      if (key === "nextPageToken") return v === "" ? "" : "<page token>";
       return this.text(v);
     }
     if (v instanceof Date) return "<timestamp>";
@@ -397,14 +504,26 @@ async function outcome(c: Ctx, call: () => Promise<unknown>): Promise<unknown> {
   }
 }
 
+/** Like `outcome`, with the raw result too, for the ids the next calls need. */
+async function step<T>(c: Ctx, call: () => Promise<T>): Promise<{ outcome: unknown; value: T | undefined }> {
+  try {
+    const value = await call();
+    return { outcome: { [OK]: c.norm.value(value) }, value };
+  } catch (err) {
+    return { outcome: { error: c.norm.error(c.binding, err) }, value: undefined };
+  }
+}
+
 const errorOutcome = (kind: string, reason: string | undefined, message: string, metadata?: Record<string, string>) => ({
   error: { kind, classAsExpected: true, reason, metadata, message },
 });
+const NOT_FOUND = (id: string) => errorOutcome("TaskNotFound", "TASK_NOT_FOUND", `no task ${id}`, { taskId: id });
 
-const task = (fields: { id: string; contextId: string; state: TaskState; artifacts?: unknown[]; history?: unknown[] }) => ({
+const status = (state: TaskState, message?: unknown) => ({ state, message, timestamp: "<timestamp>" });
+const task = (fields: { id: string; contextId: string; state: TaskState; statusMessage?: unknown; artifacts?: unknown[]; history?: unknown[] }) => ({
   id: fields.id,
   contextId: fields.contextId,
-  status: { state: fields.state, message: undefined, timestamp: "<timestamp>" },
+  status: status(fields.state, fields.statusMessage),
   artifacts: fields.artifacts ?? [],
   history: fields.history ?? [],
   metadata: undefined,
@@ -420,18 +539,45 @@ const userMessage = (messageId: string, text: string, taskId: string, contextId:
   referenceTaskIds: [],
 });
 const sdkPart = (text: string) => ({ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" });
+/** A message of the agent: its id minted by the runtime (msg-N), its text part without a media type. */
+const agentMessage = (messageId: string, text: string, taskId: string, contextId: string) => ({
+  messageId,
+  contextId,
+  taskId,
+  role: Role.ROLE_AGENT,
+  parts: [sdkPart(text)],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
 const echo = (words: readonly string[]) => ({ artifactId: "echo", name: "echo", description: "", parts: words.map(sdkPart), metadata: undefined, extensions: [] });
+const taskEvent = (value: unknown) => ({ payload: { $case: "task", value } });
+const statusEvent = (taskId: string, contextId: string, state: TaskState, message?: unknown) => ({
+  payload: { $case: "statusUpdate", value: { taskId, contextId, status: status(state, message), metadata: undefined } },
+});
+const chunkEvent = (taskId: string, contextId: string, text: string, append: boolean, lastChunk: boolean) => ({
+  payload: { $case: "artifactUpdate", value: { taskId, contextId, artifact: echo([text]), append, lastChunk, metadata: undefined } },
+});
 
-/** A working task's artifact grows by timing; its parts are counted, not compared. */
+/** What the agent asks when a message has no text (examples/reference-agent/agent.ts). */
+const ASK_FOR_TEXT = "Send me some text to echo.";
+
+/** A running task's artifact grows with time: its parts are reduced to whether there are any. */
 function foldParts(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(foldParts);
   if (v !== null && typeof v === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = k === "parts" && Array.isArray(x) && x.length > 2 ? `${(x as unknown[]).length > 0 ? "some" : "no"} parts` : foldParts(x);
+    for (const [k, x] of Object.entries(v)) {
+      out[k] = k === "artifacts" && Array.isArray(x) ? x.map((a: { parts: unknown[] }) => ({ ...a, parts: a.parts.length > 0 ? "some parts" : "no parts" })) : foldParts(x);
+    }
     return out;
   }
   return v;
 }
+/** The echo artifact of a running (or canceled) task, after foldParts. */
+const echoSoFar = { ...echo([]), parts: "some parts" };
+
+const cancel = (c: Ctx, id: string, options?: RequestOptions) => c.client.cancelTask({ tenant: "", id, metadata: undefined }, options);
 
 const scenarios: readonly Scenario[] = [
   {
@@ -449,22 +595,23 @@ const scenarios: readonly Scenario[] = [
       }),
   },
   {
-    name: "SendMessage (returnImmediately, historyLength 0): the task as it starts, without history",
+    name: "SendMessage (returnImmediately, historyLength 0): the task as the agent's first event left it (WORKING), without history",
     run: (c) => outcome(c, () => c.client.sendMessage(send(`${c.ns}-m2`, "later", { returnImmediately: true, historyLength: 0, contextId: `${c.ns}-ctx-ri` }))),
     check: (o) => expect(o).toEqual({ ok: task({ id: "task#1", contextId: "ns-ctx-ri", state: TaskState.TASK_STATE_WORKING }) }),
   },
   {
-    name: "SendMessage continuing a finished task: UnsupportedOperation",
+    name: "SendMessage continuing a finished task: UnsupportedOperation, the task in its ErrorInfo",
     run: async (c) => {
-      const done = (await c.client.sendMessage(send(`${c.ns}-m3`, "done"))) as { id: string };
+      const done = taskOf(await c.client.sendMessage(send(`${c.ns}-m3`, "done")));
       return outcome(c, () => c.client.sendMessage(send(`${c.ns}-m4`, "more", { taskId: done.id })));
     },
-    check: (o) => expect(o).toEqual(errorOutcome("UnsupportedOperation", "UNSUPPORTED_OPERATION", "task task#1 is finished and takes no more messages")),
+    check: (o) =>
+      expect(o).toEqual(errorOutcome("UnsupportedOperation", "UNSUPPORTED_OPERATION", "task task#1 is TASK_STATE_COMPLETED and takes no more messages", { taskId: "task#1" })),
   },
   {
     name: "SendMessage continuing an unknown task: TaskNotFound with its ErrorInfo metadata",
     run: (c) => outcome(c, () => c.client.sendMessage(send(`${c.ns}-m5`, "hi", { taskId: `${c.ns}-missing` }))),
-    check: (o) => expect(o).toEqual(errorOutcome("TaskNotFound", "TASK_NOT_FOUND", "no task ns-missing", { taskId: "ns-missing" })),
+    check: (o) => expect(o).toEqual(NOT_FOUND("ns-missing")),
   },
   {
     name: "SendMessage without a message: InvalidParams (REQUIRED field)",
@@ -472,38 +619,173 @@ const scenarios: readonly Scenario[] = [
     check: (o) => expect(o).toEqual(errorOutcome("InvalidParams", undefined, "missing required field: message")),
   },
   {
+    name: "Multi-turn: no text is INPUT_REQUIRED with the agent's question (blocking returns there); a second message with the taskId completes the task",
+    run: async (c) => {
+      const asked = await step(c, () => c.client.sendMessage(send(`${c.ns}-mt1`, "")));
+      const id = taskOf(asked.value).id;
+      return [
+        asked.outcome,
+        // Only the taskId: the contextId is the task's (spec 3.4.3).
+        await outcome(c, () => c.client.sendMessage(send(`${c.ns}-mt2`, "now some text", { taskId: id }))),
+        await outcome(c, () => c.client.getTask({ tenant: "", id })),
+      ];
+    },
+    check: (o) => {
+      const question = agentMessage("msg#1", ASK_FOR_TEXT, "task#1", "ctx#1");
+      const first = userMessage("ns-mt1", "", "task#1", "ctx#1");
+      const done = task({
+        id: "task#1",
+        contextId: "ctx#1",
+        state: TaskState.TASK_STATE_COMPLETED,
+        artifacts: [echo(["now", " some", " text"])],
+        history: [first, question, userMessage("ns-mt2", "now some text", "task#1", "ctx#1")],
+      });
+      expect(o).toEqual([
+        { ok: task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_INPUT_REQUIRED, statusMessage: question, history: [first, question] }) },
+        { ok: done },
+        { ok: done },
+      ]);
+    },
+  },
+  {
+    name: "Multi-turn by stream: the stream closes at INPUT_REQUIRED; the next message's stream starts with the task as it is, the new message in its history",
+    run: async (c) => {
+      const asked = await step(c, () => collect(c.client.sendMessageStream(send(`${c.ns}-ms1`, ""))));
+      const id = firstTaskId(asked.value ?? []);
+      return [asked.outcome, await outcome(c, () => collect(c.client.sendMessageStream(send(`${c.ns}-ms2`, "two words", { taskId: id }))))];
+    },
+    check: (o) => {
+      const [t, ctx] = ["task#1", "ctx#1"];
+      const question = agentMessage("msg#1", ASK_FOR_TEXT, t, ctx);
+      const first = userMessage("ns-ms1", "", t, ctx);
+      expect(o).toEqual([
+        { ok: [taskEvent(task({ id: t, contextId: ctx, state: TaskState.TASK_STATE_SUBMITTED, history: [first] })), statusEvent(t, ctx, TaskState.TASK_STATE_INPUT_REQUIRED, question)] },
+        {
+          ok: [
+            taskEvent(
+              task({ id: t, contextId: ctx, state: TaskState.TASK_STATE_INPUT_REQUIRED, statusMessage: question, history: [first, question, userMessage("ns-ms2", "two words", t, ctx)] }),
+            ),
+            statusEvent(t, ctx, TaskState.TASK_STATE_WORKING),
+            chunkEvent(t, ctx, "two", false, false),
+            chunkEvent(t, ctx, " words", true, true),
+            statusEvent(t, ctx, TaskState.TASK_STATE_COMPLETED),
+          ],
+        },
+      ]);
+    },
+  },
+  {
+    name: "SendMessage with a contextId that is not its task's: InvalidParams, the task untouched; with the task's own contextId it goes on",
+    run: async (c) => {
+      const asked = await step(c, () => c.client.sendMessage(send(`${c.ns}-cm1`, "", { historyLength: 0 })));
+      const { id, contextId } = taskOf(asked.value);
+      return [
+        await outcome(c, () => c.client.sendMessage(send(`${c.ns}-cm2`, "wrong context", { taskId: id, contextId: `${c.ns}-elsewhere` }))),
+        await outcome(c, () => c.client.getTask({ tenant: "", id, historyLength: 5 })),
+        // historyLength 1: only the latest message (spec 3.2.4).
+        await outcome(c, () => c.client.sendMessage(send(`${c.ns}-cm3`, "right context", { taskId: id, contextId, historyLength: 1 }))),
+      ];
+    },
+    check: (o) => {
+      const question = agentMessage("msg#1", ASK_FOR_TEXT, "task#1", "ctx#1");
+      expect(o).toEqual([
+        errorOutcome("InvalidParams", undefined, "message.contextId ns-elsewhere is not the context of task task#1 (ctx#1)"),
+        {
+          ok: task({
+            id: "task#1",
+            contextId: "ctx#1",
+            state: TaskState.TASK_STATE_INPUT_REQUIRED,
+            statusMessage: question,
+            history: [userMessage("ns-cm1", "", "task#1", "ctx#1"), question],
+          }),
+        },
+        {
+          ok: task({
+            id: "task#1",
+            contextId: "ctx#1",
+            state: TaskState.TASK_STATE_COMPLETED,
+            artifacts: [echo(["right", " context"])],
+            history: [userMessage("ns-cm3", "right context", "task#1", "ctx#1")],
+          }),
+        },
+      ]);
+    },
+  },
+  {
+    name: "A negative historyLength: InvalidParams on SendMessage (no task made), GetTask and ListTasks",
+    run: async (c) => {
+      const contextId = `${c.ns}-hl`;
+      const kept = await step(c, () => c.client.sendMessage(send(`${c.ns}-h1`, "kept", { contextId, historyLength: 0 })));
+      return [
+        await outcome(c, () => c.client.sendMessage(send(`${c.ns}-h2`, "never", { contextId, historyLength: -1 }))),
+        await outcome(c, () => c.client.getTask({ tenant: "", id: taskOf(kept.value).id, historyLength: -1 })),
+        await outcome(c, () => c.client.listTasks(listParams({ contextId, historyLength: -1 }))),
+        await outcome(c, () => c.client.listTasks(listParams({ contextId, historyLength: 0 }))),
+      ];
+    },
+    check: (o) => {
+      const negative = errorOutcome("InvalidParams", undefined, "historyLength must not be negative (got -1)");
+      expect(o).toEqual([
+        negative,
+        negative,
+        negative,
+        { ok: { tasks: [task({ id: "task#1", contextId: "ns-hl", state: TaskState.TASK_STATE_COMPLETED })], nextPageToken: "", pageSize: 50, totalSize: 1 } },
+      ]);
+    },
+  },
+  {
     name: "SendStreamingMessage: task, working, the artifact in chunks (append, lastChunk), completed",
     run: (c) => outcome(c, () => collect(c.client.sendMessageStream(send(`${c.ns}-s1`, "stream these four words")))),
     check: (o) => {
-      const ids = { taskId: "task#1", contextId: "ctx#1" };
-      const status = (state: TaskState) => ({ ...ids, status: { state, message: undefined, timestamp: "<timestamp>" }, metadata: undefined });
-      const chunk = (text: string, append: boolean, lastChunk: boolean) => ({
-        payload: { $case: "artifactUpdate", value: { ...ids, artifact: echo([text]), append, lastChunk, metadata: undefined } },
-      });
+      const [t, ctx] = ["task#1", "ctx#1"];
       expect(o).toEqual({
         ok: [
-          {
-            payload: {
-              $case: "task",
-              value: task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_SUBMITTED, history: [userMessage("ns-s1", "stream these four words", "task#1", "ctx#1")] }),
-            },
-          },
-          { payload: { $case: "statusUpdate", value: status(TaskState.TASK_STATE_WORKING) } },
-          chunk("stream", false, false),
-          chunk(" these", true, false),
-          chunk(" four", true, false),
-          chunk(" words", true, true),
-          { payload: { $case: "statusUpdate", value: status(TaskState.TASK_STATE_COMPLETED) } },
+          taskEvent(task({ id: t, contextId: ctx, state: TaskState.TASK_STATE_SUBMITTED, history: [userMessage("ns-s1", "stream these four words", t, ctx)] })),
+          statusEvent(t, ctx, TaskState.TASK_STATE_WORKING),
+          chunkEvent(t, ctx, "stream", false, false),
+          chunkEvent(t, ctx, " these", true, false),
+          chunkEvent(t, ctx, " four", true, false),
+          chunkEvent(t, ctx, " words", true, true),
+          statusEvent(t, ctx, TaskState.TASK_STATE_COMPLETED),
         ],
       });
     },
   },
   {
+    name: "A task outlives the stream that started it: dropped after its first chunk, it goes on WORKING and echoing until canceled",
+    run: async (c) => {
+      const controller = new AbortController();
+      const seen: (string | undefined)[] = [];
+      let id: string | undefined;
+      try {
+        for await (const event of c.client.sendMessageStream(send(`${c.ns}-d1`, LONG_TEXT), { signal: controller.signal })) {
+          seen.push(event.payload?.$case);
+          if (event.payload?.$case === "task") id = event.payload.value.id;
+          if (event.payload?.$case === "artifactUpdate") break;
+        }
+      } catch {
+        // the abort below may surface here on some transports
+      } finally {
+        controller.abort();
+      }
+      if (id === undefined) throw new Error("the stream gave no task");
+      const taskId = id;
+      const read = () => c.client.getTask({ tenant: "", id: taskId, historyLength: 0 });
+      const dropped = await read();
+      const later = await until("the task to echo more after its stream was dropped", read, (t) => partsOf(t) > partsOf(dropped) || t.status?.state !== TaskState.TASK_STATE_WORKING);
+      return foldParts([seen, c.norm.value(later), await outcome(c, () => cancel(c, taskId))]);
+    },
+    check: (o) =>
+      expect(o).toEqual([
+        ["task", "statusUpdate", "artifactUpdate"],
+        task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_WORKING, artifacts: [echoSoFar] }),
+        { ok: task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_CANCELED, artifacts: [echoSoFar], history: [userMessage("ns-d1", LONG_TEXT, "task#1", "ctx#1")] }) },
+      ]),
+  },
+  {
     name: "GetTask: the streamed task is stored completed with the whole artifact; historyLength 0 trims the history",
     run: async (c) => {
-      const events = await collect(c.client.sendMessageStream(send(`${c.ns}-g1`, "keep me")));
-      const first = events[0]?.payload;
-      const id = first?.$case === "task" ? first.value.id : "";
+      const id = firstTaskId(await collect(c.client.sendMessageStream(send(`${c.ns}-g1`, "keep me"))));
       return [await outcome(c, () => c.client.getTask({ tenant: "", id })), await outcome(c, () => c.client.getTask({ tenant: "", id, historyLength: 0 }))];
     },
     check: (o) => {
@@ -520,7 +802,7 @@ const scenarios: readonly Scenario[] = [
   {
     name: "GetTask of an unknown task: TaskNotFound",
     run: (c) => outcome(c, () => c.client.getTask({ tenant: "", id: `${c.ns}-nope` })),
-    check: (o) => expect(o).toEqual(errorOutcome("TaskNotFound", "TASK_NOT_FOUND", "no task ns-nope", { taskId: "ns-nope" })),
+    check: (o) => expect(o).toEqual(NOT_FOUND("ns-nope")),
   },
   {
     // Not on HTTP+JSON: the SDK sends GET {base}/tasks/ for an empty id, and the
@@ -532,19 +814,25 @@ const scenarios: readonly Scenario[] = [
     check: (o) => expect(o).toEqual(errorOutcome("InvalidParams", undefined, "missing required field: id")),
   },
   {
-    name: "ListTasks: filtered by context, newest first, paged, artifacts only when asked",
+    name: "ListTasks: filtered by context, state and status time, newest first, paged by an opaque cursor, artifacts only when asked",
     run: async (c) => {
       const contextId = `${c.ns}-list`;
-      // Normalized first, so the ids are numbered in creation order.
-      const created = [(await outcome(c, () => c.client.sendMessage(send(`${c.ns}-l1`, "one", { contextId, historyLength: 0 })))) as { ok: { id: string } }];
-      await new Promise((r) => setTimeout(r, 5));
-      created.push((await outcome(c, () => c.client.sendMessage(send(`${c.ns}-l2`, "two", { contextId, historyLength: 0 })))) as { ok: { id: string } });
-      expect(created.map((o) => o.ok.id)).toEqual(["task#1", "task#2"]);
+      const one = taskOf(await c.client.sendMessage(send(`${c.ns}-l1`, "one", { contextId, historyLength: 0 })));
+      // Strictly newer than `one`: ListTasks orders by status timestamp (ms).
+      await pastStatusOf(one);
+      const two = taskOf(await c.client.sendMessage(send(`${c.ns}-l2`, "two", { contextId, historyLength: 0 })));
+      // Numbered in creation order.
+      expect([c.norm.text(one.id), c.norm.text(two.id)]).toEqual(["task#1", "task#2"]);
+      const firstPage = await step(c, () => c.client.listTasks(listParams({ contextId, pageSize: 1 })));
+      const pageToken = firstPage.value?.nextPageToken ?? "";
       return [
         await outcome(c, () => c.client.listTasks(listParams({ contextId }))),
-        await outcome(c, () => c.client.listTasks(listParams({ contextId, pageSize: 1 }))),
-        await outcome(c, () => c.client.listTasks(listParams({ contextId, pageSize: 1, pageToken: "1", includeArtifacts: true }))),
+        firstPage.outcome,
+        await outcome(c, () => c.client.listTasks(listParams({ contextId, pageSize: 1, pageToken, includeArtifacts: true }))),
+        await outcome(c, () => c.client.listTasks(listParams({ contextId, status: TaskState.TASK_STATE_COMPLETED, historyLength: 0 }))),
         await outcome(c, () => c.client.listTasks(listParams({ contextId, status: TaskState.TASK_STATE_CANCELED }))),
+        // At or after `two`'s status timestamp: `one` is strictly older.
+        await outcome(c, () => c.client.listTasks(listParams({ contextId, statusTimestampAfter: new Date(msOf(two.status?.timestamp)).toISOString(), historyLength: 0 }))),
       ];
     },
     check: (o) => {
@@ -552,99 +840,93 @@ const scenarios: readonly Scenario[] = [
       const two = task({ id: "task#2", contextId: "ns-list", state: TaskState.TASK_STATE_COMPLETED, history: [userMessage("ns-l2", "two", "task#2", "ns-list")] });
       expect(o).toEqual([
         { ok: { tasks: [two, one], nextPageToken: "", pageSize: 50, totalSize: 2 } },
-        { ok: { tasks: [two], nextPageToken: "1", pageSize: 1, totalSize: 2 } },
+        { ok: { tasks: [two], nextPageToken: "<page token>", pageSize: 1, totalSize: 2 } },
         { ok: { tasks: [{ ...one, artifacts: [echo(["one"])] }], nextPageToken: "", pageSize: 1, totalSize: 2 } },
+        { ok: { tasks: [{ ...two, history: [] }, { ...one, history: [] }], nextPageToken: "", pageSize: 50, totalSize: 2 } },
         { ok: { tasks: [], nextPageToken: "", pageSize: 50, totalSize: 0 } },
+        { ok: { tasks: [{ ...two, history: [] }], nextPageToken: "", pageSize: 50, totalSize: 1 } },
       ]);
     },
   },
   {
-    name: "ListTasks with pageSize out of range or a foreign pageToken: InvalidParams",
+    name: "ListTasks with pageSize out of range or a pageToken it did not give out: InvalidParams",
     run: async (c) => [
       await outcome(c, () => c.client.listTasks(listParams({ contextId: `${c.ns}-list`, pageSize: 500 }))),
       await outcome(c, () => c.client.listTasks(listParams({ contextId: `${c.ns}-list`, pageToken: "not-a-token" }))),
     ],
     check: (o) =>
       expect(o).toEqual([
-        errorOutcome("InvalidParams", undefined, "pageSize must be between 1 and 100"),
-        errorOutcome("InvalidParams", undefined, "pageToken is not one this agent gave out"),
+        errorOutcome("InvalidParams", undefined, "pageSize must be between 1 and 100 (got 500)"),
+        errorOutcome("InvalidParams", undefined, 'pageToken "not-a-token" is not one this agent gave out'),
       ]),
   },
   {
-    name: "CancelTask: a working task is canceled; canceling it again is TaskNotCancelable",
+    name: "CancelTask: a working task is canceled and stops there; canceling it again is TaskNotCancelable",
     run: async (c) => {
       const id = await workingTask(c.client, `${c.ns}-c1`);
+      const canceled = await step(c, () => cancel(c, id));
+      const again = await outcome(c, () => cancel(c, id));
+      const after = await c.client.getTask({ tenant: "", id, historyLength: 0 });
       return foldParts([
-        await outcome(c, () => c.client.cancelTask({ tenant: "", id, metadata: undefined })),
-        await outcome(c, () => c.client.cancelTask({ tenant: "", id, metadata: undefined })),
+        canceled.outcome,
+        again,
+        c.norm.value(after),
+        // Nothing the agent did after the cancel reached the task (the runtime aborted it and drops later events).
+        canceled.value === undefined ? "not canceled" : partsOf(after) === partsOf(canceled.value),
       ]);
     },
     check: (o) =>
       expect(o).toEqual([
-        {
-          ok: task({
-            id: "task#1",
-            contextId: "ctx#1",
-            state: TaskState.TASK_STATE_CANCELED,
-            artifacts: [{ ...echo([]), parts: "some parts" }],
-            history: [userMessage("ns-c1", LONG_TEXT, "task#1", "ctx#1")],
-          }),
-        },
-        errorOutcome("TaskNotCancelable", "TASK_NOT_CANCELABLE", "task task#1 is CANCELED and cannot be canceled", { taskId: "task#1" }),
+        { ok: task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_CANCELED, artifacts: [echoSoFar], history: [userMessage("ns-c1", LONG_TEXT, "task#1", "ctx#1")] }) },
+        errorOutcome("TaskNotCancelable", "TASK_NOT_CANCELABLE", "task task#1 is TASK_STATE_CANCELED and cannot be canceled", { taskId: "task#1" }),
+        task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_CANCELED, artifacts: [echoSoFar] }),
+        true,
       ]),
   },
   {
     name: "CancelTask of a completed task: TaskNotCancelable; of an unknown task: TaskNotFound",
     run: async (c) => {
-      const done = (await c.client.sendMessage(send(`${c.ns}-c2`, "quick"))) as { id: string };
-      return [
-        await outcome(c, () => c.client.cancelTask({ tenant: "", id: done.id, metadata: undefined })),
-        await outcome(c, () => c.client.cancelTask({ tenant: "", id: `${c.ns}-ghost`, metadata: undefined })),
-      ];
+      const done = taskOf(await c.client.sendMessage(send(`${c.ns}-c2`, "quick")));
+      return [await outcome(c, () => cancel(c, done.id)), await outcome(c, () => cancel(c, `${c.ns}-ghost`))];
     },
     check: (o) =>
       expect(o).toEqual([
-        errorOutcome("TaskNotCancelable", "TASK_NOT_CANCELABLE", "task task#1 is COMPLETED and cannot be canceled", { taskId: "task#1" }),
-        errorOutcome("TaskNotFound", "TASK_NOT_FOUND", "no task ns-ghost", { taskId: "ns-ghost" }),
+        errorOutcome("TaskNotCancelable", "TASK_NOT_CANCELABLE", "task task#1 is TASK_STATE_COMPLETED and cannot be canceled", { taskId: "task#1" }),
+        NOT_FOUND("ns-ghost"),
       ]),
   },
   {
-    name: "SubscribeToTask: a working task's snapshot, then its cancellation ends the stream",
+    name: "SubscribeToTask: a working task's snapshot, every chunk after it, then its cancellation ends the stream",
     run: async (c) => {
       const id = await workingTask(c.client, `${c.ns}-r1`);
-      const events: SdkStreamResponse[] = [];
       const stream = c.client.resubscribeTask({ tenant: "", id });
       const first = await stream.next();
-      if (first.done !== true) events.push(first.value);
-      await c.client.cancelTask({ tenant: "", id, metadata: undefined });
-      for await (const event of { [Symbol.asyncIterator]: () => stream }) events.push(event);
-      return foldParts(await outcome(c, async () => events));
+      const canceled = await cancel(c, id);
+      const rest: SdkStreamResponse[] = [];
+      for await (const event of { [Symbol.asyncIterator]: () => stream }) rest.push(event);
+      const chunks = rest.flatMap((e) => (e.payload?.$case === "artifactUpdate" ? [e.payload.value] : []));
+      const snapshot = first.done === true || first.value.payload?.$case !== "task" ? undefined : first.value.payload.value;
+      return foldParts([
+        c.norm.value(first.value),
+        // The chunks between the snapshot and the cancel: appends to "echo", one word each...
+        chunks.every((u) => u.artifact?.artifactId === "echo" && u.append && !u.lastChunk && u.artifact.parts.length === 1),
+        // ...none lost or repeated: the snapshot's parts and theirs are the canceled task's (spec 3.1.6).
+        snapshot === undefined ? "no snapshot" : partsOf(snapshot) + chunks.length === partsOf(canceled),
+        c.norm.value(rest.filter((e) => e.payload?.$case !== "artifactUpdate")),
+      ]);
     },
     check: (o) =>
-      expect(o).toEqual({
-        ok: [
-          {
-            payload: {
-              $case: "task",
-              value: {
-                ...task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_WORKING, artifacts: [{ ...echo([]), parts: "some parts" }] }),
-                history: [userMessage("ns-r1", LONG_TEXT, "task#1", "ctx#1")],
-              },
-            },
-          },
-          {
-            payload: {
-              $case: "statusUpdate",
-              value: { taskId: "task#1", contextId: "ctx#1", status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: "<timestamp>" }, metadata: undefined },
-            },
-          },
-        ],
-      }),
+      expect(o).toEqual([
+        taskEvent(task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_WORKING, artifacts: [echoSoFar], history: [userMessage("ns-r1", LONG_TEXT, "task#1", "ctx#1")] })),
+        true,
+        true,
+        [statusEvent("task#1", "ctx#1", TaskState.TASK_STATE_CANCELED)],
+      ]),
   },
   {
     name: "SubscribeToTask on a finished task: UnsupportedOperation; on an unknown task: TaskNotFound",
     run: async (c) => {
-      const done = (await c.client.sendMessage(send(`${c.ns}-r2`, "over"))) as { id: string };
+      const done = taskOf(await c.client.sendMessage(send(`${c.ns}-r2`, "over")));
       return [
         await outcome(c, () => collect(c.client.resubscribeTask({ tenant: "", id: done.id }))),
         await outcome(c, () => collect(c.client.resubscribeTask({ tenant: "", id: `${c.ns}-ghost` }))),
@@ -652,34 +934,35 @@ const scenarios: readonly Scenario[] = [
     },
     check: (o) =>
       expect(o).toEqual([
-        errorOutcome("UnsupportedOperation", "UNSUPPORTED_OPERATION", "task task#1 is finished; there is nothing to follow", { taskId: "task#1" }),
-        errorOutcome("TaskNotFound", "TASK_NOT_FOUND", "no task ns-ghost", { taskId: "ns-ghost" }),
+        errorOutcome("UnsupportedOperation", "UNSUPPORTED_OPERATION", "task task#1 is TASK_STATE_COMPLETED; there is nothing to follow", { taskId: "task#1" }),
+        NOT_FOUND("ns-ghost"),
       ]),
   },
   {
-    name: "Push notification config CRUD: create (server id and own id), get, list, delete twice, get the deleted one",
+    name: "Push notification config CRUD: create (minted id and own id), get, list, delete twice, get the deleted one",
     run: async (c) => {
-      const done = (await c.client.sendMessage(send(`${c.ns}-p1`, "push"))) as { id: string };
-      const id = done.id;
+      const { id } = taskOf(await c.client.sendMessage(send(`${c.ns}-p1`, "push")));
+      const list = () => c.client.listTaskPushNotificationConfig({ tenant: "", taskId: id, pageSize: 0, pageToken: "" });
       return [
-        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(id, "", "https://hooks.example.com/a"))),
-        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(id, "audit", "https://hooks.example.com/audit"))),
+        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(id, "", `https://${HOOKS}/a`))),
+        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(id, "audit", `https://${HOOKS}/audit`))),
         await outcome(c, () => c.client.getTaskPushNotificationConfig({ tenant: "", taskId: id, id: "audit" })),
-        await outcome(c, () => c.client.listTaskPushNotificationConfig({ tenant: "", taskId: id, pageSize: 0, pageToken: "" })),
+        await outcome(c, list),
         await outcome(c, () => c.client.deleteTaskPushNotificationConfig({ tenant: "", taskId: id, id: "audit" })),
         await outcome(c, () => c.client.deleteTaskPushNotificationConfig({ tenant: "", taskId: id, id: "audit" })),
         await outcome(c, () => c.client.getTaskPushNotificationConfig({ tenant: "", taskId: id, id: "audit" })),
-        await outcome(c, () => c.client.listTaskPushNotificationConfig({ tenant: "", taskId: id, pageSize: 0, pageToken: "" })),
+        await outcome(c, list),
       ];
     },
     check: (o) => {
-      const a = pushConfig("task#1", "cfg#1", "https://hooks.example.com/a");
-      const audit = pushConfig("task#1", "audit", "https://hooks.example.com/audit");
+      const a = pushConfig("task#1", "cfg#1", `https://${HOOKS}/a`);
+      const audit = pushConfig("task#1", "audit", `https://${HOOKS}/audit`);
       expect(o).toEqual([
         { ok: a },
         { ok: audit },
         { ok: audit },
-        { ok: { configs: [a, audit], nextPageToken: "" } },
+        // In id order ("audit" < "cfg-N").
+        { ok: { configs: [audit, a], nextPageToken: "" } },
         { ok: undefined },
         { ok: undefined },
         errorOutcome("TaskNotFound", "TASK_NOT_FOUND", "task task#1 has no push config audit", { taskId: "task#1" }),
@@ -688,17 +971,54 @@ const scenarios: readonly Scenario[] = [
     },
   },
   {
+    // Not on HTTP+JSON: the SDK's REST transport sends ListTaskPushNotificationConfigs
+    // without its query (pageSize and pageToken are dropped), so it always gets the first,
+    // default-sized page; the raw HTTP+JSON test after the scenarios pages that binding.
+    name: "ListTaskPushNotificationConfigs paged: pageSize 1 gives a page token that gives the next config",
+    only: ["JSONRPC", "GRPC"],
+    run: async (c) => {
+      const { id } = taskOf(await c.client.sendMessage(send(`${c.ns}-p3`, "paged")));
+      const list = (pageSize: number, pageToken = "") => c.client.listTaskPushNotificationConfig({ tenant: "", taskId: id, pageSize, pageToken });
+      for (const config of ["one", "two"]) await c.client.createTaskPushNotificationConfig(pushConfig(id, config, `https://${HOOKS}/${config}`));
+      const first = await step(c, () => list(1));
+      return [first.outcome, await outcome(c, () => list(1, first.value?.nextPageToken)), await outcome(c, () => list(1, "not-a-token"))];
+    },
+    check: (o) =>
+      expect(o).toEqual([
+        { ok: { configs: [pushConfig("task#1", "one", `https://${HOOKS}/one`)], nextPageToken: "<page token>" } },
+        { ok: { configs: [pushConfig("task#1", "two", `https://${HOOKS}/two`)], nextPageToken: "" } },
+        errorOutcome("InvalidParams", undefined, 'pageToken "not-a-token" is not one this agent gave out'),
+      ]),
+  },
+  {
+    name: "Push notification config to a loopback or non-HTTP URL: InvalidParams from the SSRF guard, nothing stored",
+    run: async (c) => {
+      const { id } = taskOf(await c.client.sendMessage(send(`${c.ns}-p2`, "guarded")));
+      return [
+        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(id, "", "http://127.0.0.1:9/hook"))),
+        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(id, "", `ftp://${HOOKS}/x`))),
+        await outcome(c, () => c.client.listTaskPushNotificationConfig({ tenant: "", taskId: id, pageSize: 0, pageToken: "" })),
+      ];
+    },
+    check: (o) =>
+      expect(o).toEqual([
+        errorOutcome("InvalidParams", undefined, 'push URL "http://127.0.0.1:9/hook" refused by the SSRF guard: 127.0.0.1 is loopback'),
+        errorOutcome("InvalidParams", undefined, `push URL "ftp://${HOOKS}/x" must be http: or https:, not ftp:`),
+        { ok: { configs: [], nextPageToken: "" } },
+      ]),
+  },
+  {
     name: "Push notification config of an unknown task: TaskNotFound on create, get, list and delete",
     run: async (c) => {
       const ghost = `${c.ns}-ghost`;
       return [
-        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(ghost, "", "https://hooks.example.com/x"))),
+        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(ghost, "", `https://${HOOKS}/x`))),
         await outcome(c, () => c.client.getTaskPushNotificationConfig({ tenant: "", taskId: ghost, id: "x" })),
         await outcome(c, () => c.client.listTaskPushNotificationConfig({ tenant: "", taskId: ghost, pageSize: 0, pageToken: "" })),
         await outcome(c, () => c.client.deleteTaskPushNotificationConfig({ tenant: "", taskId: ghost, id: "x" })),
       ];
     },
-    check: (o) => expect(o).toEqual(Array.from({ length: 4 }, () => errorOutcome("TaskNotFound", "TASK_NOT_FOUND", "no task ns-ghost", { taskId: "ns-ghost" }))),
+    check: (o) => expect(o).toEqual(Array.from({ length: 4 }, () => NOT_FOUND("ns-ghost"))),
   },
   {
     name: "GetExtendedAgentCard: the extended card for the bearer token; Unauthenticated without it or with a wrong one",
@@ -718,38 +1038,74 @@ const scenarios: readonly Scenario[] = [
     },
   },
   {
-    name: "Tenant passed in requests: it reaches the handler (stored on the push config) and the calls behave the same",
+    name: "Owners: the authenticated caller's task is TaskNotFound for an anonymous caller on every method, and back; ListTasks shows each its own",
     run: async (c) => {
-      const done = (await c.client.sendMessage(send(`${c.ns}-t1`, "tenant", { tenant: TENANT }))) as { id: string };
+      const auth = bearer(TOKEN);
+      const contextId = `${c.ns}-owners`;
+      const mine = taskOf(await c.client.sendMessage(send(`${c.ns}-o1`, "mine", { contextId, historyLength: 0 }), auth));
+      const theirs = taskOf(await c.client.sendMessage(send(`${c.ns}-o2`, "theirs", { contextId, historyLength: 0 })));
+      expect([c.norm.text(mine.id), c.norm.text(theirs.id)]).toEqual(["task#1", "task#2"]);
+      const idsOf = async (options?: RequestOptions) => (await c.client.listTasks(listParams({ contextId }), options)).tasks.map((t) => t.id);
+      return [
+        await outcome(c, () => c.client.getTask({ tenant: "", id: mine.id, historyLength: 0 }, auth)),
+        // Not TaskNotCancelable nor UnsupportedOperation, as for the owner: whether the task exists is not told (spec 13.1).
+        await outcome(c, () => c.client.getTask({ tenant: "", id: mine.id, historyLength: 0 })),
+        await outcome(c, () => cancel(c, mine.id)),
+        await outcome(c, () => c.client.sendMessage(send(`${c.ns}-o3`, "not yours", { taskId: mine.id }))),
+        await outcome(c, () => collect(c.client.resubscribeTask({ tenant: "", id: mine.id }))),
+        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(mine.id, "", `https://${HOOKS}/o`))),
+        await outcome(c, () => c.client.getTask({ tenant: "", id: theirs.id, historyLength: 0 }, auth)),
+        await outcome(c, () => cancel(c, theirs.id, auth)),
+        await outcome(c, () => idsOf(auth)),
+        await outcome(c, () => idsOf()),
+      ];
+    },
+    check: (o) =>
+      expect(o).toEqual([
+        { ok: task({ id: "task#1", contextId: "ns-owners", state: TaskState.TASK_STATE_COMPLETED, artifacts: [echo(["mine"])] }) },
+        ...Array.from({ length: 5 }, () => NOT_FOUND("task#1")),
+        NOT_FOUND("task#2"),
+        NOT_FOUND("task#2"),
+        { ok: ["task#1"] },
+        { ok: ["task#2"] },
+      ]),
+  },
+  {
+    name: "Tenant passed in requests: it reaches the handler (stored on the push config); the tenant's task is TaskNotFound without it",
+    run: async (c) => {
+      const done = taskOf(await c.client.sendMessage(send(`${c.ns}-t1`, "tenant", { tenant: TENANT })));
       return [
         await outcome(c, () => c.client.getTask({ tenant: TENANT, id: done.id, historyLength: 0 })),
-        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(done.id, "t", "https://hooks.example.com/t", TENANT))),
+        await outcome(c, () => c.client.createTaskPushNotificationConfig(pushConfig(done.id, "t", `https://${HOOKS}/t`, TENANT))),
         await outcome(c, () => c.client.getTaskPushNotificationConfig({ tenant: TENANT, taskId: done.id, id: "t" })),
+        await outcome(c, () => c.client.getTask({ tenant: "", id: done.id, historyLength: 0 })),
+        await outcome(c, () => c.client.getTaskPushNotificationConfig({ tenant: "", taskId: done.id, id: "t" })),
       ];
     },
     check: (o) =>
       expect(o).toEqual([
         { ok: task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_COMPLETED, artifacts: [echo(["tenant"])] }) },
-        { ok: pushConfig("task#1", "t", "https://hooks.example.com/t", TENANT) },
-        { ok: pushConfig("task#1", "t", "https://hooks.example.com/t", TENANT) },
+        { ok: pushConfig("task#1", "t", `https://${HOOKS}/t`, TENANT) },
+        { ok: pushConfig("task#1", "t", `https://${HOOKS}/t`, TENANT) },
+        NOT_FOUND("task#1"),
+        NOT_FOUND("task#1"),
       ]),
   },
   {
     name: "Tenant declared on the card's interfaces: the SDK sends it on every call, streaming included",
     run: async (c) => {
       const events = await collect(c.tenantClient.sendMessageStream(send(`${c.ns}-t2`, "declared tenant")));
-      const first = events[0]?.payload;
-      const id = first?.$case === "task" ? first.value.id : "";
+      const id = firstTaskId(events);
       return [
-        events.length,
-        await outcome(c, () => c.tenantClient.createTaskPushNotificationConfig(pushConfig(id, "", "https://hooks.example.com/d"))),
+        events.map((e) => e.payload?.$case),
+        await outcome(c, () => c.tenantClient.createTaskPushNotificationConfig(pushConfig(id, "", `https://${HOOKS}/d`))),
         await outcome(c, () => c.tenantClient.getTask({ tenant: "", id, historyLength: 0 })),
       ];
     },
     check: (o) =>
       expect(o).toEqual([
-        5,
-        { ok: pushConfig("task#1", "cfg#1", "https://hooks.example.com/d", TENANT) },
+        ["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"],
+        { ok: pushConfig("task#1", "cfg#1", `https://${HOOKS}/d`, TENANT) },
         { ok: task({ id: "task#1", contextId: "ctx#1", state: TaskState.TASK_STATE_COMPLETED, artifacts: [echo(["declared", " tenant"])] }) },
       ]),
   },
@@ -775,6 +1131,24 @@ describe("functional equivalence: one scenario list over JSON-RPC, HTTP+JSON and
     for (const other of others) expect({ binding: other, outcome: outcomes.get(other) }).toEqual({ binding: other, outcome: outcomes.get(reference!) });
     // ...and the right ones.
     scenario.check(outcomes.get(reference!));
+  });
+
+  test("HTTP+JSON, ListTaskPushNotificationConfigs paged with raw requests (the SDK sends no query there): pageSize 1, then the page token", async () => {
+    const client = clients["HTTP+JSON"];
+    const { id } = taskOf(await client.sendMessage(send("nsrest-p4", "paged by hand")));
+    for (const config of ["one", "two"]) await client.createTaskPushNotificationConfig(pushConfig(id, config, `https://${HOOKS}/${config}`));
+    const page = async (query: string) => {
+      const res = await fetch(`${main.httpJsonUrl}/tasks/${id}/pushNotificationConfigs?${query}`, { headers: V1 });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { configs: { id: string }[]; nextPageToken?: string };
+    };
+    const first = await page("pageSize=1");
+    expect(first.configs.map((c) => c.id)).toEqual(["one"]);
+    expect(first.nextPageToken).toMatch(/^[A-Za-z0-9_-]+$/);
+    const second = await page(`pageSize=1&pageToken=${encodeURIComponent(first.nextPageToken!)}`);
+    expect(second.configs.map((c) => c.id)).toEqual(["two"]);
+    // Not a REQUIRED field: "" on the last page is left out of the ProtoJSON.
+    expect(second.nextPageToken ?? "").toBe("");
   });
 
   test("HTTP+JSON, GetTask without an id: the SDK's GET {base}/tasks/ is routed to ListTasks (trailing slash dropped), not InvalidParams", async () => {
@@ -1039,40 +1413,55 @@ describe("the public Agent Card (D17) and close()", () => {
     ]);
   });
 
-  test("close() resolves while SubscribeToTask streams are open on every binding, and the streams end", async () => {
-    const server = await serve(referenceCard, { drainMs: 300 });
+  test("close(): streams following running tasks stay open through the drain, then end; the task handler is closed after it and aborts the executors", async () => {
+    const store = countingStore();
+    const server = await serve(referenceCard, { drainMs: 300, store: store.store });
     servers.splice(servers.indexOf(server), 1);
     const local: Client[] = [];
     try {
-      const streams: Promise<string>[] = [];
+      const streams: Promise<{ binding: BindingName; events: number; end: string }>[] = [];
       for (const binding of BINDINGS) {
         const client = await clientFor(server, binding);
         local.push(client);
         const id = await workingTask(client, `drain-${NS[binding]}`);
         const stream = client.resubscribeTask({ tenant: "", id });
         const first = await stream.next();
-        expect(first.done).toBe(false);
+        expect(first.done === true ? undefined : first.value.payload?.$case).toBe("task");
         streams.push(
           (async () => {
+            let events = 1;
             try {
-              for await (const _ of { [Symbol.asyncIterator]: () => stream }) void _;
-              return "ended";
-            } catch {
-              return "ended with an error";
+              for await (const _ of { [Symbol.asyncIterator]: () => stream }) events++;
+              return { binding, events, end: "ended" };
+            } catch (err) {
+              return { binding, events, end: `ended with an error: ${err instanceof Error ? err.message : String(err)}` };
             }
           })(),
         );
       }
       const started = Date.now();
       await server.close();
-      expect(Date.now() - started).toBeLessThan(3000);
+      const took = Date.now() - started;
+      // The tasks have tens of seconds of work left and nothing ends their streams before the
+      // drain is over: close() waits drainMs (the executors are not aborted first)...
+      expect(took).toBeGreaterThanOrEqual(250);
+      expect(took).toBeLessThan(3000);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const ends = await Promise.race([Promise.all(streams), new Promise<string>((r) => (timer = setTimeout(() => r("still open"), 3000)))]);
       clearTimeout(timer);
       expect(ends).not.toBe("still open");
-      expect((ends as string[]).length).toBe(3);
+      const outcomes = ends as Awaited<(typeof streams)[number]>[];
+      expect(outcomes.map((e) => e.binding)).toEqual([...BINDINGS]);
+      // ...during which the streams kept getting the tasks' chunks, until the drain cut them.
+      for (const e of outcomes) expect(e.events).toBeGreaterThan(1);
+      // Then the task handler was closed: the executors were aborted, and nothing writes to the
+      // tasks any more. (A negative, so a window: the agent would write one chunk per millisecond.)
+      const writes = store.updates;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(store.updates).toBe(writes);
     } finally {
       for (const c of local) grpcClientOf(c)?.close();
+      store.store.close();
     }
   });
 });

@@ -1,8 +1,10 @@
 /**
  * serveA2AService's `grpc` options on real sockets, with real clients: the
  * health service (Check, and a Watch that sees NOT_SERVING as soon as
- * close() starts draining), reflection read by the buf CLI alone, the
- * message-size limits, and the error for reflection without a descriptor.
+ * close() starts draining; a call still running after the drain is cut, and
+ * the reference agent's task handler, closed after the drain, aborts its
+ * executor), reflection read by the buf CLI alone, the message-size limits,
+ * and the error for reflection without a descriptor.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -18,7 +20,8 @@ import { serveAgent, type AgentServer } from "protoc-gen-a2a/runtime/server";
 import { A2AServiceGrpcDefinition } from "../../generated/a2a_grpc.js";
 import { A2AServiceJsonRpcMethods } from "../../generated/a2a_jsonrpc.js";
 import { A2AServiceHttpRules, A2AServiceMethods, A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
-import { AgentCardSchema, GetTaskRequestSchema, ListTasksRequestSchema, Role, SendMessageRequestSchema, type SendMessageResponse } from "../../generated/a2a_pb.js";
+import { AgentCardSchema, GetTaskRequestSchema, ListTasksRequestSchema, Role, SendMessageRequestSchema, TaskState, type SendMessageResponse } from "../../generated/a2a_pb.js";
+import { createInMemoryTaskStore, type TaskPage } from "protoc-gen-a2a/runtime/tasks";
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { createReferenceAgent } from "../../examples/reference-agent/handler.js";
 import { referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
@@ -30,8 +33,10 @@ const SERVICE = "lf.a2a.v1.A2AService";
 const SEND_LIMIT = 256 * 1024;
 
 let server: AgentServer;
+/** The main server's task store, to see its tasks from the test. */
+const store = createInMemoryTaskStore();
 beforeAll(async () => {
-  server = await serveA2AService(createReferenceAgent(referenceExtendedCard), referenceCard, {
+  server = await serveA2AService(createReferenceAgent(referenceExtendedCard, { store }), referenceCard, {
     port: 0,
     grpcPort: 0,
     drainMs: 300,
@@ -39,7 +44,10 @@ beforeAll(async () => {
   });
 });
 let closed: Promise<void> | undefined;
-afterAll(() => closed ?? server.close());
+afterAll(async () => {
+  await (closed ?? server.close());
+  store.close();
+});
 
 const target = () => server.grpcAddress as string;
 
@@ -61,13 +69,13 @@ function check(service: string): Promise<{ status?: string; code?: number }> {
 }
 
 const A2AClient = grpc.makeGenericClientConstructor(A2AServiceGrpcDefinition, "A2AService");
-function sendMessage(text: string): Promise<{ code: number; details?: string; response?: SendMessageResponse }> {
+function sendMessage(text: string, contextId = ""): Promise<{ code: number; details?: string; response?: SendMessageResponse }> {
   const client = new A2AClient(target(), grpc.credentials.createInsecure()) as unknown as grpc.Client & {
     sendMessage(req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: SendMessageResponse) => void): void;
   };
   const md = new grpc.Metadata();
   md.set("a2a-version", "1.0");
-  const request = create(SendMessageRequestSchema, { message: { messageId: `m-${text.length}`, role: Role.USER, parts: [{ content: { case: "text", value: text } }] } });
+  const request = create(SendMessageRequestSchema, { message: { messageId: `m-${text.length}`, contextId, role: Role.USER, parts: [{ content: { case: "text", value: text } }] } });
   return new Promise((resolve) =>
     client.sendMessage(request, md, (err, res) => {
       client.close();
@@ -194,7 +202,18 @@ test("a gRPC port already in use fails serveA2AService and leaves its HTTP port 
 });
 
 // Last: it closes the server.
-test("close() turns health to NOT_SERVING for a watcher before the server drains", async () => {
+test("close() turns health to NOT_SERVING for a watcher before the server drains; a call still running after the drain is cut and its executor aborted", async () => {
+  // A blocking SendMessage whose task (40,000 words, a millisecond each) outlasts the drain by far.
+  const long = Array.from({ length: 40_000 }, (_, i) => `w${i}`).join(" ");
+  const inFlight = sendMessage(long, "ctx-close");
+  // The in-memory store answers at once, with its own objects: the running task, changing in place.
+  const ours = () => (store.list({ tenant: "", owner: "" }, { contextId: "ctx-close", state: TaskState.WORKING, statusAfterMs: undefined, pageSize: 1, pageToken: "" }) as TaskPage).tasks[0];
+  const deadline = Date.now() + 10_000;
+  while (ours()?.artifacts[0] === undefined) {
+    if (Date.now() > deadline) throw new Error("the task never started echoing");
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  const task = ours()!;
   const client = healthClient();
   const statuses: string[] = [];
   const stream = client.watch({ service: SERVICE });
@@ -206,9 +225,19 @@ test("close() turns health to NOT_SERVING for a watcher before the server drains
   stream.on("error", () => undefined);
   const next = (n: number) => new Promise<void>((resolve) => (statuses.length >= n ? resolve() : (notify = () => statuses.length >= n && resolve())));
   await next(1);
+  const started = Date.now();
   const closing = (closed = server.close());
   await next(2);
   expect(statuses).toEqual(["SERVING", "NOT_SERVING"]);
   await closing;
   client.close();
+  // The drain (300 ms) ran its course, as the watch and the SendMessage were in flight; then it cut the call...
+  expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  expect((await inFlight).code).toBe(grpc.status.CANCELLED);
+  // ...and the task handler, closed after the drain, aborted the executor: the task stays as it was cut
+  // (a window, as this is a negative: the agent would have echoed some 50 more words in it).
+  const parts = task.artifacts[0]!.parts.length;
+  await new Promise((r) => setTimeout(r, 50));
+  expect(task.artifacts[0]!.parts.length).toBe(parts);
+  expect(parts).toBeLessThan(40_000);
 });

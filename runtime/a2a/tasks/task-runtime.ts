@@ -91,6 +91,8 @@ export class Execution {
   answered = false;
   /** SendMessage with returnImmediately: `first` carries a snapshot of the task as the first event left it. */
   answersEarly = false;
+  /** The run of a new task's first execution, which later messages of the task wait for. */
+  run: Promise<void> | undefined;
   live: LiveTask | undefined;
 
   constructor(
@@ -161,7 +163,8 @@ export class TaskRuntime {
       live.chain = live.chain.then(() => this.#continue(live, exec));
       return;
     }
-    void this.#run(exec);
+    // A message for the new task waits for this run (the task's chain starts with it, #ensureTask).
+    exec.run = this.#run(exec);
   }
 
   /** Follows the stored task `record`: its snapshot first, then its live events (SubscribeToTask). */
@@ -345,6 +348,11 @@ export class TaskRuntime {
     }
     const live = await this.#ensureTask(exec);
     const task = live.record.task;
+    // Canceled, or finished by another way: what this run still yields is not the task's any more.
+    if (live.running !== exec || this.#s.states.isTerminal(task.status?.state ?? 0)) {
+      exec.over = true;
+      return;
+    }
     if ("state" in event) {
       if (event.state === this.#s.states.unspecified || this.#s.states.nameOf(event.state) === String(event.state)) {
         throw new Error(`the executor sent state ${event.state}, which is not a TaskState this agent knows`);
@@ -396,6 +404,7 @@ export class TaskRuntime {
     live.configs = exec.configs.length === 0 ? [] : await this.#s.store.configsOf(task.id);
     this.#live.set(task.id, live);
     live.running = exec;
+    if (exec.run !== undefined) live.chain = exec.run;
     exec.live = live;
     if (exec.stream !== undefined) this.#follow(live, exec.stream);
     if (live.followed) this.#publish(live, this.#snapshotEvent(task));
