@@ -6,7 +6,23 @@
  * subscriber that stays there past its grace time is cut with an error, so
  * one reader that never reads neither stalls the task nor grows the heap.
  */
-import { RpcError } from "../../core/errors.js";
+import type { ErrorTableEntry } from "../../core/errors.js";
+import { A2AError } from "../errors.js";
+
+/**
+ * A stream cut for falling behind (D24): RESOURCE_EXHAUSTED, HTTP 429, and on
+ * JSON-RPC -31429, by the rule of A2A's -31401 and -31403, since the core's
+ * `-32000 - code` (-32008) is A2A's ExtensionSupportRequired.
+ */
+const streamCut: ErrorTableEntry = {
+  name: "ResourceExhausted",
+  reason: "RESOURCE_EXHAUSTED",
+  domain: "",
+  jsonRpcCode: -31429,
+  grpcStatus: "RESOURCE_EXHAUSTED",
+  httpStatus: 429,
+  defaultMessage: "Resource exhausted",
+};
 
 const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
 
@@ -62,7 +78,7 @@ export class Subscriber<E> implements AsyncIterableIterator<E> {
   cut(behind: number): void {
     this.#queue = [];
     this.#head = 0;
-    this.end(new RpcError("RESOURCE_EXHAUSTED", `this stream fell ${behind} events behind the task and was closed; SubscribeToTask to follow it again`));
+    this.end(new A2AError(streamCut, `this stream fell ${behind} events behind the task and was closed; SubscribeToTask to follow it again`));
   }
 
   /** Resolves when the backlog is down to half the high-water mark, or the stream ends; after `graceMs`, cuts it. */

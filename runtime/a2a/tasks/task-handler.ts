@@ -251,8 +251,11 @@ export function createTaskHandler<Ty extends TaskTypes>(
       if (states.isTerminal(state)) {
         throw new TaskNotCancelableError(`task ${request.id} is ${states.nameOf(state)} and cannot be canceled`, { metadata: { taskId: request.id } });
       }
-      await runtime.cancel(record);
-      return snapshotOf(states, record.task, undefined) as Ty["task"];
+      if (!(await runtime.cancel(record))) {
+        throw new TaskNotCancelableError(`task ${request.id} is finished and cannot be canceled`, { metadata: { taskId: request.id } });
+      }
+      const current = (await store.get(request.id)) ?? record;
+      return snapshotOf(states, current.task, undefined) as Ty["task"];
     },
 
     subscribeToTask(request, context) {
@@ -263,7 +266,10 @@ export function createTaskHandler<Ty extends TaskTypes>(
           throw new UnsupportedOperationError(`task ${request.id} is ${states.nameOf(state)}; there is nothing to follow`, { metadata: { taskId: request.id } });
         }
         const stream = runtime.newSubscriber(context.signal);
-        await runtime.subscribe(record, stream);
+        if (!(await runtime.subscribe(record, stream))) {
+          void stream.return();
+          throw new UnsupportedOperationError(`task ${request.id} is finished; there is nothing to follow`, { metadata: { taskId: request.id } });
+        }
         return stream;
       });
     },

@@ -48,7 +48,7 @@ class LiveTask {
   #artifacts: Map<string, ArtifactLike> | undefined;
   lastArtifactId: string;
 
-  constructor(readonly record: StoredTask) {
+  constructor(public record: StoredTask) {
     this.lastArtifactId = record.task.artifacts.at(-1)?.artifactId ?? "";
   }
 
@@ -91,8 +91,10 @@ export class Execution {
   answered = false;
   /** SendMessage with returnImmediately: `first` carries a snapshot of the task as the first event left it. */
   answersEarly = false;
-  /** The run of a new task's first execution, which later messages of the task wait for. */
-  run: Promise<void> | undefined;
+  /** Resolves when this run no longer holds the task: it ended, or the task is terminal. Later messages wait for it. */
+  readonly released = deferred<void>();
+  /** This run put the task in a terminal or interrupted state: returning does not complete it. */
+  stopped = false;
   live: LiveTask | undefined;
 
   constructor(
@@ -160,26 +162,48 @@ export class TaskRuntime {
       const live = await this.#liveOf(record);
       live.queued++;
       exec.live = live;
-      live.chain = live.chain.then(() => this.#continue(live, exec));
+      // The next message waits until this run ends or the task is terminal (a cancel releases it).
+      live.chain = live.chain.then(() => {
+        void this.#continue(live, exec);
+        return exec.released.promise;
+      });
       return;
     }
     // A message for the new task waits for this run (the task's chain starts with it, #ensureTask).
-    exec.run = this.#run(exec);
+    void this.#run(exec);
   }
 
-  /** Follows the stored task `record`: its snapshot first, then its live events (SubscribeToTask). */
-  async subscribe(record: StoredTask, subscriber: Subscriber<StreamEvent>): Promise<void> {
+  /**
+   * Follows the stored task `record`: its snapshot first, then its live
+   * events (SubscribeToTask). False, following nothing, when the task turned
+   * out terminal (it finished while the caller's copy was read).
+   */
+  async subscribe(record: StoredTask, subscriber: Subscriber<StreamEvent>): Promise<boolean> {
     const live = await this.#liveOf(record);
-    subscriber.push(this.#snapshotEvent(record.task));
+    const task = live.record.task;
+    if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
+      this.#release(live);
+      return false;
+    }
+    subscriber.push(this.#snapshotEvent(task));
     this.#follow(live, subscriber);
+    return true;
   }
 
-  /** Cancels a task that is not terminal: its executor is asked to stop, everyone following it is told (D25). */
-  async cancel(record: StoredTask): Promise<void> {
+  /**
+   * Cancels a task that is not terminal: its executor is asked to stop,
+   * everyone following it is told (D25). False when it turned out terminal.
+   */
+  async cancel(record: StoredTask): Promise<boolean> {
     const live = await this.#liveOf(record);
+    if (this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) {
+      this.#release(live);
+      return false;
+    }
     const running = live.running;
     running?.abort(new Error("the task was canceled"));
-    await this.#setStatus(live, running, this.#status(record.task, this.#s.states.canceled, undefined));
+    await this.#setStatus(live, running, this.#status(live.record.task, this.#s.states.canceled, undefined));
+    return true;
   }
 
   /** The push configs of a task changed: what its next updates are delivered to. */
@@ -204,9 +228,16 @@ export class TaskRuntime {
     if (live === undefined) {
       live = new LiveTask(record);
       this.#live.set(record.task.id, live);
-      live.ready = Promise.resolve(this.#s.store.configsOf(record.task.id)).then((configs) => {
-        live!.configs = configs;
-      });
+      // Read again: the caller's record may be a copy older than the task (a store of rows).
+      const made = live;
+      made.ready = (async () => {
+        const fresh = await this.#s.store.get(record.task.id);
+        if (fresh !== undefined && fresh !== record) {
+          made.record = fresh;
+          made.lastArtifactId = fresh.task.artifacts.at(-1)?.artifactId ?? "";
+        }
+        made.configs = await this.#s.store.configsOf(record.task.id);
+      })();
     }
     await live.ready;
     return live;
@@ -243,6 +274,7 @@ export class TaskRuntime {
       exec.stream?.push(this.#snapshotEvent(task));
       exec.stream?.end();
       exec.settled.resolve();
+      exec.released.resolve();
       this.#release(live);
       return;
     }
@@ -301,6 +333,7 @@ export class TaskRuntime {
       exec.over = true;
       if (!exec.answered) this.#answer(exec);
       exec.settled.resolve();
+      exec.released.resolve();
       const live = exec.live;
       if (live !== undefined) {
         if (live.running === exec) live.running = undefined;
@@ -319,11 +352,10 @@ export class TaskRuntime {
     return undefined;
   }
 
-  /** The executor returned: COMPLETED unless it left the task interrupted. */
+  /** The executor returned: COMPLETED unless this run left the task interrupted (an earlier run's INPUT_REQUIRED does not count). */
   async #finishReturned(exec: Execution): Promise<void> {
     const live = await this.#ensureTask(exec);
-    const state = live.record.task.status?.state ?? 0;
-    if (this.#s.states.isInterrupted(state) || this.#s.states.isTerminal(state)) return;
+    if (exec.stopped || live.running !== exec) return;
     await this.#setStatus(live, exec, this.#status(live.record.task, this.#s.states.completed, undefined));
   }
 
@@ -404,7 +436,7 @@ export class TaskRuntime {
     live.configs = exec.configs.length === 0 ? [] : await this.#s.store.configsOf(task.id);
     this.#live.set(task.id, live);
     live.running = exec;
-    if (exec.run !== undefined) live.chain = exec.run;
+    live.chain = exec.released.promise;
     exec.live = live;
     if (exec.stream !== undefined) this.#follow(live, exec.stream);
     if (live.followed) this.#publish(live, this.#snapshotEvent(task));
@@ -459,6 +491,7 @@ export class TaskRuntime {
     }
     const interrupted = this.#s.states.isInterrupted(status.state);
     if (terminal || interrupted) {
+      if (exec !== undefined) exec.stopped = true;
       // Streams close at a terminal or interrupted state (spec 3.1.2, 11.7); SubscribeToTask follows it again.
       for (const s of live.subscribers) s.end();
       live.subscribers.clear();
@@ -467,6 +500,7 @@ export class TaskRuntime {
         if (exec !== undefined) exec.over = true;
         // The running execution, if any, is done with this task, even one that ignores its signal.
         live.running?.settled.resolve();
+        live.running?.released.resolve();
         if (live.running !== undefined) live.running.over = true;
         live.running = undefined;
       }
