@@ -13,13 +13,16 @@ import {
   type DescField,
   type DescMessage,
   type JsonValue,
+  toJson,
 } from "@bufbuild/protobuf";
+import { TimestampSchema } from "@bufbuild/protobuf/wkt";
 import { A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
 import { AgentCardSchema, ListTasksResponseSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from "../../generated/a2a_pb.js";
 import { collectRequiredFields } from "../../plugin/model/required-fields.js";
 import { isEmittedWriter, jsonWriter } from "../../runtime/core/codec/json-writer.js";
 import type { RequiredFieldTable } from "../../runtime/core/method-spec.js";
 import { toJsonWithRequired } from "../../runtime/core/codec/required-fields.js";
+import { customJson } from "../../runtime/core/codec/wire.js";
 import { loadCodecs } from "../support/codecs.js";
 import { rng } from "../support/rng.js";
 
@@ -270,4 +273,28 @@ test.each([
 ] as const)("A2A %s, random values", (_name, desc) => {
   const next = generator(7);
   for (let i = 0; i < 80; i++) expectSame(desc, A2AServiceRequiredFields, next(desc));
+});
+
+test("a Timestamp is written as protobuf-es writes it, and refused with its message when out of range", () => {
+  const write = (value: object) => customJson(TimestampSchema, value as never);
+  const seconds = [0n, 1n, -1n, 1796207923n, -62135596800n, 253402300799n, -62135596801n, 253402300800n];
+  const nanos = [0, 1, 999, 1000, 5_000_000, 120_000, 123_456_789, 999_999_999, -1, 1_000_000_000, 1.5];
+  for (const s of seconds) {
+    for (const n of nanos) {
+      const value = { seconds: s, nanos: n };
+      let expected: unknown;
+      try {
+        expected = toJson(TimestampSchema, create(TimestampSchema, value));
+      } catch (err) {
+        expect(() => write(value)).toThrow((err as Error).message);
+        continue;
+      }
+      expect(write(value)).toBe(expected);
+      expect(write(create(TimestampSchema, value))).toBe(expected);
+    }
+  }
+  // An init shape may leave fields out, or give seconds as a number.
+  expect(write({})).toBe("1970-01-01T00:00:00Z");
+  expect(write({ seconds: 86_400 })).toBe("1970-01-02T00:00:00Z");
+  expect(write({ nanos: 10_000_000 })).toBe(toJson(TimestampSchema, create(TimestampSchema, { nanos: 10_000_000 })));
 });

@@ -214,7 +214,33 @@ export function mapJson<V>(record: { readonly [key: string]: V }, write?: (value
 
 /** The ProtoJSON of a type with a JSON form of its own (the well-known types): protobuf-es's. */
 export function customJson<Desc extends DescMessage>(desc: Desc, value: MessageInitShape<Desc>): JsonValue {
+  if (desc.typeName === "google.protobuf.Timestamp") {
+    const json = timestampJson(value as { seconds?: unknown; nanos?: unknown });
+    if (json !== undefined) return json;
+  }
   return toJson(desc, isMessage(value, desc) ? value : create(desc, value));
+}
+
+// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, the range RFC 3339 can write.
+const timestampMinSeconds = -62135596800;
+const timestampMaxSeconds = 253402300799;
+
+/**
+ * A Timestamp's ProtoJSON, as protobuf-es's timestampToJson writes it (0, 3,
+ * 6 or 9 digits of fraction), without the reflection around it: a task's
+ * status carries one in every answer and event. Undefined for a value out of
+ * range, which protobuf-es then refuses with its own message.
+ */
+function timestampJson(value: { seconds?: unknown; nanos?: unknown }): string | undefined {
+  const seconds = value.seconds === undefined ? 0 : typeof value.seconds === "bigint" || typeof value.seconds === "number" ? Number(value.seconds) : NaN;
+  const nanos = value.nanos === undefined ? 0 : value.nanos;
+  if (!Number.isInteger(seconds) || seconds < timestampMinSeconds || seconds > timestampMaxSeconds) return undefined;
+  if (typeof nanos !== "number" || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) return undefined;
+  const iso = new Date(seconds * 1000).toISOString();
+  if (nanos === 0) return iso.slice(0, -5) + "Z";
+  const digits = String(nanos + 1_000_000_000).slice(1);
+  const fraction = digits.endsWith("000000") ? digits.slice(0, 3) : digits.endsWith("000") ? digits.slice(0, 6) : digits;
+  return iso.slice(0, -5) + "." + fraction + "Z";
 }
 
 const viaParent = new WeakMap<DescMessage, Map<string, (value: unknown) => JsonValue>>();
