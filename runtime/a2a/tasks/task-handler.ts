@@ -13,6 +13,7 @@ import type { TaskEvent, TaskExecutor } from "./executor.js";
 import { createInMemoryTaskStore } from "./in-memory-store.js";
 import { taskStatesOf, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskTypes } from "./model.js";
 import { createPushDelivery, type PushDelivery, type PushDeliveryOptions } from "./push-delivery.js";
+import { randomId } from "./random-id.js";
 import { snapshotOf } from "./snapshot.js";
 import type { Subscriber } from "./subscriber.js";
 import { BadPageTokenError, type StoredTask, type TaskOwner, type TaskStore } from "./task-store.js";
@@ -36,7 +37,7 @@ export interface TaskHandlerOptions {
   readonly subscriberHighWater?: number;
   /** How long the executor waits for a stream at the high-water mark before that stream is cut. Default 10,000 ms. */
   readonly slowSubscriberMs?: number;
-  /** Ids of new tasks, contexts, agent messages, artifacts and push configs. Default crypto.randomUUID(). */
+  /** Ids of new tasks, contexts, agent messages, artifacts and push configs. Default: a random UUID (version 4). */
   readonly newId?: (kind: IdKind) => string;
 }
 
@@ -100,7 +101,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
   const push = isPushDelivery(options.push) ? options.push : createPushDelivery({ onError: (err, info) => onError(err, info), ...options.push });
   const ownPush = !isPushDelivery(options.push);
   const ownerOf = options.ownerOf ?? defaultOwnerOf;
-  const newId = options.newId ?? (() => crypto.randomUUID());
+  const newId = options.newId ?? randomId;
   const states = taskStatesOf(config.schemas.taskState);
   const runtime = new TaskRuntime({
     schemas: config.schemas,
