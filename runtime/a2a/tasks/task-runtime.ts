@@ -6,9 +6,10 @@
  * executions, their abort controllers and the subscribers; the tasks
  * themselves are the store's.
  */
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
+import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { jsonWriter } from "../../core/codec/json-writer.js";
+import { zeroFactory } from "../../core/codec/message-zero.js";
 import type { RequiredFieldTable } from "../../core/method-spec.js";
 import type { A2ACallContext } from "../profile.js";
 import type { RequestContext, TaskEvent, TaskExecutor } from "./executor.js";
@@ -39,8 +40,8 @@ export interface TaskRuntimeSettings {
 /** A task this process is running an executor for, or streaming to someone. */
 class LiveTask {
   readonly subscribers = new Set<Subscriber<StreamEvent>>();
-  /** Executions of one task run one after the other, in the order their messages came. */
-  chain: Promise<void> = Promise.resolve();
+  /** Executions of one task run one after the other, in the order their messages came: the next one waits for this. */
+  chain: Latch<void> = Latch.done;
   queued = 0;
   running: Execution | undefined;
   configs: readonly PushConfigLike[] = [];
@@ -67,10 +68,37 @@ class LiveTask {
   }
 }
 
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
+/**
+ * A promise resolved from outside, made only when someone waits for it:
+ * most executions are resolved three ways and waited for one way or none.
+ */
+class Latch<T> {
+  static readonly done = Latch.#resolved();
+  #promise: Promise<T> | undefined;
+  #resolve: ((value: T) => void) | undefined;
+  #settled = false;
+  #value: T | undefined;
+
+  static #resolved(): Latch<void> {
+    const latch = new Latch<void>();
+    latch.resolve();
+    return latch;
+  }
+
+  get promise(): Promise<T> {
+    if (this.#promise === undefined) {
+      this.#promise = this.#settled ? Promise.resolve(this.#value as T) : new Promise<T>((r) => (this.#resolve = r));
+    }
+    return this.#promise;
+  }
+
+  /** The first value counts, as for a promise. */
+  resolve(value: T): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#value = value;
+    this.#resolve?.(value);
+  }
 }
 
 /** What the first event of an execution made: the task as that event left it, or a direct reply. */
@@ -82,9 +110,9 @@ export class Execution {
   #abortReason: unknown;
   /** Canceled, or the runtime closed: nothing the executor yields counts any more. */
   aborted = false;
-  readonly first = deferred<FirstOutcome>();
+  readonly first = new Latch<FirstOutcome>();
   /** Resolves when the task reached a terminal or interrupted state, or the executor ended. */
-  readonly settled = deferred<void>();
+  readonly settled = new Latch<void>();
   /** No event is taken any more: the task is terminal, or this run ended. */
   over = false;
   /** `first` is resolved. */
@@ -92,7 +120,7 @@ export class Execution {
   /** SendMessage with returnImmediately: `first` carries a snapshot of the task as the first event left it. */
   answersEarly = false;
   /** Resolves when this run no longer holds the task: it ended, or the task is terminal. Later messages wait for it. */
-  readonly released = deferred<void>();
+  readonly released = new Latch<void>();
   /** This run put the task in a terminal or interrupted state: returning does not complete it. */
   stopped = false;
   live: LiveTask | undefined;
@@ -126,18 +154,75 @@ export class Execution {
   }
 }
 
+/** What the executor is called with. A class: its signal is a getter, and an object literal with one is built on V8's slow path. */
+class ExecutionContext implements RequestContext {
+  readonly message: MessageLike;
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly tenant: string;
+  readonly principal: unknown;
+  readonly requestedExtensions: readonly string[];
+  readonly metadata: JsonObject | undefined;
+  readonly call: A2ACallContext;
+
+  readonly #exec: Execution;
+
+  constructor(
+    exec: Execution,
+    readonly task: TaskLike | undefined,
+  ) {
+    this.#exec = exec;
+    this.message = exec.message;
+    this.taskId = exec.taskId;
+    this.contextId = exec.contextId;
+    this.tenant = exec.owner.tenant;
+    this.principal = exec.call.principal;
+    this.requestedExtensions = exec.call.requestedExtensions;
+    this.metadata = exec.metadata;
+    this.call = exec.call;
+  }
+
+  get signal(): AbortSignal {
+    return this.#exec.signal;
+  }
+}
+
+/** New messages of the types the runtime builds, as object literals where a codec was generated (message-zero.ts). */
+interface Builders {
+  readonly task: () => TaskLike;
+  readonly taskStatus: () => TaskStatusLike;
+  readonly timestamp: () => Timestamp;
+  readonly statusUpdate: () => { taskId: string; contextId: string; status?: TaskStatusLike | undefined; metadata?: JsonObject | undefined };
+  readonly artifactUpdate: () => { taskId: string; contextId: string; artifact?: ArtifactLike | undefined; append: boolean; lastChunk: boolean; metadata?: JsonObject | undefined };
+  readonly streamResponse: () => { payload: { case: string | undefined; value?: unknown } };
+}
+
+function buildersOf(schemas: TaskSchemas): Builders {
+  const zero = <T>(desc: DescMessage) => zeroFactory(desc) as unknown as () => T;
+  return {
+    task: zero(schemas.task),
+    taskStatus: zero(schemas.taskStatus),
+    timestamp: zero(TimestampSchema),
+    statusUpdate: zero(schemas.statusUpdate),
+    artifactUpdate: zero(schemas.artifactUpdate),
+    streamResponse: zero(schemas.streamResponse),
+  };
+}
+
 export class TaskRuntime {
   readonly #s: TaskRuntimeSettings;
   readonly #live = new Map<string, LiveTask>();
   /** Which task each stream follows. */
   readonly #following = new WeakMap<Subscriber<StreamEvent>, LiveTask>();
   readonly #writeJson: (value: unknown) => unknown;
+  readonly #new: Builders;
   readonly #agentRole: number;
   #closed = false;
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
     this.#writeJson = jsonWriter(settings.schemas.streamResponse, settings.required);
+    this.#new = buildersOf(settings.schemas);
     const agent = settings.schemas.role.values.find((v) => v.name === "ROLE_AGENT");
     if (agent === undefined) throw new Error(`${settings.schemas.role.typeName} has no ROLE_AGENT: the task runtime needs it`);
     this.#agentRole = agent.number;
@@ -163,10 +248,9 @@ export class TaskRuntime {
       live.queued++;
       exec.live = live;
       // The next message waits until this run ends or the task is terminal (a cancel releases it).
-      live.chain = live.chain.then(() => {
-        void this.#continue(live, exec);
-        return exec.released.promise;
-      });
+      const before = live.chain;
+      live.chain = exec.released;
+      void before.promise.then(() => this.#continue(live, exec));
       return;
     }
     // A message for the new task waits for this run (the task's chain starts with it, #ensureTask).
@@ -289,22 +373,8 @@ export class TaskRuntime {
 
   async #run(exec: Execution): Promise<void> {
     if (exec.live !== undefined) exec.live.running = exec;
-    const context: RequestContext = {
-      get signal() {
-        return exec.signal;
-      },
-      message: exec.message,
-      task: exec.live === undefined ? undefined : snapshotOf(this.#s.states, exec.live.record.task, undefined),
-      taskId: exec.taskId,
-      contextId: exec.contextId,
-      tenant: exec.owner.tenant,
-      principal: exec.call.principal,
-      requestedExtensions: exec.call.requestedExtensions,
-      metadata: exec.metadata,
-      call: exec.call,
-    };
     try {
-      const events = this.#s.executor(context);
+      const events = this.#s.executor(new ExecutionContext(exec, exec.live === undefined ? undefined : snapshotOf(this.#s.states, exec.live.record.task, undefined)));
       const iterator: AsyncIterator<TaskEvent> | Iterator<TaskEvent> =
         Symbol.asyncIterator in events ? events[Symbol.asyncIterator]() : events[Symbol.iterator]();
       let finished = false;
@@ -374,7 +444,7 @@ export class TaskRuntime {
       exec.over = true;
       exec.answered = true;
       exec.first.resolve({ reply });
-      exec.stream?.push(make(this.#s.schemas.streamResponse, { payload: { case: "message", value: reply } }));
+      exec.stream?.push(this.#streamResponse("message", reply));
       exec.stream?.end();
       return;
     }
@@ -414,15 +484,14 @@ export class TaskRuntime {
     live.lastArtifactId = artifact.artifactId;
     await this.#s.store.update(live.record, { kind: "artifact", index });
     if (!live.followed) return;
-    const update = make(this.#s.schemas.artifactUpdate, {
-      taskId: task.id,
-      contextId: task.contextId,
-      artifact,
-      append,
-      lastChunk: event.lastChunk === true,
-      ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
-    });
-    this.#publish(live, make(this.#s.schemas.streamResponse, { payload: { case: "artifactUpdate", value: update } }));
+    const update = this.#new.artifactUpdate();
+    update.taskId = task.id;
+    update.contextId = task.contextId;
+    update.artifact = artifact;
+    update.append = append;
+    update.lastChunk = event.lastChunk === true;
+    if (event.metadata !== undefined) update.metadata = event.metadata;
+    this.#publish(live, this.#streamResponse("artifactUpdate", update));
   }
 
   /** The live task of the execution, creating the task (SUBMITTED, the message its history) at the first event (D23). */
@@ -436,7 +505,7 @@ export class TaskRuntime {
     live.configs = exec.configs.length === 0 ? [] : await this.#s.store.configsOf(task.id);
     this.#live.set(task.id, live);
     live.running = exec;
-    live.chain = exec.released.promise;
+    live.chain = exec.released;
     exec.live = live;
     if (exec.stream !== undefined) this.#follow(live, exec.stream);
     if (live.followed) this.#publish(live, this.#snapshotEvent(task));
@@ -454,23 +523,30 @@ export class TaskRuntime {
   }
 
   #newTask(exec: Execution, state: number): TaskLike {
-    return make<TaskLike>(this.#s.schemas.task, {
-      id: exec.taskId,
-      contextId: exec.contextId,
-      status: { state, timestamp: timestampFromMs(Date.now()) },
-      history: [exec.message],
-    });
+    const task = this.#new.task();
+    task.id = exec.taskId;
+    task.contextId = exec.contextId;
+    task.status = this.#statusAt(state, Date.now(), undefined);
+    task.history.push(exec.message);
+    return task;
   }
 
   #status(task: TaskLike, state: number, message: MessageLike | undefined): TaskStatusLike {
     // Status timestamps order ListTasks: never earlier than the one before.
     const before = task.status?.timestamp;
     const beforeMs = before === undefined ? 0 : Number(before.seconds) * 1000 + Math.floor(before.nanos / 1e6);
-    return make<TaskStatusLike>(this.#s.schemas.taskStatus, {
-      state,
-      timestamp: timestampFromMs(Math.max(Date.now(), beforeMs)),
-      ...(message === undefined ? {} : { message }),
-    });
+    return this.#statusAt(state, Math.max(Date.now(), beforeMs), message);
+  }
+
+  #statusAt(state: number, ms: number, message: MessageLike | undefined): TaskStatusLike {
+    const timestamp = this.#new.timestamp();
+    timestamp.seconds = BigInt(Math.floor(ms / 1000));
+    timestamp.nanos = (ms % 1000) * 1_000_000;
+    const status = this.#new.taskStatus();
+    status.state = state;
+    status.timestamp = timestamp;
+    if (message !== undefined) status.message = message;
+    return status;
   }
 
   async #setStatus(live: LiveTask, exec: Execution | undefined, status: TaskStatusLike, metadata?: JsonObject): Promise<void> {
@@ -481,13 +557,12 @@ export class TaskRuntime {
     const terminal = this.#s.states.isTerminal(status.state);
     await this.#s.store.update(live.record, { kind: "status", terminal });
     if (live.followed) {
-      const update = make(this.#s.schemas.statusUpdate, {
-        taskId: task.id,
-        contextId: task.contextId,
-        status,
-        ...(metadata === undefined ? {} : { metadata }),
-      });
-      this.#publish(live, make(this.#s.schemas.streamResponse, { payload: { case: "statusUpdate", value: update } }));
+      const update = this.#new.statusUpdate();
+      update.taskId = task.id;
+      update.contextId = task.contextId;
+      update.status = status;
+      if (metadata !== undefined) update.metadata = metadata;
+      this.#publish(live, this.#streamResponse("statusUpdate", update));
     }
     const interrupted = this.#s.states.isInterrupted(status.state);
     if (terminal || interrupted) {
@@ -518,7 +593,13 @@ export class TaskRuntime {
   }
 
   #snapshotEvent(task: TaskLike): StreamEvent {
-    return make(this.#s.schemas.streamResponse, { payload: { case: "task", value: snapshotOf(this.#s.states, task, undefined) } });
+    return this.#streamResponse("task", snapshotOf(this.#s.states, task, undefined));
+  }
+
+  #streamResponse(kind: "task" | "message" | "statusUpdate" | "artifactUpdate", value: object): StreamEvent {
+    const response = this.#new.streamResponse();
+    response.payload = { case: kind, value };
+    return response;
   }
 
   #text(text: string): object {
