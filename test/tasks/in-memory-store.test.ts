@@ -144,10 +144,12 @@ test("after 5,000 tasks the heap returns to its baseline once they expire", asyn
   const gc = vm.runInNewContext("gc") as () => void;
   const store = createInMemoryTaskStore({ terminalTtlMs: 2000 });
   const handler = createA2AServiceTaskHandler(echo, { store });
+  // Finished tasks are kept as bytes, outside V8's heap: they count too.
   const heap = () => {
     gc();
     gc();
-    return process.memoryUsage().heapUsed;
+    const usage = process.memoryUsage();
+    return usage.heapUsed + usage.arrayBuffers;
   };
   try {
     // Warm up so code and caches are not counted as growth.
@@ -170,3 +172,48 @@ test("after 5,000 tasks the heap returns to its baseline once they expire", asyn
     store.close();
   }
 }, 30_000);
+
+test("a finished task is kept as bytes and read back as an equal copy; a running one is the runtime's own object", async () => {
+  const store = createInMemoryTaskStore();
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const handler = createA2AServiceTaskHandler(
+    async function* ({ message: m }) {
+      yield { state: TaskState.WORKING, message: "on it" };
+      if (m.parts[0]?.content.value === "wait") await released;
+      yield { artifact: { name: "answer", parts: m.parts, metadata: { n: 1 } } };
+    },
+    { store },
+  );
+  try {
+    const done = await send(handler, "héllo ✓");
+    const stored = store.get(done.id);
+    expect(stored?.task).toEqual(done);
+    expect(stored?.task).not.toBe(store.get(done.id)?.task);
+    expect(stored?.task.history.map((m) => m.parts[0]?.content.value)).toEqual(["héllo ✓", "on it"]);
+    // Listing and filtering read finished tasks without decoding the ones not on the page.
+    const page = await handler.listTasks({ contextId: done.contextId, status: TaskState.COMPLETED, pageToken: "", includeArtifacts: true }, callContext());
+    expect(page.tasks).toEqual([done]);
+
+    const running = await handler.sendMessage(
+      create(SendMessageRequestSchema, { message: message("wait"), configuration: { returnImmediately: true } }),
+      callContext(),
+    );
+    if (running.payload.case !== "task") throw new Error("expected a task");
+    const id = running.payload.value.id;
+    expect(store.get(id)?.task).toBe(store.get(id)?.task);
+    release();
+    await until(() => store.get(id)?.task.status?.state === TaskState.COMPLETED);
+    expect(store.get(id)?.task.artifacts[0]?.metadata).toEqual({ n: 1 });
+  } finally {
+    await handler.close();
+    store.close();
+  }
+});
+
+test("a store keeps the tasks of one a2a_pb: attaching it to a handler of other types is refused", () => {
+  const store = createInMemoryTaskStore();
+  store.attach?.({ task: MessageSchema } as never);
+  expect(() => createA2AServiceTaskHandler(echo, { store })).toThrow(/already keeps tasks of another lf\.a2a\.v1\.Message: give each task handler its own store/);
+  store.close();
+});

@@ -4,9 +4,12 @@
  * `maxTerminalTasks`, oldest first, their push configs with them, and each
  * task's history keeps its last `maxHistory` messages, so a busy agent's heap
  * goes back to where it started once its tasks are done. Tasks that are not
- * finished are kept: they may still be continued.
+ * finished are kept: they may still be continued. A finished task is kept as
+ * its protobuf bytes (see Entry), and read back as a new copy.
  */
+import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { decodeBinary, encodeBuffer } from "../../core/codec/binary-codec.js";
 import type { PushConfigLike, TaskLike } from "./model.js";
 import { compareNewestFirst, decodeTaskCursor, encodeTaskCursor, type TaskCursor } from "./page-token.js";
 import { BadPageTokenError, type ConfigPage, type StoredTask, type TaskChange, type TaskOwner, type TaskPage, type TaskQuery, type TaskStore } from "./task-store.js";
@@ -31,6 +34,42 @@ export interface InMemoryTaskStore extends TaskStore {
 
 const defaultConfigPage = 50;
 
+/**
+ * One task in the store. A finished task cannot change any more (no message
+ * continues it, nothing cancels it), so it is kept as its protobuf bytes
+ * once it is terminal, with the few fields ListTasks filters on beside
+ * them: a retained graph of some thirty objects per task would be copied by
+ * every scavenge it survives and marked by every full collection for as
+ * long as it is kept, and a busy agent keeps thousands.
+ */
+class Entry implements TaskOwner {
+  /** The task's object while it may change: the one the runtime changes in place. */
+  live: StoredTask | undefined;
+  /** The finished task's bytes (the Task type's protobuf binary). */
+  frozen: Uint8Array | undefined;
+  /** A finished task's state and status time. */
+  state = 0;
+  timeMs = 0;
+
+  constructor(
+    readonly tenant: string,
+    readonly owner: string,
+    readonly ownerKey: string,
+    readonly id: string,
+    readonly contextId: string,
+    live: StoredTask,
+  ) {
+    this.live = live;
+  }
+
+  /** The state and status time ListTasks filters and orders by. */
+  cursor(): { readonly state: number; readonly timeMs: number } {
+    if (this.live === undefined) return this;
+    const status = this.live.task.status;
+    return { state: status?.state ?? 0, timeMs: status?.timestamp === undefined ? 0 : timestampMs(status.timestamp) };
+  }
+}
+
 export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}): InMemoryTaskStore {
   const ttlMs = options.terminalTtlMs ?? 3_600_000;
   const maxTerminal = options.maxTerminalTasks ?? 10_000;
@@ -39,8 +78,8 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     throw new Error("createInMemoryTaskStore: terminalTtlMs must be > 0, maxTerminalTasks >= 0 and maxHistory >= 1");
   }
 
-  const tasks = new Map<string, StoredTask>();
-  const byOwner = new Map<string, Set<StoredTask>>();
+  const tasks = new Map<string, Entry>();
+  const byOwner = new Map<string, Set<Entry>>();
   /**
    * Finished tasks in the order they finished, with when: a queue, since
    * they leave from its head (a Map iterated from the start after deletes at
@@ -50,16 +89,17 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   let head = 0;
   const configs = new Map<string, Map<string, PushConfigLike>>();
   const ownerKey = (o: TaskOwner) => `${o.tenant.length}:${o.tenant}${o.owner}`;
+  /** The Task message type, once a task handler attached the store: without it finished tasks stay objects. */
+  let schema: DescMessage | undefined;
 
   const drop = (id: string) => {
-    const record = tasks.get(id);
-    if (record === undefined) return;
+    const entry = tasks.get(id);
+    if (entry === undefined) return;
     tasks.delete(id);
     configs.delete(id);
-    const key = ownerKey(record);
-    const own = byOwner.get(key);
-    own?.delete(record);
-    if (own?.size === 0) byOwner.delete(key);
+    const own = byOwner.get(entry.ownerKey);
+    own?.delete(entry);
+    if (own?.size === 0) byOwner.delete(entry.ownerKey);
   };
   const sweep = (now: number) => {
     while (head < finished.length) {
@@ -84,43 +124,67 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     const over = task.history.length - maxHistory;
     if (over > 0) task.history.splice(0, over);
   };
-  const cursorOf = (task: TaskLike): TaskCursor => ({ timeMs: task.status?.timestamp === undefined ? 0 : timestampMs(task.status.timestamp), id: task.id });
+  const freeze = (entry: Entry, task: TaskLike) => {
+    if (schema === undefined) return;
+    const { state, timeMs } = entry.cursor();
+    entry.state = state;
+    entry.timeMs = timeMs;
+    entry.frozen = encodeBuffer(schema, task as never);
+    entry.live = undefined;
+  };
+  /** The stored task: the live object, or a new copy of a finished one. */
+  const recordOf = (entry: Entry): StoredTask =>
+    entry.live ?? { tenant: entry.tenant, owner: entry.owner, task: decodeBinary(schema!, entry.frozen!) as unknown as TaskLike };
 
   return {
     get size() {
       return tasks.size;
     },
 
-    create(record) {
-      trimHistory(record.task);
-      tasks.set(record.task.id, record);
-      const key = ownerKey(record);
-      let own = byOwner.get(key);
-      if (own === undefined) byOwner.set(key, (own = new Set()));
-      own.add(record);
+    attach(schemas) {
+      if (schema !== undefined && schema !== schemas.task) {
+        throw new Error(`this task store already keeps tasks of another ${schema.typeName}: give each task handler its own store`);
+      }
+      schema = schemas.task;
     },
 
-    get: (id) => tasks.get(id),
+    create(record) {
+      trimHistory(record.task);
+      const key = ownerKey(record);
+      const entry = new Entry(record.tenant, record.owner, key, record.task.id, record.task.contextId, record);
+      tasks.set(entry.id, entry);
+      let own = byOwner.get(key);
+      if (own === undefined) byOwner.set(key, (own = new Set()));
+      own.add(entry);
+    },
+
+    get(id) {
+      const entry = tasks.get(id);
+      return entry === undefined ? undefined : recordOf(entry);
+    },
 
     update(record, change: TaskChange) {
       if (change.kind !== "artifact") trimHistory(record.task);
       // A task is terminal once: it enters the queue once.
-      if (change.kind === "status" && change.terminal && tasks.has(record.task.id)) {
+      if (change.kind === "status" && change.terminal) {
+        const entry = tasks.get(record.task.id);
+        if (entry?.live === undefined) return;
+        freeze(entry, record.task);
         const now = Date.now();
-        finished.push({ id: record.task.id, at: now });
+        finished.push({ id: entry.id, at: now });
         sweep(now);
       }
     },
 
     list(owner, query: TaskQuery): TaskPage {
       const after = query.pageToken === "" ? undefined : decodeTaskCursor(query.pageToken);
-      const matching: { task: TaskLike; cursor: TaskCursor }[] = [];
-      for (const { task } of byOwner.get(ownerKey(owner)) ?? []) {
-        if (query.contextId !== "" && task.contextId !== query.contextId) continue;
-        if (query.state !== 0 && task.status?.state !== query.state) continue;
-        const cursor = cursorOf(task);
-        if (query.statusAfterMs !== undefined && cursor.timeMs < query.statusAfterMs) continue;
-        matching.push({ task, cursor });
+      const matching: { entry: Entry; cursor: TaskCursor }[] = [];
+      for (const entry of byOwner.get(ownerKey(owner)) ?? []) {
+        if (query.contextId !== "" && entry.contextId !== query.contextId) continue;
+        const { state, timeMs } = entry.cursor();
+        if (query.state !== 0 && state !== query.state) continue;
+        if (query.statusAfterMs !== undefined && timeMs < query.statusAfterMs) continue;
+        matching.push({ entry, cursor: { timeMs, id: entry.id } });
       }
       matching.sort((a, b) => compareNewestFirst(a.cursor, b.cursor));
       let start = 0;
@@ -131,7 +195,7 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       const last = page.at(-1);
       const more = start + page.length < matching.length;
       return {
-        tasks: page.map((m) => m.task),
+        tasks: page.map((m) => recordOf(m.entry).task),
         totalSize: matching.length,
         nextPageToken: more && last !== undefined ? encodeTaskCursor(last.cursor) : "",
       };

@@ -97,6 +97,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
 ): TaskHandler<Ty> {
   const store = options.store ?? createInMemoryTaskStore();
   const ownStore = options.store === undefined;
+  store.attach?.(config.schemas);
   const onError = options.onError ?? reportError;
   const push = isPushDelivery(options.push) ? options.push : createPushDelivery({ onError: (err, info) => onError(err, info), ...options.push });
   const ownPush = !isPushDelivery(options.push);

@@ -5,7 +5,7 @@
  * does nothing per event but bookkeeping, and one that writes rows (a
  * database) knows which part to write. Every method may be asynchronous.
  */
-import type { PushConfigLike, TaskLike } from "./model.js";
+import type { PushConfigLike, TaskLike, TaskSchemas } from "./model.js";
 
 /** Who a task belongs to (spec 13.1): only the same tenant and owner see it. */
 export interface TaskOwner {
@@ -41,7 +41,7 @@ export interface TaskQuery {
 }
 
 export interface TaskPage {
-  /** Newest status timestamp first; the stored objects themselves (the runtime copies what it answers). */
+  /** Newest status timestamp first; the stored objects or copies of them (the runtime copies what it answers). */
   readonly tasks: readonly TaskLike[];
   /** How many tasks match the query, over all pages. */
   readonly totalSize: number;
@@ -60,6 +60,12 @@ export class BadPageTokenError extends Error {
 }
 
 export interface TaskStore {
+  /**
+   * Called once by the task handler that uses this store, with the message
+   * types of its `a2a_pb`: a store that keeps tasks as bytes or rows encodes
+   * them with these. A store serves one handler's types.
+   */
+  attach?(schemas: TaskSchemas): void;
   /** Adds a task the runtime just created. */
   create(record: StoredTask): void | Promise<void>;
   /** The task of this id, whoever owns it (the runtime checks the owner), or undefined. */
