@@ -204,7 +204,7 @@ test("a finished task is kept as bytes and read back as an equal copy; a running
     expect(store.get(id)?.task).toBe(store.get(id)?.task);
     release();
     await until(() => store.get(id)?.task.status?.state === TaskState.COMPLETED);
-    expect(store.get(id)?.task.artifacts[0]?.metadata).toEqual({ n: 1 });
+    expect((store.get(id)?.task as Task | undefined)?.artifacts[0]?.metadata).toEqual({ n: 1 });
   } finally {
     await handler.close();
     store.close();
