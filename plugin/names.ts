@@ -13,6 +13,8 @@ export const names = {
   httpJsonFile: (file: DescFile) => `${file.name}_http.ts`,
   grpcFile: (file: DescFile) => `${file.name}_grpc.ts`,
   serverFile: (file: DescFile) => `${file.name}_server.ts`,
+  /** `a2a_client.ts`: the typed clients of the file's services over the JSON bindings, and from a card (A2AService). */
+  clientFile: (file: DescFile) => `${file.name}_client.ts`,
   /** `a2a_tasks.ts`: the task runtime typed with the file's messages (A2AService only). */
   tasksFile: (file: DescFile) => `${file.name}_tasks.ts`,
   /**
@@ -63,6 +65,18 @@ export const names = {
   grpcDefinition: (service: DescService) => `${service.name}GrpcDefinition`,
   /** `addA2AServiceToServer`: adds a handler for the service to a grpc.Server. */
   grpcAdd: (service: DescService) => `add${service.name}ToServer`,
+  /** `A2AServiceClient`: the handler's shape for callers, every method required. */
+  client: (service: DescService) => `${service.name}Client`,
+  /** `A2AServiceClientTables`: what the runtime's client factories take. */
+  clientTables: (service: DescService) => `${service.name}ClientTables`,
+  /** `createA2AServiceJsonRpcClient`: a client over JSON-RPC at a URL. */
+  jsonRpcClient: (service: DescService) => `create${service.name}JsonRpcClient`,
+  /** `createA2AServiceHttpJsonClient`: a client over HTTP+JSON at a base URL. */
+  httpJsonClient: (service: DescService) => `create${service.name}HttpJsonClient`,
+  /** `createA2AServiceGrpcClient`: a client over gRPC at an address (in the gRPC file). */
+  grpcClient: (service: DescService) => `create${service.name}GrpcClient`,
+  /** `createA2AServiceClient`: a client from an Agent Card, over its first usable interface. */
+  cardClient: (service: DescService) => `create${service.name}Client`,
   /** The runtime's entry for generated code. */
   internalRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "internal"),
   /** The runtime's gRPC entry point, kept apart so JSON-only agents never load grpc-js. */

@@ -1,4 +1,5 @@
 import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
+import { emitClient } from "./emit/client.js";
 import { emitCodec, emitCodecRegistration, planCodecs } from "./emit/codec.js";
 import { emitGrpc } from "./emit/grpc.js";
 import { emitHandler } from "./emit/handler.js";
@@ -40,7 +41,8 @@ function generateTs(schema: Schema<Options>): void {
     const grpc = schema.generateFile(names.grpcFile(model.desc));
     const server = schema.generateFile(names.serverFile(model.desc));
     const tasks = schema.generateFile(names.tasksFile(model.desc));
-    for (const f of [handler, methods, jsonRpc, httpJson, grpc, server, tasks]) f.preamble(model.desc);
+    const client = schema.generateFile(names.clientFile(model.desc));
+    for (const f of [handler, methods, jsonRpc, httpJson, grpc, server, tasks, client]) f.preamble(model.desc);
     if (model.services.length === 0) continue;
     emitHandler(handler, model.services, runtime);
     emitMethods(methods, model.services, runtime);
@@ -50,5 +52,6 @@ function generateTs(schema: Schema<Options>): void {
     emitGrpc(grpc, model.desc, model.services, runtime, codecs);
     emitServer(server, model.desc, model.services, runtime);
     emitTasks(tasks, model.desc, model.services, runtime);
+    emitClient(client, model.desc, model.services, runtime);
   }
 }

@@ -7,3 +7,6 @@ export * from "./core/grpc/server.js";
  * them; and protobuf binary by descriptor (a registered codec, else protobuf-es).
  */
 export { decodeBinary, deserializeMessage, encodeBinary, serializeMessage } from "./core/codec/binary-codec.js";
+/** The gRPC client of a method table (generated `create<Service>GrpcClient`). */
+export { createGrpcClient } from "./core/client/grpc.js";
+export type { GrpcClientOptions } from "./core/client/grpc.js";

@@ -17,6 +17,13 @@ export type { NodeListener } from "./adapters/node-http.js";
 export { withA2AProfile } from "./a2a/profile.js";
 export type { A2ACallContext, A2AGrpcOptions, A2AHttpJsonOptions, A2AJsonRpcOptions } from "./a2a/profile.js";
 
+// The clients, typed by the generated `_client.ts` (gRPC's in "protoc-gen-a2a/runtime/grpc").
+export { createHttpJsonClient, createJsonRpcClient } from "./core/client/factories.js";
+export type { ClientOptions } from "./core/client/factories.js";
+export type { ClientCallOptions } from "./core/client/client.js";
+export { connectA2AClient, withA2AClientProfile } from "./a2a/client/connect.js";
+export type { A2AClientOptions, A2AConnectOptions, CardClient } from "./a2a/client/connect.js";
+
 // The task runtime, typed by the generated `_tasks.ts`.
 export { createTaskHandler } from "./a2a/tasks/task-handler.js";
 export type { TaskHandler, TaskHandlerOptions } from "./a2a/tasks/task-handler.js";

@@ -110,7 +110,7 @@ describe("golden files", () => {
     expect(emitted.sort()).toEqual(
       [
         ...["fixtures/v1/admin/maintenance", "fixtures/v1/library", "fixtures/v1/routes"].flatMap((base) =>
-          ["codec", "grpc", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
+          ["client", "codec", "grpc", "handler", "jsonrpc", "methods"].map((kind) => `${base}_${kind}.ts`),
         ),
         "fixtures/v1/common_codec.ts",
         // HTTP+JSON only where a service has google.api.http rules.

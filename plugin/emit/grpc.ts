@@ -79,5 +79,26 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
     f.print("  });");
     f.print("}");
     f.print();
+    const clientOptions = s.a2a === undefined ? f.import("GrpcClientOptions", grpcRuntime, true) : f.import("A2AClientOptions", internal, true);
+    f.print(docLines(f, [`A client of ${serviceName} over gRPC at \`address\`: \`host:port\`, or a URL whose host and`, `port are dialled (https and grpcs with TLS, D28).`]));
+    f.print(
+      f.export("function", names.grpcClient(s.desc)),
+      "(address: string, options: ",
+      clientOptions,
+      " = {}): ",
+      localImport(f, names.client(s.desc), names.clientFile(file), true),
+      " {",
+    );
+    f.print(
+      "  return ",
+      f.import("createGrpcClient", grpcRuntime),
+      "({ methods: ",
+      localImport(f, names.methodTable(s.desc), names.methodsFile(file)),
+      " }, address, ",
+      s.a2a === undefined ? "options" : [f.import("withA2AClientProfile", internal), "(options)"],
+      ");",
+    );
+    f.print("}");
+    f.print();
   }
 }

@@ -1,0 +1,100 @@
+import type { DescFile } from "@bufbuild/protobuf";
+import type { GeneratedFile } from "@bufbuild/protoplugin";
+import type { ServiceModel } from "../model/service-model.js";
+import { names } from "../names.js";
+import { docLines, localImport } from "./shared.js";
+
+/**
+ * The typed clients of each service over the JSON bindings: the handler's
+ * methods for callers (a request or its init shape in, the response or
+ * its stream out), from the same tables the server dispatches on. A2AService
+ * (D21) gets the A2A profile (version, extensions, tenant, its error
+ * classes) and a client made from an Agent Card. gRPC's factory is in the
+ * gRPC file, so a JSON-only client never loads grpc-js.
+ */
+export function emitClient(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
+  const internal = names.internalRuntime(runtimeImport);
+  const initShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
+  for (const s of services) {
+    const serviceName = s.desc.typeName;
+    const callOptions = f.import("ClientCallOptions", internal, true);
+    f.print(
+      docLines(f, [
+        `A client of ${serviceName}: the methods of \`${names.handler(s.desc)}\` for callers, on`,
+        `any binding. A unary method answers the response message; a streaming one`,
+        `yields its messages. A failed call rejects with the error the server raised,`,
+        `as the same class, or with UNAVAILABLE, CANCELLED or DEADLINE_EXCEEDED`,
+        `when no answer came (D29).`,
+        ``,
+        `@generated from service ${serviceName}`,
+      ]),
+    );
+    f.print(f.export("interface", names.client(s.desc)), " {");
+    for (const m of s.methods) {
+      const returns = m.kind === "unary" ? ["Promise<", f.importShape(m.output), ">"] : ["AsyncIterable<", f.importShape(m.output), ">"];
+      f.print(f.jsDoc(m.desc, "  "));
+      f.print("  ", m.desc.localName, "(request: ", initShape, "<typeof ", f.importSchema(m.input, true), ">, options?: ", callOptions, "): ", returns, ";");
+      f.print();
+    }
+    f.print("  /** Closes the client's connections (a gRPC channel). */");
+    f.print("  close(): void;");
+    f.print("}");
+    f.print();
+
+    const hasRules = s.routes.length > 0;
+    const tables = names.clientTables(s.desc);
+    f.print(docLines(f, [`The tables of ${serviceName} the runtime's clients read.`]));
+    f.print("const ", tables, " = {");
+    f.print("  methods: ", localImport(f, names.methodTable(s.desc), names.methodsFile(file)), ",");
+    f.print("  required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
+    f.print("  rules: ", hasRules ? localImport(f, names.httpRules(s.desc), names.methodsFile(file)) : "[]", ",");
+    f.print("};");
+    f.print();
+
+    const options = f.import(s.a2a === undefined ? "ClientOptions" : "A2AClientOptions", internal, true);
+    const profiled = s.a2a === undefined ? "options" : [f.import("withA2AClientProfile", internal), "(options)"];
+    const client = names.client(s.desc);
+    f.print(docLines(f, [`A client of ${serviceName} over JSON-RPC 2.0 at \`url\`.`]));
+    f.print(f.export("function", names.jsonRpcClient(s.desc)), "(url: string | URL, options: ", options, " = {}): ", client, " {");
+    f.print("  return ", f.import("createJsonRpcClient", internal), "(", tables, ", url, ", profiled, ");");
+    f.print("}");
+    f.print();
+    if (hasRules) {
+      f.print(docLines(f, [`A client of ${serviceName} over HTTP+JSON, its rules' paths under \`url\`.`]));
+      f.print(f.export("function", names.httpJsonClient(s.desc)), "(url: string | URL, options: ", options, " = {}): ", client, " {");
+      f.print("  return ", f.import("createHttpJsonClient", internal), "(", tables, ", url, ", profiled, ");");
+      f.print("}");
+      f.print();
+    }
+    const card = s.a2a?.card;
+    if (card === undefined || !hasRules) continue;
+    f.print(
+      docLines(f, [
+        `A client of ${serviceName} from an Agent Card: \`card\` itself, or the URL of the`,
+        `card or of the agent (its /.well-known/agent-card.json is fetched, a kept copy`,
+        `revalidated by ETag). The first interface of the card whose binding and`,
+        `protocol version this client speaks is used, in the card's order or`,
+        `\`options.bindings\`, with its URL and tenant.`,
+      ]),
+    );
+    f.print(
+      f.export("function", names.cardClient(s.desc)),
+      "(card: string | URL | ",
+      initShape,
+      "<typeof ",
+      f.importSchema(card, true),
+      ">, options: ",
+      f.import("A2AConnectOptions", internal, true),
+      " = {}): Promise<",
+      client,
+      " & ",
+      f.import("CardClient", internal, true),
+      "<",
+      f.importShape(card),
+      ">> {",
+    );
+    f.print("  return ", f.import("connectA2AClient", internal), "({ ...", tables, ", card: ", f.importSchema(card), " }, card, options);");
+    f.print("}");
+    f.print();
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * An A2A client from an Agent Card (spec 8.3): the card fetched from its
+ * well-known URL (a cached copy revalidated with its ETag), the first of its
+ * `supportedInterfaces` whose binding and protocol version this client
+ * speaks taken, in the card's order or the caller's preference, and the
+ * interface's URL and tenant used for every call. A gRPC interface loads
+ * grpc-js then, and only then; without it installed, gRPC interfaces are
+ * passed over like any binding the client does not speak.
+ */
+import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import type { Binding } from "../../core/call-context.js";
+import type { ClientCallOptions, ClientOf } from "../../core/client/client.js";
+import { createHttpJsonClient, createJsonRpcClient, type ClientOptions, type ClientProfileConfig, type ClientTables, type MethodTable } from "../../core/client/factories.js";
+import type { GrpcTransportOptions } from "../../core/client/grpc.js";
+import { RpcError } from "../../core/errors.js";
+import { agentCardPath } from "../agent-card.js";
+import { createA2AClientProfile, type A2AClientProfileOptions } from "./profile.js";
+
+/** Options of every A2A client. */
+export interface A2AClientOptions extends ClientOptions, Omit<A2AClientProfileOptions, "protocolVersion">, Partial<Omit<GrpcTransportOptions, "address" | "errors">> {}
+
+/** Options of a client made from a card. */
+export interface A2AConnectOptions extends A2AClientOptions {
+  /** Bindings in the order preferred; default the card's order. Bindings not listed are not used. */
+  readonly bindings?: readonly Binding[];
+  /** Aborts fetching the card. */
+  readonly signal?: AbortSignal;
+}
+
+/** The interface a client was made for, as the card lists it. */
+export interface ChosenInterface {
+  readonly url: string;
+  readonly protocolBinding: Binding;
+  readonly protocolVersion: string;
+  readonly tenant: string;
+}
+
+/** The protocol versions this client speaks: 1.x. */
+const speaks = (version: string) => /^1(\.\d+)?$/.test(version);
+
+/** The A2A profile's part of a client's options: version, extensions, tenant, error classes, media type (D9). */
+export function withA2AClientProfile(options: A2AClientOptions & { readonly protocolVersion?: string }): ClientOptions & ClientProfileConfig {
+  return { ...options, profile: createA2AClientProfile(options), mediaType: "application/a2a+json" };
+}
+
+interface CachedCard {
+  readonly etag: string;
+  readonly json: JsonObject;
+}
+const cards = new Map<string, CachedCard>();
+
+/**
+ * The card at `url` (an agent's base URL gets the well-known path), as
+ * ProtoJSON. A card fetched before is asked for with If-None-Match, and a
+ * 304 answers with the copy kept.
+ */
+export async function fetchAgentCard(url: string | URL, options: { readonly fetch?: typeof fetch; readonly headers?: Readonly<Record<string, string>>; readonly signal?: AbortSignal } = {}): Promise<{ url: string; json: JsonObject }> {
+  const target = new URL(url);
+  if (target.pathname === "/" || target.pathname === "") target.pathname = agentCardPath;
+  const href = target.href;
+  const cached = cards.get(href);
+  const headers: Record<string, string> = { ...options.headers, accept: "application/json" };
+  if (cached !== undefined) headers["if-none-match"] = cached.etag;
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(href, { headers, signal: options.signal });
+  } catch (err) {
+    throw new RpcError("UNAVAILABLE", `the agent card at ${href} could not be fetched: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  if (response.status === 304 && cached !== undefined) return { url: href, json: cached.json };
+  const text = await response.text();
+  if (!response.ok) throw new RpcError("UNAVAILABLE", `the agent card at ${href} answered HTTP ${response.status}`);
+  let json: JsonValue;
+  try {
+    json = JSON.parse(text) as JsonValue;
+  } catch {
+    throw new RpcError("INVALID_ARGUMENT", `the agent card at ${href} is not JSON`);
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) throw new RpcError("INVALID_ARGUMENT", `the agent card at ${href} is not a JSON object`);
+  const etag = response.headers.get("etag");
+  if (etag !== null) cards.set(href, { etag, json });
+  else cards.delete(href);
+  return { url: href, json };
+}
+
+/** The interfaces of a card in the order they are tried, relative URLs resolved against the card's. */
+export function interfacesOf(card: JsonObject, cardUrl: string | undefined, bindings: readonly Binding[] | undefined): ChosenInterface[] {
+  const listed: ChosenInterface[] = [];
+  for (const item of Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []) {
+    if (item === null || typeof item !== "object" || Array.isArray(item) || typeof item.url !== "string") continue;
+    const binding = String(item.protocolBinding ?? "") as Binding;
+    const url = cardUrl === undefined || binding === "GRPC" ? item.url : new URL(item.url, cardUrl).href;
+    listed.push({ url, protocolBinding: binding, protocolVersion: String(item.protocolVersion ?? ""), tenant: typeof item.tenant === "string" ? item.tenant : "" });
+  }
+  const known: readonly Binding[] = bindings ?? ["JSONRPC", "HTTP+JSON", "GRPC"];
+  const usable = listed.filter((i) => known.includes(i.protocolBinding) && speaks(i.protocolVersion));
+  return bindings === undefined ? usable : bindings.flatMap((b) => usable.filter((i) => i.protocolBinding === b));
+}
+
+/** What a client made from a card knows of it. */
+export interface CardClient<Card> {
+  /** The card the client was made from. */
+  readonly card: Card;
+  /** The interface of the card it calls. */
+  readonly chosenInterface: ChosenInterface;
+}
+
+/** A client of `tables` over the first interface of the card it can use. */
+export async function connectA2AClient<M extends MethodTable, C extends DescMessage>(
+  tables: ClientTables<M> & { readonly card: C },
+  card: string | URL | MessageInitShape<C>,
+  options: A2AConnectOptions = {},
+): Promise<ClientOf<M> & CardClient<MessageShape<C>>> {
+  const fetched = typeof card === "string" || card instanceof URL ? await fetchAgentCard(card, options) : undefined;
+  // A card given as a message (or its init shape) is read as the server would write it.
+  const json = fetched?.json ?? (toJson(tables.card, create(tables.card, card as never)) as JsonObject);
+  const message = fromJson(tables.card, json, { ignoreUnknownFields: true }) as MessageShape<C>;
+  const candidates = interfacesOf(json, fetched?.url, options.bindings);
+  const passedOver: string[] = [];
+  for (const chosen of candidates) {
+    const profiled = withA2AClientProfile({ ...options, tenant: options.tenant ?? chosen.tenant, protocolVersion: chosen.protocolVersion });
+    const known = { card: message, chosenInterface: chosen };
+    if (chosen.protocolBinding === "JSONRPC") return Object.assign(createJsonRpcClient(tables, chosen.url, profiled), known);
+    if (chosen.protocolBinding === "HTTP+JSON") return Object.assign(createHttpJsonClient(tables, chosen.url, profiled), known);
+    let grpc: typeof import("../../core/client/grpc.js");
+    try {
+      grpc = await import("../../core/client/grpc.js");
+    } catch (err) {
+      passedOver.push(`${chosen.url} (GRPC: @grpc/grpc-js could not be loaded: ${err instanceof Error ? err.message : String(err)})`);
+      continue;
+    }
+    return Object.assign(grpc.createGrpcClient(tables, chosen.url, profiled), known);
+  }
+  const offered = Array.isArray(json.supportedInterfaces) ? JSON.stringify(json.supportedInterfaces) : "none";
+  throw new RpcError(
+    "FAILED_PRECONDITION",
+    `the agent card lists no interface this client can use (bindings ${(options.bindings ?? ["JSONRPC", "HTTP+JSON", "GRPC"]).join(", ")}, protocol 1.x)` +
+      (passedOver.length > 0 ? `; passed over ${passedOver.join(", ")}` : "") +
+      `; it offers ${offered}`,
+  );
+}
+
+export type { ClientCallOptions };

@@ -1,0 +1,174 @@
+/**
+ * The client side of the core: one object per service with the handler
+ * interface's shape (a method per RPC, by its local name: a request in, a
+ * response or an async iterable of stream messages out), over any transport
+ * that can carry a method of the generated table. The transports (JSON-RPC,
+ * HTTP+JSON, gRPC) know their binding and nothing of any protocol; a
+ * profile adds a protocol's headers, request fields and error classes, the
+ * way the server's profile does.
+ */
+import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import { RpcError, isRpcError, type ErrorTableEntry, type RpcCodeName, type RpcErrorOptions } from "../errors.js";
+import type { MethodSpec } from "../method-spec.js";
+
+/** What one call may carry besides its request. */
+export interface ClientCallOptions {
+  /** Aborts the call (and closes a stream); the call rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /** A deadline for the whole call in milliseconds, streams included. */
+  readonly timeoutMs?: number;
+  /** More request headers (HTTP) or metadata (gRPC) for this call. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A call as a transport sends it: the request already prepared by the profile. */
+export interface OutgoingCall {
+  readonly spec: MethodSpec;
+  readonly request: object;
+  /** Headers or metadata, lower-case names: the client's, the profile's and the call's own. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Aborted by the caller's signal or the deadline. */
+  readonly signal: AbortSignal | undefined;
+  /** The deadline (epoch milliseconds), for a binding that sends it to the server (gRPC). */
+  readonly deadline: number | undefined;
+}
+
+/** One binding's way of sending calls. */
+export interface ClientTransport {
+  unary(call: OutgoingCall): Promise<object>;
+  stream(call: OutgoingCall): AsyncIterable<object>;
+  /** Closes connections the transport keeps (gRPC channels). */
+  close?(): void;
+}
+
+/** How a failed call's status becomes an error the caller can branch on. */
+export interface ClientErrors {
+  /** The error for a status: by `ErrorInfo` reason and domain when there is one, else by its code. */
+  create(entry: ErrorTableEntry, message: string, options: RpcErrorOptions): RpcError;
+  /** The entry of an `ErrorInfo` reason in `domain`, if the profile knows it. */
+  byReason(reason: string, domain: string): ErrorTableEntry | undefined;
+  /** The entry of a JSON-RPC error code, if the profile has one of its own. */
+  byJsonRpcCode(code: number): ErrorTableEntry | undefined;
+  /** The entry of a status that came with neither. */
+  byCode(code: RpcCodeName): ErrorTableEntry;
+}
+
+/** A protocol's rules on the client side. */
+export interface ClientProfile {
+  readonly errors: ClientErrors;
+  /** Headers or metadata every call carries (lower-case names). */
+  headers(): Readonly<Record<string, string>>;
+  /** The request as it is sent, e.g. with fields the connection implies filled in. */
+  request(spec: MethodSpec, request: object): object;
+}
+
+/** A typed unary method of a client. */
+export type UnaryClientMethod<I extends DescMessage, O extends DescMessage> = (
+  request: MessageInitShape<I>,
+  options?: ClientCallOptions,
+) => Promise<MessageShape<O>>;
+
+/** A typed server-streaming method of a client. */
+export type StreamClientMethod<I extends DescMessage, O extends DescMessage> = (
+  request: MessageInitShape<I>,
+  options?: ClientCallOptions,
+) => AsyncIterable<MessageShape<O>>;
+
+/** What every generated client has beside its methods. */
+export interface ClientBase {
+  /** Closes the connections of the client's transport. */
+  close(): void;
+}
+
+/** The client of a generated method table: each RPC by its local name, typed by its kind and messages. */
+export type ClientOf<M extends Readonly<Record<string, MethodSpec>>> = ClientBase & {
+  readonly [K in keyof M]: M[K] extends MethodSpec<infer I, infer O>
+    ? M[K]["kind"] extends "unary"
+      ? UnaryClientMethod<I, O>
+      : StreamClientMethod<I, O>
+    : never;
+};
+
+export interface ServiceClientConfig {
+  /** The generated method table. */
+  readonly methods: Readonly<Record<string, MethodSpec>>;
+  readonly transport: ClientTransport;
+  readonly profile: ClientProfile;
+  /** Headers (or metadata) every call of this client carries. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Headers computed per call, e.g. a fresh bearer token. */
+  readonly callHeaders?: (spec: MethodSpec) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
+}
+
+/**
+ * The client of one service: a method per entry of the table, each
+ * preparing its call (profile, headers, deadline) and handing it to the
+ * transport. Typed by the generated `<Service>Client` interface.
+ */
+export function createServiceClient(config: ServiceClientConfig): ClientBase & Record<string, (request: object, options?: ClientCallOptions) => unknown> {
+  const fixed = { ...config.profile.headers(), ...lowerCaseKeys(config.headers) };
+  const client: ClientBase & Record<string, (request: object, options?: ClientCallOptions) => unknown> = {
+    close: () => config.transport.close?.(),
+  } as never;
+  for (const spec of Object.values(config.methods)) {
+    const prepare = async (request: object, options: ClientCallOptions | undefined): Promise<OutgoingCall> => ({
+      spec,
+      request: config.profile.request(spec, request),
+      headers: { ...fixed, ...lowerCaseKeys(await config.callHeaders?.(spec)), ...lowerCaseKeys(options?.headers) },
+      signal: callSignal(options),
+      deadline: options?.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
+    });
+    client[spec.localName] =
+      spec.kind === "unary"
+        ? async (request, options) => {
+            const call = await prepare(request, options);
+            try {
+              return await config.transport.unary(call);
+            } catch (err) {
+              throw transportFailure(err, call.signal);
+            }
+          }
+        : (request, options) => stream(() => prepare(request, options), config.transport);
+  }
+  return client;
+}
+
+/**
+ * What a call that did not get an answer fails with, the same on every
+ * binding: the agent's own error as it sent it; CANCELLED when the caller
+ * aborted, DEADLINE_EXCEEDED when the deadline passed; UNAVAILABLE when the
+ * connection failed or was cut (a stream's recovery retries on it).
+ */
+export function transportFailure(err: unknown, signal: AbortSignal | undefined): RpcError {
+  if (isRpcError(err) && !(signal?.aborted === true && (err.entry.grpcStatus === "CANCELLED" || err.entry.grpcStatus === "DEADLINE_EXCEEDED"))) return err;
+  if (signal?.aborted === true) {
+    const reason: unknown = signal.reason;
+    const timedOut = reason instanceof DOMException && reason.name === "TimeoutError";
+    return new RpcError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", timedOut ? "the call's deadline passed" : "the caller aborted the call", { cause: reason });
+  }
+  const detail = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+  return new RpcError("UNAVAILABLE", `the connection failed: ${detail}`, { cause: err });
+}
+
+/** A stream whose call is prepared when it is first read, failing as transportFailure says. */
+async function* stream(prepare: () => Promise<OutgoingCall>, transport: ClientTransport): AsyncGenerator<object> {
+  const call = await prepare();
+  try {
+    yield* transport.stream(call);
+  } catch (err) {
+    throw transportFailure(err, call.signal);
+  }
+}
+
+/** The call's signal: the caller's, the deadline's, or both. */
+function callSignal(options: ClientCallOptions | undefined): AbortSignal | undefined {
+  const deadline = options?.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
+  if (options?.signal === undefined) return deadline;
+  return deadline === undefined ? options.signal : AbortSignal.any([options.signal, deadline]);
+}
+
+function lowerCaseKeys(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers !== undefined) for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+  return out;
+}

@@ -1,0 +1,139 @@
+/**
+ * The inverse of error-encoding.ts: an error as each binding sends it (the
+ * JSON-RPC error object, the AIP-193 body, the gRPC status with its
+ * `grpc-status-details-bin`) back to an RpcError of the profile's class.
+ * The `google.rpc.ErrorInfo` reason and domain decide the class (checklist:
+ * branch on the reason, never on the status code); only without one does
+ * the code decide. Details other than ErrorInfo are kept when they are
+ * types this runtime knows (BadRequest), and skipped otherwise.
+ */
+import { createRegistry, fromBinary, fromJson, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { RpcError, codeEntry, type ErrorDetail, type RpcCodeName } from "../errors.js";
+import { Code } from "../../gen/google/rpc/code_pb.js";
+import { BadRequestSchema, ErrorInfoSchema, type ErrorInfo } from "../../gen/google/rpc/error_details_pb.js";
+import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
+import type { ClientErrors } from "./client.js";
+
+const typeUrlPrefix = "type.googleapis.com/";
+/** Detail types kept on a decoded error beside ErrorInfo. */
+const knownDetails: readonly DescMessage[] = [BadRequestSchema];
+const detailRegistry = createRegistry(ErrorInfoSchema, ...knownDetails);
+
+/** What a binding's error carries, in a binding-neutral form. */
+interface DecodedStatus {
+  readonly code: RpcCodeName;
+  readonly message: string;
+  readonly info: ErrorInfo | undefined;
+  readonly details: readonly ErrorDetail[];
+}
+
+function toError(errors: ClientErrors, status: DecodedStatus, jsonRpcCode?: number): RpcError {
+  const entry =
+    (status.info === undefined ? undefined : errors.byReason(status.info.reason, status.info.domain)) ??
+    (jsonRpcCode === undefined ? undefined : errors.byJsonRpcCode(jsonRpcCode)) ??
+    errors.byCode(status.code);
+  return errors.create(entry, status.message, { metadata: status.info?.metadata ?? {}, details: status.details });
+}
+
+/** Details as ProtoJSON Any objects (JSON-RPC `error.data`, AIP-193 `details`). */
+function detailsFromJson(json: JsonValue | undefined): { info: ErrorInfo | undefined; details: ErrorDetail[] } {
+  let info: ErrorInfo | undefined;
+  const details: ErrorDetail[] = [];
+  if (!Array.isArray(json)) return { info, details };
+  for (const item of json) {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) continue;
+    const typeUrl = item["@type"];
+    if (typeof typeUrl !== "string" || !typeUrl.startsWith(typeUrlPrefix)) continue;
+    const desc = detailRegistry.getMessage(typeUrl.slice(typeUrlPrefix.length));
+    if (desc === undefined) continue;
+    const { "@type": _, ...fields } = item;
+    try {
+      const value = fromJson(desc, fields, { ignoreUnknownFields: true });
+      if (desc === ErrorInfoSchema) info ??= value as ErrorInfo;
+      else details.push({ desc, value });
+    } catch {
+      // A detail we cannot read does not hide the error it belongs to.
+    }
+  }
+  return { info, details };
+}
+
+/** The JSON-RPC codes JSON-RPC 2.0 itself defines, and the core's `-32000 - code` (D20). */
+function codeOfJsonRpc(code: number): RpcCodeName {
+  switch (code) {
+    case -32700:
+    case -32600:
+    case -32602:
+      return "INVALID_ARGUMENT";
+    case -32601:
+      return "UNIMPLEMENTED";
+    case -32603:
+      return "INTERNAL";
+  }
+  const name = Code[-32000 - code] as RpcCodeName | undefined;
+  return name === undefined || name === "OK" ? "UNKNOWN" : name;
+}
+
+/** A JSON-RPC error object (`{ code, message, data }`). */
+export function errorFromJsonRpc(errors: ClientErrors, error: JsonValue): RpcError {
+  const object = error !== null && typeof error === "object" && !Array.isArray(error) ? error : {};
+  const code = typeof object.code === "number" ? object.code : -32603;
+  const message = typeof object.message === "string" ? object.message : "";
+  const { info, details } = detailsFromJson(object.data);
+  return toError(errors, { code: codeOfJsonRpc(code), message, info, details }, code);
+}
+
+const codeByHttpStatus: Readonly<Record<number, RpcCodeName>> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "ABORTED",
+  415: "INVALID_ARGUMENT",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  501: "UNIMPLEMENTED",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+/** An HTTP+JSON error response: the AIP-193 body when there is one, else the status alone. */
+export function errorFromHttp(errors: ClientErrors, status: number, body: JsonValue | undefined): RpcError {
+  const error = body !== null && typeof body === "object" && !Array.isArray(body) ? body.error : undefined;
+  const object: JsonObject = error !== null && typeof error === "object" && !Array.isArray(error) && error !== undefined ? error : {};
+  const named = typeof object.status === "string" && object.status in Code ? (object.status as RpcCodeName) : undefined;
+  const code = named ?? codeByHttpStatus[status] ?? (status >= 500 ? "INTERNAL" : "UNKNOWN");
+  const message = typeof object.message === "string" ? object.message : `HTTP ${status}`;
+  const { info, details } = detailsFromJson(object.details);
+  return toError(errors, { code, message, info, details });
+}
+
+/** A gRPC status: its code and message, and the `google.rpc.Status` of `grpc-status-details-bin` when sent. */
+export function errorFromGrpc(errors: ClientErrors, code: number, message: string, statusDetails: Uint8Array | undefined): RpcError {
+  let info: ErrorInfo | undefined;
+  const details: ErrorDetail[] = [];
+  if (statusDetails !== undefined) {
+    try {
+      const status = fromBinary(StatusSchema, statusDetails);
+      for (const any of status.details) {
+        const value = anyUnpack(any, detailRegistry);
+        if (value === undefined) continue;
+        if (value.$typeName === ErrorInfoSchema.typeName) info ??= value as ErrorInfo;
+        else details.push({ desc: detailRegistry.getMessage(value.$typeName)!, value });
+      }
+    } catch {
+      // Details that do not decode leave the status code to speak.
+    }
+  }
+  const name = Code[code] as RpcCodeName | undefined;
+  return toError(errors, { code: name === undefined || name === "OK" ? "UNKNOWN" : name, message, info, details });
+}
+
+/** The errors of a service with no profile: RpcError with the google.rpc.Code of the status. */
+export const coreClientErrors: ClientErrors = {
+  create: (entry, message, options) => new RpcError(entry, message, options),
+  byReason: () => undefined,
+  byJsonRpcCode: () => undefined,
+  byCode: codeEntry,
+};

@@ -1,0 +1,116 @@
+/**
+ * HTTP+JSON calls over fetch: each request encoded by its method's
+ * `google.api.http` rules (request-encoding.ts, the inverse of the server's
+ * transcoding), the answer read as ProtoJSON (the rule's `response_body`
+ * when it names a field), a streaming method's answer as server-sent
+ * events, and errors from the AIP-193 body, a stream's `event: error` frame
+ * included (D14).
+ */
+import type { DescField, DescMessage, JsonValue } from "@bufbuild/protobuf";
+import { RpcError } from "../errors.js";
+import { createRequestEncoder, type RequestEncoder } from "../http/request-encoding.js";
+import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
+import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
+import { errorFromHttp } from "./error-decoding.js";
+import { createJsonMessages, mediaTypeOf, readJsonBody } from "./json-messages.js";
+import { readSse } from "./sse.js";
+
+export interface HttpJsonTransportOptions {
+  /** The base URL the rules' paths are appended to (an interface URL, e.g. `http://host/a2a/rest`). */
+  readonly baseUrl: string | URL;
+  /** The generated HTTP rules of the service. */
+  readonly rules: readonly HttpRuleSpec[];
+  readonly errors: ClientErrors;
+  readonly required: RequiredFieldTable;
+  /** The media type of request bodies and the first one asked for in `Accept`. Default `application/json`. */
+  readonly mediaType?: string;
+  readonly fetch?: typeof fetch;
+}
+
+export function createHttpJsonTransport(options: HttpJsonTransportOptions): ClientTransport {
+  const base = String(options.baseUrl).replace(/\/+$/, "");
+  const fetchImpl = options.fetch ?? fetch;
+  const messages = createJsonMessages(options.required);
+  const errors = options.errors;
+  const mediaType = options.mediaType ?? "application/json";
+  const accept = mediaType === "application/json" ? mediaType : `${mediaType}, application/json`;
+  const encoders = new Map<MethodSpec, RequestEncoder>();
+
+  const encoderOf = (spec: MethodSpec): RequestEncoder => {
+    let encoder = encoders.get(spec);
+    if (encoder === undefined) {
+      const rules = options.rules.filter((r) => r.method === spec.localName);
+      encoder = createRequestEncoder(spec.name, rules, (field) => jsonNamesOf(spec.input, field));
+      encoders.set(spec, encoder);
+    }
+    return encoder;
+  };
+
+  const send = async (call: OutgoingCall, streaming: boolean) => {
+    let parts;
+    try {
+      parts = encoderOf(call.spec).encode(messages.write(call.spec.input, call.request) as never);
+    } catch (err) {
+      throw new RpcError("INVALID_ARGUMENT", err instanceof Error ? err.message : String(err), { cause: err });
+    }
+    const headers: Record<string, string> = { ...call.headers, accept: streaming ? "text/event-stream" : accept };
+    if (parts.body !== undefined) headers["content-type"] = mediaType;
+    const response = await fetchImpl(base + parts.path, {
+      method: parts.method,
+      headers,
+      body: parts.body === undefined ? undefined : JSON.stringify(parts.body),
+      signal: call.signal,
+    });
+    return { response, responseBody: parts.rule.responseBody };
+  };
+
+  const answerOf = (output: DescMessage, json: JsonValue | undefined, responseBody: string) => {
+    if (json === undefined) throw new RpcError("INTERNAL", "the agent's answer is not JSON");
+    return messages.read(output, responseBody === "" ? json : { [jsonNamesOf(output, [responseBody])[0]!]: json });
+  };
+
+  return {
+    async unary(call) {
+      const { response, responseBody } = await send(call, false);
+      const json = await readJsonBody(response);
+      if (!response.ok) throw errorFromHttp(errors, response.status, json);
+      return answerOf(call.spec.output, json, responseBody);
+    },
+
+    async *stream(call) {
+      const { response } = await send(call, true);
+      if (!response.ok) throw errorFromHttp(errors, response.status, await readJsonBody(response));
+      if (mediaTypeOf(response) !== "text/event-stream" || response.body === null) {
+        await response.body?.cancel();
+        throw new RpcError("INTERNAL", `the agent answered a stream with ${mediaTypeOf(response) || "no content type"}`);
+      }
+      for await (const event of readSse(response.body)) {
+        let json: JsonValue;
+        try {
+          json = JSON.parse(event.data) as JsonValue;
+        } catch {
+          throw new RpcError("INTERNAL", "a stream event is not JSON");
+        }
+        if (event.event === "error") {
+          const error = json !== null && typeof json === "object" && !Array.isArray(json) ? json.error : undefined;
+          const status = error !== null && typeof error === "object" && !Array.isArray(error) && typeof error?.code === "number" ? error.code : 500;
+          throw errorFromHttp(errors, status, json);
+        }
+        yield messages.read(call.spec.output, json);
+      }
+    },
+  };
+}
+
+/** The JSON names along a path of local field names from `desc`. */
+function jsonNamesOf(desc: DescMessage, field: readonly string[]): string[] {
+  const names: string[] = [];
+  let message: DescMessage | undefined = desc;
+  for (const local of field) {
+    const f: DescField | undefined = message?.fields.find((x) => x.localName === local);
+    if (f === undefined) throw new Error(`${desc.typeName} has no field ${field.join(".")}: the HTTP rule table does not match the schema`);
+    names.push(f.jsonName);
+    message = f.message;
+  }
+  return names;
+}

@@ -1,0 +1,80 @@
+/**
+ * JSON-RPC 2.0 calls over fetch (D13, D14): one POST per call to the
+ * endpoint's URL, the RPC name as the method, the request as `params`;
+ * a streaming method's answer is read as server-sent events, each `data`
+ * a response envelope for the call's id. An error answer, whether the whole
+ * body or a stream's last frame, becomes the profile's error class.
+ */
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { RpcError } from "../errors.js";
+import type { RequiredFieldTable } from "../method-spec.js";
+import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
+import { errorFromHttp, errorFromJsonRpc } from "./error-decoding.js";
+import { createJsonMessages, mediaTypeOf, readJsonBody } from "./json-messages.js";
+import { readSse } from "./sse.js";
+
+export interface JsonRpcTransportOptions {
+  /** The endpoint's URL. */
+  readonly url: string | URL;
+  readonly errors: ClientErrors;
+  readonly required: RequiredFieldTable;
+  /** The fetch to call; default the global one. */
+  readonly fetch?: typeof fetch;
+}
+
+export function createJsonRpcTransport(options: JsonRpcTransportOptions): ClientTransport {
+  const url = String(options.url);
+  const fetchImpl = options.fetch ?? fetch;
+  const messages = createJsonMessages(options.required);
+  const errors = options.errors;
+  let nextId = 1;
+
+  const post = async (call: OutgoingCall, accept: string): Promise<{ response: Response; id: number }> => {
+    const id = nextId++;
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method: call.spec.name, params: messages.write(call.spec.input, call.request) });
+    const response = await fetchImpl(url, {
+      method: "POST",
+      headers: { ...call.headers, "content-type": "application/json", accept },
+      body,
+      signal: call.signal,
+    });
+    return { response, id };
+  };
+
+  /** The result of one response envelope, or its error thrown. */
+  const resultOf = (envelope: JsonValue | undefined, id: number, status: number): JsonValue => {
+    if (envelope === null || typeof envelope !== "object" || Array.isArray(envelope) || envelope.jsonrpc !== "2.0") {
+      throw errorFromHttp(errors, status >= 400 ? status : 502, undefined);
+    }
+    if (envelope.error !== undefined) throw errorFromJsonRpc(errors, envelope.error);
+    if (envelope.id !== id) throw new RpcError("INTERNAL", `the agent answered JSON-RPC id ${JSON.stringify(envelope.id)} to request ${id}`);
+    if (!("result" in envelope)) throw new RpcError("INTERNAL", "the JSON-RPC response has neither result nor error");
+    return (envelope as JsonObject).result as JsonValue;
+  };
+
+  return {
+    async unary(call) {
+      const { response, id } = await post(call, "application/json");
+      const envelope = await readJsonBody(response);
+      return messages.read(call.spec.output, resultOf(envelope, id, response.status));
+    },
+
+    async *stream(call) {
+      const { response, id } = await post(call, "text/event-stream");
+      if (mediaTypeOf(response) !== "text/event-stream" || response.body === null) {
+        // An error before the first event is an ordinary response (D14).
+        resultOf(await readJsonBody(response), id, response.status);
+        throw new RpcError("INTERNAL", `the agent answered a stream with ${mediaTypeOf(response) || "no content type"}`);
+      }
+      for await (const event of readSse(response.body)) {
+        let envelope: JsonValue;
+        try {
+          envelope = JSON.parse(event.data) as JsonValue;
+        } catch {
+          throw new RpcError("INTERNAL", "a stream event is not JSON");
+        }
+        yield messages.read(call.spec.output, resultOf(envelope, id, 200));
+      }
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * The inverse of transcoding.ts, for clients: a request message's ProtoJSON
+ * as the HTTP request one of its method's `google.api.http` rules maps it
+ * to, so the server's transcoder reads back the same message.
+ *
+ * - The rule is the one whose path variables the request sets most of
+ *   (a tenant set picks `/{tenant}/...`), the first in table order on a tie;
+ *   a rule whose variables are not all set cannot carry the request.
+ * - Variable values are percent-encoded per segment; a multi-segment
+ *   capture keeps its `/` (http.proto).
+ * - `body: "*"` sends the whole message (path-bound fields too: they agree);
+ *   `body: "<field>"` that field; the other fields go to the query by their
+ *   JSON names, nested ones dotted, repeated ones repeated. A set field that
+ *   neither the path, the body nor the rule's query can carry is an error
+ *   rather than silently dropped.
+ */
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { HttpRuleSpec } from "../method-spec.js";
+import { parsePathTemplate, type PathTemplate } from "./path-template.js";
+
+export interface HttpRequestParts {
+  readonly rule: HttpRuleSpec;
+  readonly method: string;
+  /** Path and query, to append to the base URL. */
+  readonly path: string;
+  /** The JSON body, or undefined for none. */
+  readonly body: JsonValue | undefined;
+}
+
+export interface RequestEncoder {
+  encode(json: JsonObject): HttpRequestParts;
+}
+
+interface PreparedRule {
+  readonly rule: HttpRuleSpec;
+  readonly template: PathTemplate;
+  /** JSON names from the request down to each variable's field, in variable order. */
+  readonly variables: readonly (readonly string[])[];
+  readonly query: ReadonlySet<string>;
+}
+
+/**
+ * An encoder for one method's rules (derived POST twins left out: a client
+ * uses the rule as written). `jsonNames` maps a local field path, dotted,
+ * to its JSON name path.
+ */
+export function createRequestEncoder(methodName: string, rules: readonly HttpRuleSpec[], jsonNames: (field: readonly string[]) => readonly string[]): RequestEncoder {
+  const prepared: PreparedRule[] = rules
+    .filter((r) => !r.derived)
+    .map((rule) => {
+      const template = parsePathTemplate(rule.path);
+      const byVariable = new Map(rule.pathParams.map((p) => [p.variable, jsonNames(p.field)]));
+      const variables = template.variables.map((v) => byVariable.get(v.fieldPath.join(".")) ?? jsonNames(v.fieldPath));
+      return { rule, template, variables, query: new Set(rule.query) };
+    });
+  if (prepared.length === 0) throw new Error(`${methodName} has no HTTP rule a client can call`);
+
+  return {
+    encode(json) {
+      let best: { p: PreparedRule; values: string[] } | undefined;
+      for (const p of prepared) {
+        const values: string[] = [];
+        for (const names of p.variables) {
+          const value = valueAt(json, names);
+          if (value === undefined || value === "") break;
+          values.push(String(value));
+        }
+        if (values.length === p.variables.length && (best === undefined || values.length > best.values.length)) best = { p, values };
+      }
+      if (best === undefined) {
+        const needed = prepared.map((p) => p.variables.map((v) => v.join(".")).join(", ")).join(" or ");
+        throw new Error(`${methodName} needs ${needed} set to be sent over HTTP+JSON`);
+      }
+      const { p, values } = best;
+      const bound = new Set(p.variables.map((v) => v.join(".")));
+      let body: JsonValue | undefined;
+      const query = new URLSearchParams();
+      if (p.rule.body === "*") body = json;
+      else {
+        for (const [key, value] of Object.entries(json)) {
+          if (p.rule.body !== "" && key === p.rule.body) {
+            body = value;
+            continue;
+          }
+          addQuery(query, key, value, bound, p.query, methodName);
+        }
+        if (p.rule.body !== "" && body === undefined) body = {};
+      }
+      const search = query.toString();
+      return { rule: p.rule, method: p.rule.httpMethod, path: pathOf(p.template, values) + (search === "" ? "" : `?${search}`), body };
+    },
+  };
+}
+
+function valueAt(json: JsonObject, names: readonly string[]): JsonValue | undefined {
+  let node: JsonValue | undefined = json;
+  for (const name of names) {
+    if (node === null || typeof node !== "object" || Array.isArray(node)) return undefined;
+    node = node[name];
+  }
+  return node;
+}
+
+function pathOf(template: PathTemplate, values: readonly string[]): string {
+  const parts: string[] = [];
+  let i = 0;
+  while (i < template.segments.length) {
+    const v = template.variables.findIndex((x) => x.start === i);
+    if (v >= 0) {
+      const variable = template.variables[v]!;
+      const value = values[v]!;
+      parts.push(variable.multiSegment ? value.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(value));
+      i = variable.end;
+      continue;
+    }
+    const segment = template.segments[i]!;
+    if (segment.kind !== "literal") throw new Error(`${template.text}: a wildcard outside a variable cannot be filled by a client`);
+    parts.push(segment.value);
+    i++;
+  }
+  return "/" + parts.join("/") + (template.verb === undefined ? "" : `:${template.verb}`);
+}
+
+function addQuery(query: URLSearchParams, name: string, value: JsonValue, bound: ReadonlySet<string>, allowed: ReadonlySet<string>, method: string): void {
+  if (bound.has(name)) return;
+  if (value !== null && typeof value === "object" && !Array.isArray(value) && !allowed.has(name)) {
+    for (const [key, inner] of Object.entries(value)) addQuery(query, `${name}.${key}`, inner, bound, allowed, method);
+    return;
+  }
+  if (!allowed.has(name)) throw new Error(`${method} cannot send ${name} over HTTP+JSON: its rule takes it neither in the path, the body nor the query`);
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (item !== null && typeof item === "object") throw new Error(`${method} cannot send ${name} in a query: it holds messages`);
+    query.append(name, String(item));
+  }
+}
