@@ -56,7 +56,7 @@ describe.each(versions)("a2a.proto %s", (version) => {
   // other service, with no A2A profile and so no one-call A2A server and no
   // task runtime. For the others, a2a_tasks.ts type-checking (below) is the
   // proof that the task runtime fits that version's messages.
-  const ours = ["a2a_codec.ts", "a2a_grpc.ts", "a2a_handler.ts", "a2a_http.ts", "a2a_jsonrpc.ts", "a2a_methods.ts", ...(version === "v0.3.0" ? [] : ["a2a_server.ts", "a2a_tasks.ts"])];
+  const ours = ["a2a_client.ts", "a2a_codec.ts", "a2a_grpc.ts", "a2a_handler.ts", "a2a_http.ts", "a2a_jsonrpc.ts", "a2a_methods.ts", ...(version === "v0.3.0" ? [] : ["a2a_server.ts", "a2a_tasks.ts"])];
 
   test("buf generate writes our files beside a2a_pb.ts", () => {
     const files = listFiles(join(dir, "gen")).filter((f) => f.startsWith("a2a_"));
@@ -95,6 +95,9 @@ test("the output of every version type-checks under tsc --strict", () => {
       `type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;`,
       `export const sameMethods: Equal<keyof Required<A2AServiceHandler>, keyof typeof A2AService.method> = true;`,
       `export const sameTable: Equal<keyof typeof A2AServiceMethods, keyof typeof A2AService.method> = true;`,
+      // A client is a handler too (binding translation, examples/bridge).
+      `import type { A2AServiceClient } from "./v1.0.1/gen/a2a_client.js";`,
+      `export const clientServes = (client: A2AServiceClient): A2AServiceHandler => client;`,
       "",
     ].join("\n"),
   );

@@ -17,7 +17,7 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
   const initShape = f.import("MessageInitShape", "@bufbuild/protobuf", true);
   for (const s of services) {
     const serviceName = s.desc.typeName;
-    const callOptions = f.import("ClientCallOptions", internal, true);
+    const callOptions = [f.import("ClientCallOptions", internal, true), " | ", f.import(s.a2a === undefined ? "CallContext" : "A2ACallContext", internal, true)];
     f.print(
       docLines(f, [
         `A client of ${serviceName}: the methods of \`${names.handler(s.desc)}\` for callers, on`,
@@ -25,6 +25,10 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
         `yields its messages. A failed call rejects with the error the server raised,`,
         `as the same class, or with UNAVAILABLE, CANCELLED or DEADLINE_EXCEEDED`,
         `when no answer came (D29).`,
+        ``,
+        `A client is also a \`${names.handler(s.desc)}\`: handed to a server, it serves the agent it`,
+        `calls on the server's bindings. Called with a handler's call context, it`,
+        `passes on the caller's abort signal${s.a2a === undefined ? "" : " and requested extensions"}, not the caller's headers.`,
         ``,
         `@generated from service ${serviceName}`,
       ]),

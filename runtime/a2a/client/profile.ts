@@ -10,6 +10,7 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import type { ClientErrors, ClientProfile } from "../../core/client/client.js";
 import { RpcError, codeEntry, type ErrorTableEntry, type RpcCodeName, type RpcErrorOptions } from "../../core/errors.js";
 import type { MethodSpec } from "../../core/method-spec.js";
+import type { A2ACallContext } from "../profile.js";
 import * as a2aErrors from "../errors.js";
 import { A2AErrorTable } from "../errors.js";
 
@@ -70,6 +71,11 @@ export function createA2AClientProfile(options: A2AClientProfileOptions = {}): C
       if (has === undefined) hasTenant.set(spec.input, (has = spec.input.fields.some((f) => f.localName === "tenant" && f.fieldKind === "scalar")));
       const current = (request as { tenant?: unknown }).tenant;
       return has && (current === undefined || current === "") ? { ...request, tenant } : request;
+    },
+    // The extensions the handler's caller asked for are asked of the agent behind it.
+    forward: (context): Record<string, string> => {
+      const requested = (context as Partial<A2ACallContext>).requestedExtensions ?? [];
+      return requested.length === 0 ? {} : { "a2a-extensions": requested.join(", ") };
     },
   };
 }

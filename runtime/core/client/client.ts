@@ -9,6 +9,7 @@
  */
 import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import { RpcError, isRpcError, type ErrorTableEntry, type RpcCodeName, type RpcErrorOptions } from "../errors.js";
+import type { CallContext } from "../call-context.js";
 import type { MethodSpec } from "../method-spec.js";
 
 /** What one call may carry besides its request. */
@@ -60,18 +61,20 @@ export interface ClientProfile {
   headers(): Readonly<Record<string, string>>;
   /** The request as it is sent, e.g. with fields the connection implies filled in. */
   request(spec: MethodSpec, request: object): object;
+  /** What a call made for a handler's caller passes on from that caller's context (binding translation). */
+  forward(context: CallContext): Readonly<Record<string, string>>;
 }
 
 /** A typed unary method of a client. */
 export type UnaryClientMethod<I extends DescMessage, O extends DescMessage> = (
   request: MessageInitShape<I>,
-  options?: ClientCallOptions,
+  options?: ClientCallOptions | CallContext,
 ) => Promise<MessageShape<O>>;
 
 /** A typed server-streaming method of a client. */
 export type StreamClientMethod<I extends DescMessage, O extends DescMessage> = (
   request: MessageInitShape<I>,
-  options?: ClientCallOptions,
+  options?: ClientCallOptions | CallContext,
 ) => AsyncIterable<MessageShape<O>>;
 
 /** What every generated client has beside its methods. */
@@ -105,19 +108,22 @@ export interface ServiceClientConfig {
  * preparing its call (profile, headers, deadline) and handing it to the
  * transport. Typed by the generated `<Service>Client` interface.
  */
-export function createServiceClient(config: ServiceClientConfig): ClientBase & Record<string, (request: object, options?: ClientCallOptions) => unknown> {
+export function createServiceClient(config: ServiceClientConfig): ClientBase & Record<string, (request: object, options?: ClientCallOptions | CallContext) => unknown> {
   const fixed = { ...config.profile.headers(), ...lowerCaseKeys(config.headers) };
-  const client: ClientBase & Record<string, (request: object, options?: ClientCallOptions) => unknown> = {
+  const client: ClientBase & Record<string, (request: object, options?: ClientCallOptions | CallContext) => unknown> = {
     close: () => config.transport.close?.(),
   } as never;
   for (const spec of Object.values(config.methods)) {
-    const prepare = async (request: object, options: ClientCallOptions | undefined): Promise<OutgoingCall> => ({
+    const prepare = async (request: object, given: ClientCallOptions | CallContext | undefined): Promise<OutgoingCall> => {
+      const options = isCallContext(given) ? { signal: given.signal, headers: config.profile.forward(given) } : given;
+      return {
       spec,
       request: config.profile.request(spec, request),
       headers: { ...fixed, ...lowerCaseKeys(await config.callHeaders?.(spec)), ...lowerCaseKeys(options?.headers) },
       signal: callSignal(options),
       deadline: options?.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
-    });
+      };
+    };
     client[spec.localName] =
       spec.kind === "unary"
         ? async (request, options) => {
@@ -154,10 +160,25 @@ export function transportFailure(err: unknown, signal: AbortSignal | undefined):
 async function* stream(prepare: () => Promise<OutgoingCall>, transport: ClientTransport): AsyncGenerator<object> {
   const call = await prepare();
   try {
-    yield* transport.stream(call);
+    for await (const event of transport.stream(call)) {
+      // Events already received are not handed out once the caller aborted.
+      if (call.signal?.aborted === true) break;
+      yield event;
+    }
   } catch (err) {
     throw transportFailure(err, call.signal);
   }
+  if (call.signal?.aborted === true) throw transportFailure(call.signal.reason, call.signal);
+}
+
+/**
+ * A handler's call context, given where call options go: the client serves
+ * as a handler (an agent reached over one binding served over the others).
+ * Only the caller's abort signal and what the profile forwards pass on; the
+ * caller's own headers are not the upstream call's.
+ */
+function isCallContext(value: ClientCallOptions | CallContext | undefined): value is CallContext {
+  return value !== undefined && "binding" in value && value.headers instanceof Headers;
 }
 
 /** The call's signal: the caller's, the deadline's, or both. */

@@ -4,6 +4,7 @@
  * (the core's for a plain service, A2A's for A2AService). gRPC's is in
  * grpc.ts, apart so JSON-only clients never load grpc-js.
  */
+import type { CallContext } from "../call-context.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
 import { createServiceClient, type ClientBase, type ClientCallOptions, type ClientOf, type ClientProfile } from "./client.js";
 import { coreClientErrors } from "./error-decoding.js";
@@ -36,11 +37,11 @@ export interface ClientProfileConfig {
 }
 
 const coreProfileConfig: ClientProfileConfig = {
-  profile: { errors: coreClientErrors, headers: () => ({}), request: (_spec, request) => request },
+  profile: { errors: coreClientErrors, headers: () => ({}), request: (_spec, request) => request, forward: () => ({}) },
   mediaType: "application/json",
 };
 
-export type ServiceClient = ClientBase & Record<string, (request: object, options?: ClientCallOptions) => unknown>;
+export type ServiceClient = ClientBase & Record<string, (request: object, options?: ClientCallOptions | CallContext) => unknown>;
 
 export function createJsonRpcClient<M extends MethodTable>(tables: ClientTables<M>, url: string | URL, options: ClientOptions & Partial<ClientProfileConfig> = {}): ClientOf<M> {
   const { profile } = { ...coreProfileConfig, ...options };

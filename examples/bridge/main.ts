@@ -1,0 +1,19 @@
+/**
+ * `node dist/examples/bridge/main.js`: serves the gRPC agent at UPSTREAM
+ * (default 127.0.0.1:50051, the reference agent's) over JSON-RPC and
+ * HTTP+JSON on PORT (default 8081), with the upstream's own card when its
+ * card URL is given as UPSTREAM_CARD.
+ */
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { AgentCardSchema } from "../../generated/a2a_pb.js";
+import { serveBridge } from "./bridge.js";
+
+const upstream = process.env.UPSTREAM ?? "127.0.0.1:50051";
+const cardUrl = process.env.UPSTREAM_CARD;
+const card = cardUrl === undefined
+  ? { name: "Bridge", description: `The gRPC agent at ${upstream}`, version: "1.0.0", capabilities: { streaming: true }, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"] }
+  : fromJson(AgentCardSchema, (await (await fetch(cardUrl)).json()) as JsonValue, { ignoreUnknownFields: true });
+
+const bridge = await serveBridge(upstream, card, { port: Number(process.env.PORT ?? 8081) });
+console.log(`Agent card: ${bridge.server.cardUrl}`);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void bridge.close().then(() => process.exit(0)));
