@@ -1,0 +1,142 @@
+/**
+ * The client runtime's parts that need no server: the SSE reader over
+ * chunks cut anywhere, the inverse HTTP transcoding of A2A's rules (path
+ * choice, encoding, query, what cannot be sent), the gRPC address of an
+ * interface URL (D28), and error decoding by reason, code and status (D29).
+ */
+import { create } from "@bufbuild/protobuf";
+import { TaskNotFoundError, InvalidParamsError, UnauthenticatedError, isRpcError } from "protoc-gen-a2a/runtime";
+import { readSse } from "../../runtime/core/client/sse.js";
+import { createRequestEncoder } from "../../runtime/core/http/request-encoding.js";
+import { grpcTarget } from "../../runtime/core/client/grpc.js";
+import { coreClientErrors, errorFromGrpc, errorFromHttp, errorFromJsonRpc } from "../../runtime/core/client/error-decoding.js";
+import { a2aClientErrors } from "../../runtime/a2a/client/profile.js";
+import { A2AServiceHttpRules, A2AServiceMethods } from "../../generated/a2a_methods.js";
+import { StatusSchema } from "../../runtime/gen/google/rpc/status_pb.js";
+import { ErrorInfoSchema } from "../../runtime/gen/google/rpc/error_details_pb.js";
+import { anyPack } from "@bufbuild/protobuf/wkt";
+import { toBinary } from "@bufbuild/protobuf";
+
+function bodyOf(chunks: readonly string[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(encoder.encode(c));
+      controller.close();
+    },
+  });
+}
+
+async function events(chunks: readonly string[]) {
+  const out: { event: string; data: string }[] = [];
+  for await (const e of readSse(bodyOf(chunks))) out.push(e);
+  return out;
+}
+
+describe("SSE reader", () => {
+  const stream = 'data: {"a":1}\n\n: keep-alive\n\nevent: error\ndata: {"b":\ndata: 2}\n\n';
+  test("reads events, joins data lines, skips comments, whatever the chunking", async () => {
+    const expected = [
+      { event: "message", data: '{"a":1}' },
+      { event: "error", data: '{"b":\n2}' },
+    ];
+    expect(await events([stream])).toEqual(expected);
+    // Every split point, and one byte per chunk.
+    for (let i = 1; i < stream.length; i++) expect(await events([stream.slice(0, i), stream.slice(i)])).toEqual(expected);
+    expect(await events([...stream])).toEqual(expected);
+  });
+
+  test("CR, LF and CRLF all end lines; a CRLF split across chunks is one line end", async () => {
+    expect(await events(["data: x\r\n\r\ndata: y\r\rdata: z\n\n"])).toEqual([
+      { event: "message", data: "x" },
+      { event: "message", data: "y" },
+      { event: "message", data: "z" },
+    ]);
+    expect(await events(["data: x\r", "\n\r", "\n"])).toEqual([{ event: "message", data: "x" }]);
+  });
+
+  test("an event cut off by the end of the stream is dropped; a multi-byte character split across chunks is kept", async () => {
+    expect(await events(["data: done\n\ndata: cut"])).toEqual([{ event: "message", data: "done" }]);
+    const bytes = new TextEncoder().encode("data: é✓\n\n");
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const b of bytes) c.enqueue(new Uint8Array([b]));
+        c.close();
+      },
+    });
+    const out = [];
+    for await (const e of readSse(body)) out.push(e.data);
+    expect(out).toEqual(["é✓"]);
+  });
+});
+
+describe("HTTP+JSON request encoding (A2A's rules)", () => {
+  const encoderFor = (method: keyof typeof A2AServiceMethods) => {
+    const spec = A2AServiceMethods[method];
+    return createRequestEncoder(spec.name, A2AServiceHttpRules.filter((r) => r.method === method), (field) =>
+      field.map((local) => spec.input.fields.find((f) => f.localName === local)!.jsonName),
+    );
+  };
+
+  test("the tenant picks the /{tenant}/ rule; without one the plain rule is used", () => {
+    const get = encoderFor("getTask");
+    expect(get.encode({ id: "t 1/2" })).toMatchObject({ method: "GET", path: "/tasks/t%201%2F2", body: undefined });
+    expect(get.encode({ id: "t1", tenant: "acme", historyLength: 3 })).toMatchObject({ method: "GET", path: "/acme/tasks/t1?historyLength=3" });
+  });
+
+  test("body * sends the whole message; a GET's other fields go to the query by JSON name, repeated and nested", () => {
+    const send = encoderFor("sendMessage").encode({ message: { messageId: "m" }, tenant: "acme" });
+    expect(send).toMatchObject({ method: "POST", path: "/acme/message:send", body: { message: { messageId: "m" }, tenant: "acme" } });
+    const list = encoderFor("listTasks").encode({ contextId: "c", status: "TASK_STATE_WORKING", pageSize: 5, statusTimestampAfter: "2026-01-01T00:00:00Z" });
+    expect(list.path).toBe("/tasks?contextId=c&status=TASK_STATE_WORKING&pageSize=5&statusTimestampAfter=2026-01-01T00%3A00%3A00Z");
+    expect(encoderFor("cancelTask").encode({ id: "t" })).toMatchObject({ method: "POST", path: "/tasks/t:cancel" });
+  });
+
+  test("a request the rules cannot carry is refused, naming what is missing or cannot go", () => {
+    expect(() => encoderFor("getTask").encode({ id: "" })).toThrow("GetTask needs id or tenant, id set to be sent over HTTP+JSON");
+    expect(() => encoderFor("getTask").encode({ id: "t", bogus: 1 })).toThrow("GetTask cannot send bogus over HTTP+JSON");
+  });
+});
+
+test("a gRPC interface URL is dialled by host and port; the scheme or port 443 decides TLS (D28)", () => {
+  expect(grpcTarget("127.0.0.1:50051")).toEqual({ target: "127.0.0.1:50051", tls: false });
+  expect(grpcTarget("agent.example.com:443")).toEqual({ target: "agent.example.com:443", tls: true });
+  expect(grpcTarget("https://agent.example.com/a2a/grpc")).toEqual({ target: "agent.example.com:443", tls: true });
+  expect(grpcTarget("http://127.0.0.1:8080/a2a/grpc")).toEqual({ target: "127.0.0.1:8080", tls: false });
+  expect(grpcTarget("grpcs://h:9000")).toEqual({ target: "h:9000", tls: true });
+  expect(grpcTarget("grpc://[::1]:9000")).toEqual({ target: "[::1]:9000", tls: false });
+});
+
+describe("error decoding (D29)", () => {
+  const info = { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "t" } };
+
+  test("the ErrorInfo reason decides the class, whatever the code or status says", () => {
+    const rpc = errorFromJsonRpc(a2aClientErrors, { code: -32000, message: "gone", data: [info] });
+    expect(rpc).toBeInstanceOf(TaskNotFoundError);
+    expect(rpc).toMatchObject({ message: "gone", metadata: { taskId: "t" } });
+    expect(errorFromHttp(a2aClientErrors, 500, { error: { code: 500, status: "INTERNAL", message: "m", details: [info] } })).toBeInstanceOf(TaskNotFoundError);
+    const status = create(StatusSchema, { code: 5, message: "m", details: [anyPack(ErrorInfoSchema, create(ErrorInfoSchema, { reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" }))] });
+    expect(errorFromGrpc(a2aClientErrors, 13, "m", toBinary(StatusSchema, status))).toBeInstanceOf(TaskNotFoundError);
+  });
+
+  test("without ErrorInfo: JSON-RPC's code, else the status", () => {
+    expect(errorFromJsonRpc(a2aClientErrors, { code: -32001, message: "m" })).toBeInstanceOf(TaskNotFoundError);
+    expect(errorFromJsonRpc(a2aClientErrors, { code: -32602, message: "m" })).toBeInstanceOf(InvalidParamsError);
+    expect(errorFromHttp(a2aClientErrors, 401, { error: { code: 401, status: "UNAUTHENTICATED", message: "m", details: [] } })).toBeInstanceOf(UnauthenticatedError);
+    expect(errorFromHttp(a2aClientErrors, 502, "<html>")).toMatchObject({ name: "InternalError" });
+    expect(errorFromGrpc(a2aClientErrors, 14, "down", undefined)).toMatchObject({ name: "UnavailableError", message: "down" });
+  });
+
+  test("a plain service's errors are RpcErrors of the status, its JSON-RPC codes read back per D20", () => {
+    const err = errorFromJsonRpc(coreClientErrors, { code: -32005, message: "no book" });
+    expect(isRpcError(err)).toBe(true);
+    expect(err).toMatchObject({ name: "NotFoundError", reason: "NOT_FOUND" });
+    expect(errorFromHttp(coreClientErrors, 404, { error: { code: 404, status: "NOT_FOUND", message: "no book", details: [] } })).toMatchObject({ name: "NotFoundError" });
+  });
+
+  test("details that are not JSON objects, unknown types or malformed are skipped", () => {
+    const err = errorFromJsonRpc(a2aClientErrors, { code: -32001, message: "m", data: [1, null, { "@type": "type.googleapis.com/x.Unknown" }, { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: 5 }] });
+    expect(err).toBeInstanceOf(TaskNotFoundError);
+    expect(err.metadata).toEqual({});
+  });
+});
