@@ -19,6 +19,7 @@ import type { Subscriber } from "./subscriber.js";
 import { BadPageTokenError, type StoredTask, type TaskOwner, type TaskStore } from "./task-store.js";
 import { Execution, TaskRuntime, type IdKind } from "./task-runtime.js";
 import type { RequiredFieldTable } from "../../core/method-spec.js";
+import { isPromiseLike } from "../../core/dispatch.js";
 
 export interface TaskHandlerOptions {
   /** Where tasks and push configs are kept. Default: createInMemoryTaskStore(). */
@@ -141,11 +142,38 @@ export function createTaskHandler<Ty extends TaskTypes>(
     return { ...request, id: request.id === "" ? newId("config") : request.id, taskId, tenant };
   };
 
-  /** Checks a SendMessage and starts its execution. */
-  const accept = async (request: SendMessageRequestLike<Ty["message"]>, context: A2ACallContext, stream: Subscriber<object> | undefined) => {
+  interface Accepted {
+    readonly exec: Execution;
+    readonly historyLength: number | undefined;
+  }
+
+  /**
+   * Checks a SendMessage and starts its execution. A message that starts a
+   * task with no push config touches no store: it is accepted without a
+   * promise, which is most messages.
+   */
+  const accept = (request: SendMessageRequestLike<Ty["message"]>, context: A2ACallContext, stream: Subscriber<object> | undefined): Accepted | Promise<Accepted> => {
     const message = request.message as MessageLike | undefined;
     if (message === undefined) throw new InvalidParamsError("message is required");
     const historyLength = historyOf(request.configuration?.historyLength);
+    if (message.taskId !== "" || request.configuration?.taskPushNotificationConfig !== undefined) return acceptStored(request, context, stream, message, historyLength);
+    const owner = ownerOfCall(context);
+    const taskId = newId("task");
+    const contextId = message.contextId === "" ? newId("context") : message.contextId;
+    const exec = new Execution(owner, taskId, contextId, { ...message, taskId, contextId }, context, request.metadata, stream, []);
+    exec.answersEarly = request.configuration?.returnImmediately === true;
+    void runtime.start(exec, undefined);
+    return { exec, historyLength };
+  };
+
+  /** accept for a message that continues a task or brings a push config: the store is asked first. */
+  const acceptStored = async (
+    request: SendMessageRequestLike<Ty["message"]>,
+    context: A2ACallContext,
+    stream: Subscriber<object> | undefined,
+    message: MessageLike,
+    historyLength: number | undefined,
+  ): Promise<Accepted> => {
     const owner = ownerOfCall(context);
     let record: StoredTask | undefined;
     let taskId: string;
@@ -191,13 +219,17 @@ export function createTaskHandler<Ty extends TaskTypes>(
 
   const handler: TaskHandler<Ty> = {
     async sendMessage(request, context) {
-      const { exec, historyLength } = await accept(request, context, undefined);
-      const first = await exec.first.promise;
-      if ("reply" in first) return { payload: { case: "message", value: first.reply as Ty["message"] } };
+      const accepted = accept(request, context, undefined);
+      const { exec, historyLength } = isPromiseLike(accepted) ? await accepted : accepted;
       // Blocking unless asked otherwise (spec 3.2.2, D23): until a terminal or interrupted state.
-      if (request.configuration?.returnImmediately === true) return { payload: { case: "task", value: snapshotOf(states, first.task, historyLength) as Ty["task"] } };
+      // Settled comes with or after the first event, a direct reply included: mostly one wait, not two.
       // A caller that went away is not waited for by anyone: the binding drops the answer.
-      await exec.settled.promise;
+      const early = request.configuration?.returnImmediately === true;
+      if (!early) await exec.settled.promise;
+      // A store that answers with promises may settle a run a tick before its first event is answered.
+      const first = exec.first.done ? exec.first.value! : await exec.first.promise;
+      if ("reply" in first) return { payload: { case: "message", value: first.reply as Ty["message"] } };
+      if (early) return { payload: { case: "task", value: snapshotOf(states, first.task, historyLength) as Ty["task"] } };
       return { payload: { case: "task", value: snapshotOf(states, exec.live?.record.task ?? first.task, historyLength) as Ty["task"] } };
     },
 
@@ -205,7 +237,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
       return lazyStream(async () => {
         const stream = runtime.newSubscriber(context.signal);
         try {
-          await accept(request, context, stream);
+          const accepted = accept(request, context, stream);
+          if (isPromiseLike(accepted)) await accepted;
         } catch (err) {
           void stream.return();
           throw err;

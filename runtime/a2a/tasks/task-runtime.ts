@@ -9,6 +9,7 @@
 import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
 import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { jsonWriter } from "../../core/codec/json-writer.js";
+import { isPromiseLike } from "../../core/dispatch.js";
 import { zeroFactory } from "../../core/codec/message-zero.js";
 import type { RequiredFieldTable } from "../../core/method-spec.js";
 import type { A2ACallContext } from "../profile.js";
@@ -90,6 +91,15 @@ class Latch<T> {
       this.#promise = this.#settled ? Promise.resolve(this.#value as T) : new Promise<T>((r) => (this.#resolve = r));
     }
     return this.#promise;
+  }
+
+  /** Resolved already: `value` holds what it was resolved with. */
+  get done(): boolean {
+    return this.#settled;
+  }
+
+  get value(): T | undefined {
+    return this.#value;
   }
 
   /** The first value counts, as for a promise. */
@@ -241,9 +251,15 @@ export class TaskRuntime {
    * Starts an execution for `message`: of the stored task `record` (which
    * the caller checked is the owner's and not terminal), or of a new task.
    */
-  async start(exec: Execution, record: StoredTask | undefined): Promise<void> {
+  start(exec: Execution, record: StoredTask | undefined): void | Promise<void> {
     if (this.#closed) throw new Error("the task runtime is closed");
-    if (record !== undefined) {
+    if (record !== undefined) return this.#startContinued(exec, record);
+    // A message for the new task waits for this run (the task's chain starts with it, #ensureTask).
+    void this.#run(exec);
+  }
+
+  async #startContinued(exec: Execution, record: StoredTask): Promise<void> {
+    {
       const live = await this.#liveOf(record);
       live.queued++;
       exec.live = live;
@@ -251,10 +267,7 @@ export class TaskRuntime {
       const before = live.chain;
       live.chain = exec.released;
       void before.promise.then(() => this.#continue(live, exec));
-      return;
     }
-    // A message for the new task waits for this run (the task's chain starts with it, #ensureTask).
-    void this.#run(exec);
   }
 
   /**
@@ -386,14 +399,19 @@ export class TaskRuntime {
           const step = await iterator.next();
           if (step.done === true) finished = true;
           if (finished || exec.over || exec.aborted) break;
-          await this.#apply(exec, step.value);
+          // The in-memory store answers at once: no promise, no tick, unless the store makes one.
+          const applied = this.#apply(exec, step.value);
+          if (applied !== undefined) await applied;
           if (!exec.answered) this.#answer(exec);
         }
       } finally {
         // Stopped reading before the end (terminal state, cancel, a throw): the executor's own `finally` runs.
         if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
       }
-      if (!exec.over && !exec.aborted) await this.#finishReturned(exec);
+      if (!exec.over && !exec.aborted) {
+        const finished = this.#finishReturned(exec);
+        if (finished !== undefined) await finished;
+      }
     } catch (err) {
       if (!exec.aborted) {
         this.#s.onError(err, { taskId: exec.taskId });
@@ -423,10 +441,11 @@ export class TaskRuntime {
   }
 
   /** The executor returned: COMPLETED unless this run left the task interrupted (an earlier run's INPUT_REQUIRED does not count). */
-  async #finishReturned(exec: Execution): Promise<void> {
-    const live = await this.#ensureTask(exec);
-    if (exec.stopped || live.running !== exec) return;
-    await this.#setStatus(live, exec, this.#status(live.record.task, this.#s.states.completed, undefined));
+  #finishReturned(exec: Execution): void | Promise<void> {
+    return then(this.#ensureTask(exec), (live) => {
+      if (exec.stopped || live.running !== exec) return;
+      return this.#setStatus(live, exec, this.#status(live.record.task, this.#s.states.completed, undefined));
+    });
   }
 
   async #fail(exec: Execution): Promise<void> {
@@ -434,7 +453,8 @@ export class TaskRuntime {
     await this.#setStatus(live, exec, this.#status(live.record.task, this.#s.states.failed, undefined));
   }
 
-  async #apply(exec: Execution, event: TaskEvent): Promise<void> {
+  /** Applies one event; a promise only when the store answered with one. */
+  #apply(exec: Execution, event: TaskEvent): void | Promise<void> {
     if ("reply" in event) {
       if (exec.live !== undefined) {
         this.#s.onError(new Error("the executor replied with a message to a task it had already started; the reply was dropped"), { taskId: exec.taskId });
@@ -448,7 +468,10 @@ export class TaskRuntime {
       exec.stream?.end();
       return;
     }
-    const live = await this.#ensureTask(exec);
+    return then(this.#ensureTask(exec), (live) => this.#applyTo(exec, live, event));
+  }
+
+  #applyTo(exec: Execution, live: LiveTask, event: Exclude<TaskEvent, { reply: unknown }>): void | Promise<void> {
     const task = live.record.task;
     // Canceled, or finished by another way: what this run still yields is not the task's any more.
     if (live.running !== exec || this.#s.states.isTerminal(task.status?.state ?? 0)) {
@@ -460,8 +483,7 @@ export class TaskRuntime {
         throw new Error(`the executor sent state ${event.state}, which is not a TaskState this agent knows`);
       }
       const message = event.message === undefined ? undefined : this.#message(exec, typeof event.message === "string" ? this.#text(event.message) : event.message, true);
-      await this.#setStatus(live, exec, this.#status(task, event.state, message), event.metadata);
-      return;
+      return this.#setStatus(live, exec, this.#status(task, event.state, message), event.metadata);
     }
     const artifact = make<ArtifactLike>(this.#s.schemas.artifact, event.artifact);
     const append = event.append === true;
@@ -482,8 +504,12 @@ export class TaskRuntime {
       live.artifacts.set(kept.artifactId, kept);
     }
     live.lastArtifactId = artifact.artifactId;
-    await this.#s.store.update(live.record, { kind: "artifact", index });
+    return then(this.#s.store.update(live.record, { kind: "artifact", index }), () => this.#publishArtifact(live, artifact, append, event));
+  }
+
+  #publishArtifact(live: LiveTask, artifact: ArtifactLike, append: boolean, event: { readonly lastChunk?: boolean; readonly metadata?: JsonObject }): void {
     if (!live.followed) return;
+    const task = live.record.task;
     const update = this.#new.artifactUpdate();
     update.taskId = task.id;
     update.contextId = task.contextId;
@@ -495,14 +521,25 @@ export class TaskRuntime {
   }
 
   /** The live task of the execution, creating the task (SUBMITTED, the message its history) at the first event (D23). */
-  async #ensureTask(exec: Execution): Promise<LiveTask> {
+  #ensureTask(exec: Execution): LiveTask | Promise<LiveTask> {
     if (exec.live !== undefined) return exec.live;
     const task = this.#newTask(exec, this.#s.states.submitted);
     const record: StoredTask = { tenant: exec.owner.tenant, owner: exec.owner.owner, task };
-    await this.#s.store.create(record);
-    for (const config of exec.configs) await this.#s.store.putConfig({ ...config, taskId: task.id });
+    const created = this.#s.store.create(record);
+    if (exec.configs.length > 0 || isPromiseLike(created)) return this.#createWithConfigs(exec, record, created);
+    return this.#goLive(exec, record, []);
+  }
+
+  async #createWithConfigs(exec: Execution, record: StoredTask, created: void | PromiseLike<void>): Promise<LiveTask> {
+    await created;
+    for (const config of exec.configs) await this.#s.store.putConfig({ ...config, taskId: record.task.id });
+    return this.#goLive(exec, record, exec.configs.length === 0 ? [] : await this.#s.store.configsOf(record.task.id));
+  }
+
+  #goLive(exec: Execution, record: StoredTask, configs: readonly PushConfigLike[]): LiveTask {
+    const task = record.task;
     const live = new LiveTask(record);
-    live.configs = exec.configs.length === 0 ? [] : await this.#s.store.configsOf(task.id);
+    live.configs = configs;
     this.#live.set(task.id, live);
     live.running = exec;
     live.chain = exec.released;
@@ -549,13 +586,17 @@ export class TaskRuntime {
     return status;
   }
 
-  async #setStatus(live: LiveTask, exec: Execution | undefined, status: TaskStatusLike, metadata?: JsonObject): Promise<void> {
+  #setStatus(live: LiveTask, exec: Execution | undefined, status: TaskStatusLike, metadata?: JsonObject): void | Promise<void> {
     const task = live.record.task;
     if (this.#s.states.isTerminal(task.status?.state ?? 0)) return;
     task.status = status;
     if (status.message !== undefined) task.history.push(status.message);
     const terminal = this.#s.states.isTerminal(status.state);
-    await this.#s.store.update(live.record, { kind: "status", terminal });
+    return then(this.#s.store.update(live.record, { kind: "status", terminal }), () => this.#statusSet(live, exec, status, terminal, metadata));
+  }
+
+  #statusSet(live: LiveTask, exec: Execution | undefined, status: TaskStatusLike, terminal: boolean, metadata: JsonObject | undefined): void {
+    const task = live.record.task;
     if (live.followed) {
       const update = this.#new.statusUpdate();
       update.taskId = task.id;
@@ -615,6 +656,15 @@ export class TaskRuntime {
     message.taskId = ofTask ? exec.taskId : "";
     return message;
   }
+}
+
+/**
+ * `next(value)`, at once when `value` is not a promise: the in-memory store
+ * answers synchronously, and an async step per store call would cost every
+ * event a promise and a tick for nothing.
+ */
+function then<T, R>(value: T | PromiseLike<T>, next: (value: T) => R | PromiseLike<R>): R | Promise<R> {
+  return isPromiseLike(value) ? Promise.resolve(value).then(next) : (next(value) as R | Promise<R>);
 }
 
 function pushTarget(config: PushConfigLike) {
