@@ -50,6 +50,8 @@ class Entry implements TaskOwner {
   /** A finished task's state and status time. */
   state = 0;
   timeMs = 0;
+  /** When the task finished (epoch ms): its place in the expiry queue. */
+  finishedAt = 0;
 
   constructor(
     readonly tenant: string,
@@ -85,18 +87,17 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
    * they leave from its head (a Map iterated from the start after deletes at
    * the front walks every deleted slot again).
    */
-  let finished: { readonly id: string; readonly at: number }[] = [];
+  let finished: Entry[] = [];
   let head = 0;
   const configs = new Map<string, Map<string, PushConfigLike>>();
   const ownerKey = (o: TaskOwner) => `${o.tenant.length}:${o.tenant}${o.owner}`;
   /** The Task message type, once a task handler attached the store: without it finished tasks stay objects. */
   let schema: DescMessage | undefined;
 
-  const drop = (id: string) => {
-    const entry = tasks.get(id);
-    if (entry === undefined) return;
-    tasks.delete(id);
-    configs.delete(id);
+  const drop = (entry: Entry) => {
+    if (tasks.get(entry.id) !== entry) return;
+    tasks.delete(entry.id);
+    configs.delete(entry.id);
     const own = byOwner.get(entry.ownerKey);
     own?.delete(entry);
     if (own?.size === 0) byOwner.delete(entry.ownerKey);
@@ -104,9 +105,9 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   const sweep = (now: number) => {
     while (head < finished.length) {
       const next = finished[head]!;
-      if (now - next.at < ttlMs && finished.length - head <= maxTerminal) break;
+      if (now - next.finishedAt < ttlMs && finished.length - head <= maxTerminal) break;
       head++;
-      drop(next.id);
+      drop(next);
     }
     if (head === finished.length) {
       finished = [];
@@ -170,9 +171,9 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
         const entry = tasks.get(record.task.id);
         if (entry?.live === undefined) return;
         freeze(entry, record.task);
-        const now = Date.now();
-        finished.push({ id: entry.id, at: now });
-        sweep(now);
+        entry.finishedAt = Date.now();
+        finished.push(entry);
+        sweep(entry.finishedAt);
       }
     },
 

@@ -236,12 +236,19 @@ function timestampJson(value: { seconds?: unknown; nanos?: unknown }): string | 
   const nanos = value.nanos === undefined ? 0 : value.nanos;
   if (!Number.isInteger(seconds) || seconds < timestampMinSeconds || seconds > timestampMaxSeconds) return undefined;
   if (typeof nanos !== "number" || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) return undefined;
-  const iso = new Date(seconds * 1000).toISOString();
-  if (nanos === 0) return iso.slice(0, -5) + "Z";
+  // Timestamps written together mostly share their second: its text is kept.
+  if (seconds !== lastSeconds) {
+    lastSeconds = seconds;
+    lastSecondText = new Date(seconds * 1000).toISOString().slice(0, -5);
+  }
+  if (nanos === 0) return lastSecondText + "Z";
   const digits = String(nanos + 1_000_000_000).slice(1);
   const fraction = digits.endsWith("000000") ? digits.slice(0, 3) : digits.endsWith("000") ? digits.slice(0, 6) : digits;
-  return iso.slice(0, -5) + "." + fraction + "Z";
+  return lastSecondText + "." + fraction + "Z";
 }
+
+let lastSeconds = NaN;
+let lastSecondText = "";
 
 const viaParent = new WeakMap<DescMessage, Map<string, (value: unknown) => JsonValue>>();
 
