@@ -200,6 +200,12 @@ class SseWriter {
     }
     let flushed: boolean;
     try {
+      // Events that are ready together (a fast producer, a backlog) go out in one write: the
+      // socket is corked until the microtasks that pull them have run.
+      if (this.#res.writableCorked === 0) {
+        this.#res.cork();
+        process.nextTick(uncork, this.#res);
+      }
       flushed = this.#res.write(data);
     } catch {
       this.#end();
@@ -226,6 +232,10 @@ class SseWriter {
     if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
     events.cancel();
   }
+}
+
+function uncork(res: ServerResponse): void {
+  res.uncork();
 }
 
 /** Headers as writeHead's flat [name, value, ...] list, which it takes without copying into an object. */
