@@ -4,21 +4,31 @@
  * fields included, D11); answers are read leniently (spec 5.7's forward
  * compatibility): a field or enum value this client's proto does not know
  * is skipped, never an error, so an agent on a newer proto still answers.
+ * An answer that cannot be read even so (a value of the wrong type) is
+ * INTERNAL: the agent answered, so it is no transport failure (D29).
  */
 import { fromJson, type DescMessage, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { RpcError } from "../errors.js";
 import { readJsonFast } from "../codec/json-reader.js";
 import { jsonWriter } from "../codec/json-writer.js";
 import type { RequiredFieldTable } from "../method-spec.js";
 
 export interface JsonMessages {
   write(desc: DescMessage, value: object): JsonValue;
+  /** The message of an answer; an RpcError (INTERNAL) when it is not one. */
   read(desc: DescMessage, json: JsonValue): Message;
 }
 
 export function createJsonMessages(required: RequiredFieldTable): JsonMessages {
   return {
     write: (desc, value) => jsonWriter(desc, required)(value) as JsonValue,
-    read: (desc, json) => readJsonFast(desc, json) ?? fromJson(desc, json, { ignoreUnknownFields: true }),
+    read(desc, json) {
+      try {
+        return readJsonFast(desc, json) ?? fromJson(desc, json, { ignoreUnknownFields: true });
+      } catch (err) {
+        throw new RpcError("INTERNAL", `the agent's answer is not a ${desc.typeName}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+    },
   };
 }
 

@@ -1,0 +1,72 @@
+/**
+ * How the generated client reads answers at the edges D29 draws, against
+ * raw servers that answer exactly what each test writes: an answer the
+ * client cannot read is INTERNAL (the agent answered: no transport
+ * failure, so not UNAVAILABLE, which callers and stream recovery retry).
+ */
+import { isRpcError } from "protoc-gen-a2a/runtime";
+import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient, type A2AServiceClient } from "../../generated/a2a_client.js";
+import { jsonAnswer, jsonRpcResult, jsonRpcStream, sseAnswer, startRawHttp, type RawAnswer, type RawHttpServer, type RawRequest } from "../support/raw-servers.js";
+
+let server: RawHttpServer;
+/** What the raw server answers next, by JSON-RPC method or HTTP path. */
+let answer: (request: RawRequest) => RawAnswer = () => ({ status: 500 });
+
+beforeAll(async () => {
+  server = await startRawHttp((request) => answer(request));
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const clients: A2AServiceClient[] = [];
+afterAll(() => clients.forEach((c) => c.close()));
+const jsonRpc = () => {
+  const c = createA2AServiceJsonRpcClient(`${server.origin}/rpc`);
+  clients.push(c);
+  return c;
+};
+const httpJson = () => {
+  const c = createA2AServiceHttpJsonClient(`${server.origin}/rest`);
+  clients.push(c);
+  return c;
+};
+
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error("the call succeeded; an error was expected");
+}
+
+async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+const codeOf = (err: unknown) => (isRpcError(err) ? { code: err.entry.grpcStatus, message: err.message } : { notAnRpcError: String(err) });
+
+describe("an answer of the wrong shape is INTERNAL, not UNAVAILABLE", () => {
+  // `id` is a string in a2a.proto: a number is a value of the wrong type, which no leniency reads.
+  const wrongTask = { id: 42, status: { state: "TASK_STATE_COMPLETED" } };
+
+  test("JSON-RPC, unary and stream", async () => {
+    answer = (request) => jsonRpcResult(request, wrongTask);
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: expect.stringMatching(/^the agent's answer is not a lf\.a2a\.v1\.Task: /) });
+    answer = (request) => jsonRpcStream(request, [{ task: wrongTask }]);
+    expect(codeOf(await rejectionOf(collect(jsonRpc().subscribeToTask({ id: "t" }))))).toEqual({
+      code: "INTERNAL",
+      message: expect.stringMatching(/^the agent's answer is not a lf\.a2a\.v1\.StreamResponse: /),
+    });
+  });
+
+  test("HTTP+JSON, unary and stream", async () => {
+    answer = () => jsonAnswer(wrongTask);
+    expect(codeOf(await rejectionOf(httpJson().getTask({ id: "t" })))).toMatchObject({ code: "INTERNAL" });
+    answer = () => sseAnswer([{ task: wrongTask }]);
+    expect(codeOf(await rejectionOf(collect(httpJson().subscribeToTask({ id: "t" }))))).toMatchObject({ code: "INTERNAL" });
+  });
+});
