@@ -2,7 +2,11 @@
  * How the generated client reads answers at the edges D29 draws, against
  * raw servers that answer exactly what each test writes: an answer the
  * client cannot read is INTERNAL (the agent answered: no transport
- * failure, so not UNAVAILABLE, which callers and stream recovery retry).
+ * failure, so not UNAVAILABLE, which callers and stream recovery retry);
+ * an answer of nothing (JSON-RPC `result: null`, HTTP 204) is the empty
+ * message of a method that answers google.protobuf.Empty, as
+ * @a2a-js/sdk's server answers DeleteTaskPushNotificationConfig, and
+ * INTERNAL for any other.
  */
 import { isRpcError } from "protoc-gen-a2a/runtime";
 import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient, type A2AServiceClient } from "../../generated/a2a_client.js";
@@ -68,5 +72,25 @@ describe("an answer of the wrong shape is INTERNAL, not UNAVAILABLE", () => {
     expect(codeOf(await rejectionOf(httpJson().getTask({ id: "t" })))).toMatchObject({ code: "INTERNAL" });
     answer = () => sseAnswer([{ task: wrongTask }]);
     expect(codeOf(await rejectionOf(collect(httpJson().subscribeToTask({ id: "t" }))))).toMatchObject({ code: "INTERNAL" });
+  });
+});
+
+describe("an answer of nothing", () => {
+  const del = { taskId: "t", id: "c" };
+
+  test("JSON-RPC `result: null` is google.protobuf.Empty for Delete, INTERNAL for a method that answers a Task", async () => {
+    answer = (request) => jsonRpcResult(request, null);
+    expect(await jsonRpc().deleteTaskPushNotificationConfig(del)).toEqual({ $typeName: "google.protobuf.Empty" });
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: "the agent answered nothing where a lf.a2a.v1.Task was due" });
+  });
+
+  test("HTTP+JSON 204 with no body is google.protobuf.Empty for Delete, INTERNAL for a method that answers a Task", async () => {
+    answer = () => ({ status: 204 });
+    expect(await httpJson().deleteTaskPushNotificationConfig(del)).toEqual({ $typeName: "google.protobuf.Empty" });
+    expect(server.requests.at(-1)).toMatchObject({ method: "DELETE", path: "/rest/tasks/t/pushNotificationConfigs/c" });
+    expect(codeOf(await rejectionOf(httpJson().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: "the agent answered nothing where a lf.a2a.v1.Task was due" });
+    // A body that is not JSON is still not an answer, Empty or not.
+    answer = () => ({ status: 200, headers: { "content-type": "text/html" }, body: "<html>proxy</html>" });
+    expect(codeOf(await rejectionOf(httpJson().deleteTaskPushNotificationConfig(del)))).toEqual({ code: "INTERNAL", message: "the agent's answer is not JSON" });
   });
 });

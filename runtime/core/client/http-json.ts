@@ -12,7 +12,7 @@ import { createRequestEncoder, type RequestEncoder } from "../http/request-encod
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp } from "./error-decoding.js";
-import { createJsonMessages, mediaTypeOf, readJsonBody } from "./json-messages.js";
+import { createJsonMessages, mediaTypeOf, parseJson, readJsonBody } from "./json-messages.js";
 import { readSse } from "./sse.js";
 
 export interface HttpJsonTransportOptions {
@@ -72,8 +72,11 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
   return {
     async unary(call) {
       const { response, responseBody } = await send(call, false);
-      const json = await readJsonBody(response);
+      const text = await response.text();
+      const json = parseJson(text);
       if (!response.ok) throw errorFromHttp(errors, response.status, json);
+      // No body at all (a 204, say) is an answer of nothing: the empty message where that is all there is.
+      if (text === "") return messages.read(call.spec.output, null);
       return answerOf(call.spec.output, json, responseBody);
     },
 
