@@ -6,11 +6,15 @@
  * an answer of nothing (JSON-RPC `result: null`, HTTP 204) is the empty
  * message of a method that answers google.protobuf.Empty, as
  * @a2a-js/sdk's server answers DeleteTaskPushNotificationConfig, and
- * INTERNAL for any other.
+ * INTERNAL for any other; a bare gRPC UNKNOWN (what gRPC servers answer
+ * for an exception that is no A2A error) is InternalError, as the same
+ * failure is on JSON-RPC (-32603) and HTTP+JSON (500).
  */
-import { isRpcError } from "protoc-gen-a2a/runtime";
+import * as grpc from "@grpc/grpc-js";
+import { InternalError, isRpcError } from "protoc-gen-a2a/runtime";
+import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient, type A2AServiceClient } from "../../generated/a2a_client.js";
-import { jsonAnswer, jsonRpcResult, jsonRpcStream, sseAnswer, startRawHttp, type RawAnswer, type RawHttpServer, type RawRequest } from "../support/raw-servers.js";
+import { jsonAnswer, jsonRpcResult, jsonRpcStream, sseAnswer, startRawGrpc, startRawHttp, type RawAnswer, type RawHttpServer, type RawRequest } from "../support/raw-servers.js";
 
 let server: RawHttpServer;
 /** What the raw server answers next, by JSON-RPC method or HTTP path. */
@@ -92,5 +96,28 @@ describe("an answer of nothing", () => {
     // A body that is not JSON is still not an answer, Empty or not.
     answer = () => ({ status: 200, headers: { "content-type": "text/html" }, body: "<html>proxy</html>" });
     expect(codeOf(await rejectionOf(httpJson().deleteTaskPushNotificationConfig(del)))).toEqual({ code: "INTERNAL", message: "the agent's answer is not JSON" });
+  });
+});
+
+describe("an unexpected failure is InternalError on every binding", () => {
+  test("gRPC UNKNOWN without details, unary and stream", async () => {
+    const raw = await startRawGrpc(() => ({ error: { code: grpc.status.UNKNOWN, details: "boom" } }));
+    const client = createA2AServiceGrpcClient(raw.address);
+    try {
+      const unary = await rejectionOf(client.getTask({ id: "t" }));
+      expect(unary).toBeInstanceOf(InternalError);
+      expect(codeOf(unary)).toEqual({ code: "INTERNAL", message: "boom" });
+      expect(await rejectionOf(collect(client.subscribeToTask({ id: "t" })))).toBeInstanceOf(InternalError);
+    } finally {
+      client.close();
+      raw.close();
+    }
+  });
+
+  test("JSON-RPC -32603 and HTTP 500 without ErrorInfo", async () => {
+    answer = (request) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: (JSON.parse(request.body) as { id: number }).id, error: { code: -32603, message: "boom" } }) });
+    expect(await rejectionOf(jsonRpc().getTask({ id: "t" }))).toBeInstanceOf(InternalError);
+    answer = () => ({ status: 500, ...jsonAnswer({ error: { code: 500, status: "INTERNAL", message: "boom", details: [] } }) });
+    expect(await rejectionOf(httpJson().getTask({ id: "t" }))).toBeInstanceOf(InternalError);
   });
 });
