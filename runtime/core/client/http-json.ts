@@ -51,7 +51,9 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
     try {
       parts = encoderOf(call.spec).encode(messages.write(call.spec.input, call.request) as never);
     } catch (err) {
-      throw new RpcError("INVALID_ARGUMENT", err instanceof Error ? err.message : String(err), { cause: err });
+      // A request no rule can carry (a path field left empty) is refused before anything is sent, as
+      // the profile spells INVALID_ARGUMENT (A2A: InvalidParamsError, what the other bindings' servers answer).
+      throw errors.create(errors.byCode("INVALID_ARGUMENT"), err instanceof Error ? err.message : String(err), { cause: err });
     }
     const headers: Record<string, string> = { ...call.headers, accept: streaming ? "text/event-stream" : accept };
     if (parts.body !== undefined) headers["content-type"] = mediaType;

@@ -1,6 +1,9 @@
 /**
- * How the generated client reads answers at the edges D29 draws, against
- * raw servers that answer exactly what each test writes: an answer the
+ * The generated client at the edges D29 draws, against raw servers that
+ * answer exactly what each test writes. A request HTTP+JSON cannot carry
+ * (a path field left empty) is refused before it is sent, as the profile's
+ * INVALID_ARGUMENT class (InvalidParamsError, what the other bindings'
+ * agents answer for it). An answer the
  * client cannot read is INTERNAL (the agent answered: no transport
  * failure, so not UNAVAILABLE, which callers and stream recovery retry);
  * an answer of nothing (JSON-RPC `result: null`, HTTP 204) is the empty
@@ -11,7 +14,7 @@
  * failure is on JSON-RPC (-32603) and HTTP+JSON (500).
  */
 import * as grpc from "@grpc/grpc-js";
-import { InternalError, isRpcError } from "protoc-gen-a2a/runtime";
+import { InternalError, InvalidParamsError, isRpcError } from "protoc-gen-a2a/runtime";
 import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient, type A2AServiceClient } from "../../generated/a2a_client.js";
 import { jsonAnswer, jsonRpcResult, jsonRpcStream, sseAnswer, startRawGrpc, startRawHttp, type RawAnswer, type RawHttpServer, type RawRequest } from "../support/raw-servers.js";
@@ -119,5 +122,15 @@ describe("an unexpected failure is InternalError on every binding", () => {
     expect(await rejectionOf(jsonRpc().getTask({ id: "t" }))).toBeInstanceOf(InternalError);
     answer = () => ({ status: 500, ...jsonAnswer({ error: { code: 500, status: "INTERNAL", message: "boom", details: [] } }) });
     expect(await rejectionOf(httpJson().getTask({ id: "t" }))).toBeInstanceOf(InternalError);
+  });
+});
+
+describe("a request HTTP+JSON cannot carry", () => {
+  test("GetTask with an empty id is InvalidParamsError, and nothing is sent (its path would be /tasks/, which is ListTasks)", async () => {
+    const before = server.requests.length;
+    const refused = await rejectionOf(httpJson().getTask({ id: "" }));
+    expect(refused).toBeInstanceOf(InvalidParamsError);
+    expect(codeOf(refused)).toEqual({ code: "INVALID_ARGUMENT", message: "GetTask needs id or tenant, id set to be sent over HTTP+JSON" });
+    expect(server.requests.length).toBe(before);
   });
 });
