@@ -1500,7 +1500,7 @@ describe("the public Agent Card (D17) and close()", () => {
       for (const binding of BINDINGS) {
         const client = await clientFor(server, binding);
         local.push(client);
-        const id = await workingTask(client, `drain-${NS[binding]}`);
+        const id = await workingTask(client, `drain-${NS.sdk[binding]}`);
         const stream = client.resubscribeTask({ tenant: "", id });
         const first = await stream.next();
         expect(first.done === true ? undefined : first.value.payload?.$case).toBe("task");

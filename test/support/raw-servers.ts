@@ -100,7 +100,7 @@ const passThrough = (b: Buffer): Buffer => b;
  * message; a streaming one sends all, then the error if there is one.
  */
 export async function startRawGrpc(answer: (method: string) => RawGrpcAnswer): Promise<RawGrpcServer> {
-  const definition: grpc.ServiceDefinition = {};
+  const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
   const implementation: grpc.UntypedServiceImplementation = {};
   const calls: RawGrpcServer["calls"] = [];
   for (const spec of Object.values(A2AServiceMethods)) {
