@@ -2,7 +2,8 @@
  * Functional equivalence (issue 6, spec 5.1): the reference agent
  * (examples/reference-agent: its executor on the generated task runtime)
  * served by `serveA2AService` on all three bindings at once, driven by the
- * official `@a2a-js/sdk` 1.3.0 clients.
+ * official `@a2a-js/sdk` 1.3.0 clients and by this project's generated
+ * client (issue 15), one scenario list for both.
  *
  * 1. One list of scenarios (`scenarios` below) covers every method of
  *    lf.a2a.v1.A2AService and every A2A error the reference agent can
@@ -34,6 +35,17 @@
  *    it (state, ids, history, whether its artifact has parts), never by how
  *    far it got. Errors become { kind, sdkClass, reason (the wire
  *    ErrorInfo.reason), metadata, message }.
+ *
+ *    Two client kinds run the list: the SDK's clients, and the generated
+ *    client made from the same card with `createA2AServiceClient` (one per
+ *    binding preferred), called through the SDK Client's methods by
+ *    test/support/sdk-shaped-client.ts (shapes converted through ProtoJSON,
+ *    errors as thrown). Each kind's outcomes must agree across its bindings
+ *    and pass the same checks, so the two kinds agree with each other.
+ *    The generated client's errors are its own classes (TaskNotFoundError,
+ *    InvalidParamsError, UnauthenticatedError, ...), the generic ones
+ *    included: `kind` is the error's table row, and its class must be
+ *    that row's own.
  *
  *    The one SDK-side difference normalized away: the generic errors
  *    (InvalidParams, Unauthenticated) carry no ErrorInfo (D3), and the SDK
@@ -76,6 +88,9 @@ import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { createReferenceAgent } from "../../examples/reference-agent/handler.js";
 import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
 import { A2AErrorTable } from "../../runtime/a2a/errors.js";
+import { isRpcError, type RpcError } from "../../runtime/core/errors.js";
+import { createA2AServiceClient } from "../../generated/a2a_client.js";
+import { sdkShaped, type ScenarioClient } from "../support/sdk-shaped-client.js";
 import { A2AServiceGrpcDefinition } from "../../generated/a2a_grpc.js";
 import {
   AgentCapabilitiesSchema,
@@ -103,8 +118,14 @@ const HOOKS = "hooks.example.com";
 
 const BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"] as const;
 type BindingName = (typeof BINDINGS)[number];
-/** Ids the test chooses itself are namespaced per binding, so the bindings' tasks never mix on the shared agent. */
-const NS: Record<BindingName, string> = { JSONRPC: "nsjsonrpc", "HTTP+JSON": "nsrest", GRPC: "nsgrpc" };
+/** The clients the scenarios run with: @a2a-js/sdk's, and this project's generated one. */
+const KINDS = ["sdk", "generated"] as const;
+type ClientKind = (typeof KINDS)[number];
+/** Ids the test chooses itself are namespaced per client kind and binding, so their tasks never mix on the shared agent. */
+const NS: Record<ClientKind, Record<BindingName, string>> = {
+  sdk: { JSONRPC: "nsjsonrpc", "HTTP+JSON": "nsrest", GRPC: "nsgrpc" },
+  generated: { JSONRPC: "nsgenjsonrpc", "HTTP+JSON": "nsgenrest", GRPC: "nsgengrpc" },
+};
 
 // ---------------------------------------------------------------- servers
 
@@ -203,6 +224,20 @@ function grpcClientOf(client: Client): grpc.Client | undefined {
 
 const clients = {} as Record<BindingName, Client>;
 const tenantClients = {} as Record<BindingName, Client>;
+/** The generated client of each binding, from the main and the tenanted server's card. */
+const generatedClients: Awaited<ReturnType<typeof createA2AServiceClient>>[] = [];
+const generated = {} as Record<BindingName, ScenarioClient>;
+const generatedTenant = {} as Record<BindingName, ScenarioClient>;
+
+async function generatedFor(server: AgentServer, binding: BindingName) {
+  const client = await createA2AServiceClient(new URL(server.cardUrl).origin, { bindings: [binding] });
+  generatedClients.push(client);
+  return client;
+}
+
+/** The scenario clients of `kind` on `binding`: the main server's and the tenanted one's. */
+const scenarioClients = (kind: ClientKind, binding: BindingName): { client: ScenarioClient; tenantClient: ScenarioClient } =>
+  kind === "sdk" ? { client: clients[binding], tenantClient: tenantClients[binding] } : { client: generated[binding], tenantClient: generatedTenant[binding] };
 
 beforeAll(async () => {
   main = await serve(referenceCard);
@@ -224,11 +259,14 @@ beforeAll(async () => {
   for (const b of BINDINGS) {
     clients[b] = await clientFor(main, b);
     tenantClients[b] = await clientFor(tenanted, b);
+    generated[b] = sdkShaped(await generatedFor(main, b));
+    generatedTenant[b] = sdkShaped(await generatedFor(tenanted, b));
   }
 });
 
 afterAll(async () => {
   for (const c of sdkClients) grpcClientOf(c)?.close();
+  for (const c of generatedClients) c.close();
   for (const c of rawGrpcClients) c.close();
   await Promise.all(servers.map((s) => s.close()));
 });
@@ -346,7 +384,7 @@ const partsOf = (task: SdkTask): number => task.artifacts[0]?.parts.length ?? 0;
  * keeps running (the agent needs tens of seconds for LONG_TEXT): the
  * scenario cancels it before it ends.
  */
-async function workingTask(client: Client, messageId: string): Promise<string> {
+async function workingTask(client: ScenarioClient, messageId: string): Promise<string> {
   const started = taskOf(await client.sendMessage(send(messageId, LONG_TEXT, { returnImmediately: true, historyLength: 0 })));
   if (started.status?.state !== TaskState.TASK_STATE_WORKING) throw new Error(`task ${started.id} started as ${started.status?.state}, not WORKING`);
   const seen = await until(
@@ -429,7 +467,7 @@ class Normalizer {
   private readonly counters = new Map<string, number>();
 
   text(s: string): string {
-    return s.replace(/ns(jsonrpc|rest|grpc)/g, "ns").replace(/\b(task|ctx|cfg|msg|art)-\d+\b/g, (id, kind: string) => {
+    return s.replace(/ns(gen)?(jsonrpc|rest|grpc)/g, "ns").replace(/\b(task|ctx|cfg|msg|art)-\d+\b/g, (id, kind: string) => {
       let symbolic = this.ids.get(id);
       if (symbolic === undefined) {
         const n = (this.counters.get(kind) ?? 0) + 1;
@@ -461,6 +499,7 @@ class Normalizer {
   }
 
   error(binding: BindingName, raw: unknown) {
+    if (isRpcError(raw)) return this.generatedError(raw);
     // The JSON-RPC transport throws an in-stream error as a plain Error with the typed one as its cause.
     const err = !(raw instanceof sdkErrors.A2AError) && raw instanceof Error && raw.cause instanceof sdkErrors.A2AError ? raw.cause : raw;
     const kind = kindOf(binding, err);
@@ -471,14 +510,33 @@ class Normalizer {
     const message = (err instanceof Error ? err.message : String(err)).replace(/^gRPC error for \w+: \d+ /, "");
     return { kind, classAsExpected: sdkClass === expectedClass ? true : `${sdkClass} (expected ${expectedClass})`, reason, metadata: metadata === undefined ? undefined : this.value(metadata), message: this.text(message) };
   }
+
+  /**
+   * An error of the generated client: its table row is the kind, and its
+   * class must be that row's own (D29: the class the server threw, the
+   * generic errors included); the reason is the row's when the row has a
+   * domain (the wire carried that ErrorInfo, D3), and the metadata as sent.
+   */
+  private generatedError(err: RpcError) {
+    const kind = err.entry.name;
+    const made = (Object.getPrototypeOf(err) as { constructor: { name: string } }).constructor.name;
+    const metadata = Object.keys(err.metadata).length === 0 ? undefined : this.value(err.metadata);
+    return {
+      kind,
+      classAsExpected: made === `${kind}Error` ? true : `${made} (expected ${kind}Error)`,
+      reason: err.entry.domain === "" ? undefined : err.reason,
+      metadata,
+      message: this.text(err.message),
+    };
+  }
 }
 
 // ---------------------------------------------------------------- the scenarios
 
 interface Ctx {
   readonly binding: BindingName;
-  readonly client: Client;
-  readonly tenantClient: Client;
+  readonly client: ScenarioClient;
+  readonly tenantClient: ScenarioClient;
   /** This binding's namespace for ids the test picks (contextIds, messageIds). */
   readonly ns: string;
   readonly norm: Normalizer;
@@ -486,8 +544,8 @@ interface Ctx {
 
 interface Scenario {
   readonly name: string;
-  /** Bindings the scenario runs on, when not all three (each exception is explained where it is made). */
-  readonly only?: readonly BindingName[];
+  /** Bindings the scenario runs on with a client kind, when not all three (each exception is explained where it is made). */
+  readonly only?: Partial<Record<ClientKind, readonly BindingName[]>>;
   /** Runs the scenario, returning what is compared across bindings (SDK objects, or `fail(err)` outcomes). */
   run(c: Ctx): Promise<unknown>;
   /** What the (identical) outcome must be, checked once on the normalized result. */
@@ -807,9 +865,10 @@ const scenarios: readonly Scenario[] = [
   {
     // Not on HTTP+JSON: the SDK sends GET {base}/tasks/ for an empty id, and the
     // router drops a trailing slash by design (runtime/core/http/router.ts), so that is
-    // ListTasks; see the HTTP+JSON-only test after the scenarios.
+    // ListTasks; the generated client refuses to send it (no path can carry an empty
+    // id). See the HTTP+JSON-only tests after the scenarios.
     name: "GetTask without an id: InvalidParams",
-    only: ["JSONRPC", "GRPC"],
+    only: { sdk: ["JSONRPC", "GRPC"], generated: ["JSONRPC", "GRPC"] },
     run: (c) => outcome(c, () => c.client.getTask({ tenant: "", id: "" })),
     check: (o) => expect(o).toEqual(errorOutcome("InvalidParams", undefined, "missing required field: id")),
   },
@@ -971,11 +1030,12 @@ const scenarios: readonly Scenario[] = [
     },
   },
   {
-    // Not on HTTP+JSON: the SDK's REST transport sends ListTaskPushNotificationConfigs
+    // Not on HTTP+JSON with the SDK: its REST transport sends ListTaskPushNotificationConfigs
     // without its query (pageSize and pageToken are dropped), so it always gets the first,
     // default-sized page; the raw HTTP+JSON test after the scenarios pages that binding.
+    // The generated client sends the query, on all three.
     name: "ListTaskPushNotificationConfigs paged: pageSize 1 gives a page token that gives the next config",
-    only: ["JSONRPC", "GRPC"],
+    only: { sdk: ["JSONRPC", "GRPC"] },
     run: async (c) => {
       const { id } = taskOf(await c.client.sendMessage(send(`${c.ns}-p3`, "paged")));
       const list = (pageSize: number, pageToken = "") => c.client.listTaskPushNotificationConfig({ tenant: "", taskId: id, pageSize, pageToken });
@@ -1092,7 +1152,7 @@ const scenarios: readonly Scenario[] = [
       ]),
   },
   {
-    name: "Tenant declared on the card's interfaces: the SDK sends it on every call, streaming included",
+    name: "Tenant declared on the card's interfaces: the client sends it on every call, streaming included",
     run: async (c) => {
       const events = await collect(c.tenantClient.sendMessageStream(send(`${c.ns}-t2`, "declared tenant")));
       const id = firstTaskId(events);
@@ -1111,20 +1171,26 @@ const scenarios: readonly Scenario[] = [
   },
 ];
 
-describe("functional equivalence: one scenario list over JSON-RPC, HTTP+JSON and gRPC (@a2a-js/sdk clients)", () => {
+describe.each(KINDS)("functional equivalence: one scenario list over JSON-RPC, HTTP+JSON and gRPC (%s clients)", (kind) => {
   test("each client uses the binding it was built for, from the served card", () => {
     for (const b of BINDINGS) {
-      expect(clients[b].transport.protocolName).toBe(b);
-      expect(tenantClients[b].transport.protocolName).toBe(b);
-      expect(clients[b].protocolVersion).toBe("1.0");
+      if (kind === "sdk") {
+        expect(clients[b].transport.protocolName).toBe(b);
+        expect(tenantClients[b].transport.protocolName).toBe(b);
+        expect(clients[b].protocolVersion).toBe("1.0");
+      }
+    }
+    if (kind === "generated") {
+      // Made in BINDINGS order, the main server's client then the tenanted one's.
+      expect(generatedClients.map((c) => [c.chosenInterface.protocolBinding, c.chosenInterface.tenant])).toEqual(BINDINGS.flatMap((b) => [[b, ""], [b, TENANT]]));
     }
   });
 
   test.each(scenarios.map((s) => [s.name, s] as const))("%s", async (_name, scenario) => {
-    const bindings = scenario.only ?? BINDINGS;
+    const bindings = scenario.only?.[kind] ?? BINDINGS;
     const outcomes = new Map<BindingName, unknown>();
     for (const binding of bindings) {
-      outcomes.set(binding, await scenario.run({ binding, client: clients[binding], tenantClient: tenantClients[binding], ns: NS[binding], norm: new Normalizer() }));
+      outcomes.set(binding, await scenario.run({ binding, ...scenarioClients(kind, binding), ns: NS[kind][binding], norm: new Normalizer() }));
     }
     const [reference, ...others] = bindings;
     // Same results on every binding...
@@ -1132,7 +1198,9 @@ describe("functional equivalence: one scenario list over JSON-RPC, HTTP+JSON and
     // ...and the right ones.
     scenario.check(outcomes.get(reference!));
   });
+});
 
+describe("functional equivalence: where a client kind cannot run a scenario on HTTP+JSON", () => {
   test("HTTP+JSON, ListTaskPushNotificationConfigs paged with raw requests (the SDK sends no query there): pageSize 1, then the page token", async () => {
     const client = clients["HTTP+JSON"];
     const { id } = taskOf(await client.sendMessage(send("nsrest-p4", "paged by hand")));
@@ -1158,13 +1226,22 @@ describe("functional equivalence: one scenario list over JSON-RPC, HTTP+JSON and
     // trailing slash by design, so this is `GET /tasks`, i.e. ListTasks, and
     // the SDK reads the ListTasksResponse as a Task with every field empty.
     const norm = new Normalizer();
-    const result = await outcome({ binding: "HTTP+JSON", client: clients["HTTP+JSON"], tenantClient: tenantClients["HTTP+JSON"], ns: NS["HTTP+JSON"], norm }, () =>
+    const result = await outcome({ binding: "HTTP+JSON", client: clients["HTTP+JSON"], tenantClient: tenantClients["HTTP+JSON"], ns: NS.sdk["HTTP+JSON"], norm }, () =>
       clients["HTTP+JSON"].getTask({ tenant: "", id: "" }),
     );
     expect(result).toEqual({ ok: { id: "", contextId: "", status: undefined, artifacts: [], history: [], metadata: undefined } });
     const res = await fetch(`${main.httpJsonUrl}/tasks/`, { headers: V1 });
     expect(res.status).toBe(200);
     expect(Object.keys((await res.json()) as object).sort()).toEqual(["nextPageToken", "pageSize", "tasks", "totalSize"]);
+  });
+
+  test("HTTP+JSON, GetTask without an id, generated client: refused before sending, as InvalidParamsError (the class the other bindings' answer has)", async () => {
+    const norm = new Normalizer();
+    const result = await outcome({ binding: "HTTP+JSON", ...scenarioClients("generated", "HTTP+JSON"), ns: NS.generated["HTTP+JSON"], norm }, () =>
+      generated["HTTP+JSON"].getTask({ tenant: "", id: "" }),
+    );
+    // The kind and class agree with JSON-RPC and gRPC; the message is the client's, since no agent was asked.
+    expect(result).toEqual(errorOutcome("InvalidParams", undefined, "GetTask needs id or tenant, id set to be sent over HTTP+JSON"));
   });
 });
 
@@ -1423,7 +1500,7 @@ describe("the public Agent Card (D17) and close()", () => {
       for (const binding of BINDINGS) {
         const client = await clientFor(server, binding);
         local.push(client);
-        const id = await workingTask(client, `drain-${NS[binding]}`);
+        const id = await workingTask(client, `drain-${NS.sdk[binding]}`);
         const stream = client.resubscribeTask({ tenant: "", id });
         const first = await stream.next();
         expect(first.done === true ? undefined : first.value.payload?.$case).toBe("task");

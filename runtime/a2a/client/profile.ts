@@ -36,12 +36,17 @@ for (const value of Object.values(a2aErrors)) {
  * The A2A errors sent without ErrorInfo (their rows have no domain) travel
  * as a bare status on HTTP+JSON and gRPC: each status stands for the one
  * a client most likely met (a malformed request is InvalidParams once the
- * binding's own framing passed).
+ * binding's own framing passed). UNKNOWN is Internal: it is what gRPC
+ * servers (grpc-js, grpcio, @a2a-js/sdk's grpcService) answer for an
+ * exception that is no A2A error, where the same agent's JSON-RPC says
+ * -32603 and its HTTP+JSON 500, so the one failure is one class on all
+ * three bindings (D29).
  */
 const byStatus: Partial<Record<RpcCodeName, ErrorTableEntry>> = {
   INVALID_ARGUMENT: A2AErrorTable.InvalidParams,
   UNIMPLEMENTED: A2AErrorTable.MethodNotFound,
   INTERNAL: A2AErrorTable.Internal,
+  UNKNOWN: A2AErrorTable.Internal,
   UNAUTHENTICATED: A2AErrorTable.Unauthenticated,
   PERMISSION_DENIED: A2AErrorTable.PermissionDenied,
 };

@@ -12,7 +12,7 @@ import { createRequestEncoder, type RequestEncoder } from "../http/request-encod
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp } from "./error-decoding.js";
-import { createJsonMessages, mediaTypeOf, readJsonBody } from "./json-messages.js";
+import { createJsonMessages, mediaTypeOf, parseJson, readJsonBody } from "./json-messages.js";
 import { readSse } from "./sse.js";
 
 export interface HttpJsonTransportOptions {
@@ -51,7 +51,9 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
     try {
       parts = encoderOf(call.spec).encode(messages.write(call.spec.input, call.request) as never);
     } catch (err) {
-      throw new RpcError("INVALID_ARGUMENT", err instanceof Error ? err.message : String(err), { cause: err });
+      // A request no rule can carry (a path field left empty) is refused before anything is sent, as
+      // the profile spells INVALID_ARGUMENT (A2A: InvalidParamsError, what the other bindings' servers answer).
+      throw errors.create(errors.byCode("INVALID_ARGUMENT"), err instanceof Error ? err.message : String(err), { cause: err });
     }
     const headers: Record<string, string> = { ...call.headers, accept: streaming ? "text/event-stream" : accept };
     if (parts.body !== undefined) headers["content-type"] = mediaType;
@@ -72,8 +74,11 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
   return {
     async unary(call) {
       const { response, responseBody } = await send(call, false);
-      const json = await readJsonBody(response);
+      const text = await response.text();
+      const json = parseJson(text);
       if (!response.ok) throw errorFromHttp(errors, response.status, json);
+      // No body at all (a 204, say) is an answer of nothing: the empty message where that is all there is.
+      if (text === "") return messages.read(call.spec.output, null);
       return answerOf(call.spec.output, json, responseBody);
     },
 

@@ -1,0 +1,136 @@
+/**
+ * The generated client at the edges D29 draws, against raw servers that
+ * answer exactly what each test writes. A request HTTP+JSON cannot carry
+ * (a path field left empty) is refused before it is sent, as the profile's
+ * INVALID_ARGUMENT class (InvalidParamsError, what the other bindings'
+ * agents answer for it). An answer the
+ * client cannot read is INTERNAL (the agent answered: no transport
+ * failure, so not UNAVAILABLE, which callers and stream recovery retry);
+ * an answer of nothing (JSON-RPC `result: null`, HTTP 204) is the empty
+ * message of a method that answers google.protobuf.Empty, as
+ * @a2a-js/sdk's server answers DeleteTaskPushNotificationConfig, and
+ * INTERNAL for any other; a bare gRPC UNKNOWN (what gRPC servers answer
+ * for an exception that is no A2A error) is InternalError, as the same
+ * failure is on JSON-RPC (-32603) and HTTP+JSON (500).
+ */
+import * as grpc from "@grpc/grpc-js";
+import { InternalError, InvalidParamsError, isRpcError } from "protoc-gen-a2a/runtime";
+import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
+import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient, type A2AServiceClient } from "../../generated/a2a_client.js";
+import { jsonAnswer, jsonRpcResult, jsonRpcStream, sseAnswer, startRawGrpc, startRawHttp, type RawAnswer, type RawHttpServer, type RawRequest } from "../support/raw-servers.js";
+
+let server: RawHttpServer;
+/** What the raw server answers next, by JSON-RPC method or HTTP path. */
+let answer: (request: RawRequest) => RawAnswer = () => ({ status: 500 });
+
+beforeAll(async () => {
+  server = await startRawHttp((request) => answer(request));
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const clients: A2AServiceClient[] = [];
+afterAll(() => clients.forEach((c) => c.close()));
+const jsonRpc = () => {
+  const c = createA2AServiceJsonRpcClient(`${server.origin}/rpc`);
+  clients.push(c);
+  return c;
+};
+const httpJson = () => {
+  const c = createA2AServiceHttpJsonClient(`${server.origin}/rest`);
+  clients.push(c);
+  return c;
+};
+
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error("the call succeeded; an error was expected");
+}
+
+async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+const codeOf = (err: unknown) => (isRpcError(err) ? { code: err.entry.grpcStatus, message: err.message } : { notAnRpcError: String(err) });
+
+describe("an answer of the wrong shape is INTERNAL, not UNAVAILABLE", () => {
+  // `id` is a string in a2a.proto: a number is a value of the wrong type, which no leniency reads.
+  const wrongTask = { id: 42, status: { state: "TASK_STATE_COMPLETED" } };
+
+  test("JSON-RPC, unary and stream", async () => {
+    answer = (request) => jsonRpcResult(request, wrongTask);
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: expect.stringMatching(/^the agent's answer is not a lf\.a2a\.v1\.Task: /) });
+    answer = (request) => jsonRpcStream(request, [{ task: wrongTask }]);
+    expect(codeOf(await rejectionOf(collect(jsonRpc().subscribeToTask({ id: "t" }))))).toEqual({
+      code: "INTERNAL",
+      message: expect.stringMatching(/^the agent's answer is not a lf\.a2a\.v1\.StreamResponse: /),
+    });
+  });
+
+  test("HTTP+JSON, unary and stream", async () => {
+    answer = () => jsonAnswer(wrongTask);
+    expect(codeOf(await rejectionOf(httpJson().getTask({ id: "t" })))).toMatchObject({ code: "INTERNAL" });
+    answer = () => sseAnswer([{ task: wrongTask }]);
+    expect(codeOf(await rejectionOf(collect(httpJson().subscribeToTask({ id: "t" }))))).toMatchObject({ code: "INTERNAL" });
+  });
+});
+
+describe("an answer of nothing", () => {
+  const del = { taskId: "t", id: "c" };
+
+  test("JSON-RPC `result: null` is google.protobuf.Empty for Delete, INTERNAL for a method that answers a Task", async () => {
+    answer = (request) => jsonRpcResult(request, null);
+    expect(await jsonRpc().deleteTaskPushNotificationConfig(del)).toEqual({ $typeName: "google.protobuf.Empty" });
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: "the agent answered nothing where a lf.a2a.v1.Task was due" });
+  });
+
+  test("HTTP+JSON 204 with no body is google.protobuf.Empty for Delete, INTERNAL for a method that answers a Task", async () => {
+    answer = () => ({ status: 204 });
+    expect(await httpJson().deleteTaskPushNotificationConfig(del)).toEqual({ $typeName: "google.protobuf.Empty" });
+    expect(server.requests.at(-1)).toMatchObject({ method: "DELETE", path: "/rest/tasks/t/pushNotificationConfigs/c" });
+    expect(codeOf(await rejectionOf(httpJson().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: "the agent answered nothing where a lf.a2a.v1.Task was due" });
+    // A body that is not JSON is still not an answer, Empty or not.
+    answer = () => ({ status: 200, headers: { "content-type": "text/html" }, body: "<html>proxy</html>" });
+    expect(codeOf(await rejectionOf(httpJson().deleteTaskPushNotificationConfig(del)))).toEqual({ code: "INTERNAL", message: "the agent's answer is not JSON" });
+  });
+});
+
+describe("an unexpected failure is InternalError on every binding", () => {
+  test("gRPC UNKNOWN without details, unary and stream", async () => {
+    const raw = await startRawGrpc(() => ({ error: { code: grpc.status.UNKNOWN, details: "boom" } }));
+    const client = createA2AServiceGrpcClient(raw.address);
+    try {
+      const unary = await rejectionOf(client.getTask({ id: "t" }));
+      expect(unary).toBeInstanceOf(InternalError);
+      expect(codeOf(unary)).toEqual({ code: "INTERNAL", message: "boom" });
+      expect(await rejectionOf(collect(client.subscribeToTask({ id: "t" })))).toBeInstanceOf(InternalError);
+    } finally {
+      client.close();
+      raw.close();
+    }
+  });
+
+  test("JSON-RPC -32603 and HTTP 500 without ErrorInfo", async () => {
+    answer = (request) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: (JSON.parse(request.body) as { id: number }).id, error: { code: -32603, message: "boom" } }) });
+    expect(await rejectionOf(jsonRpc().getTask({ id: "t" }))).toBeInstanceOf(InternalError);
+    answer = () => ({ status: 500, ...jsonAnswer({ error: { code: 500, status: "INTERNAL", message: "boom", details: [] } }) });
+    expect(await rejectionOf(httpJson().getTask({ id: "t" }))).toBeInstanceOf(InternalError);
+  });
+});
+
+describe("a request HTTP+JSON cannot carry", () => {
+  test("GetTask with an empty id is InvalidParamsError, and nothing is sent (its path would be /tasks/, which is ListTasks)", async () => {
+    const before = server.requests.length;
+    const refused = await rejectionOf(httpJson().getTask({ id: "" }));
+    expect(refused).toBeInstanceOf(InvalidParamsError);
+    expect(codeOf(refused)).toEqual({ code: "INVALID_ARGUMENT", message: "GetTask needs id or tenant, id set to be sent over HTTP+JSON" });
+    expect(server.requests.length).toBe(before);
+  });
+});
