@@ -53,8 +53,9 @@ const byStatus: Partial<Record<RpcCodeName, ErrorTableEntry>> = {
 
 /** A2A's error table, for decoding: its classes by reason, its JSON-RPC codes and bare statuses. */
 export const a2aClientErrors: ClientErrors = {
+  // By reason: an A2A reason sent in another domain (@a2a-js/sdk's INVALID_PARAMS) is still its class.
   create(entry, message, options) {
-    const Class = entries.includes(entry) ? classByReason.get(entry.reason) : undefined;
+    const Class = classByReason.get(entry.reason);
     return Class === undefined ? new RpcError(entry, message, options) : new Class(message, options);
   },
   byReason: (reason, domain) => entries.find((e) => e.reason === reason && e.domain === domain),

@@ -9,7 +9,7 @@
  */
 import { createRegistry, fromBinary, fromJson, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
-import { RpcError, codeEntry, type ErrorDetail, type RpcCodeName } from "../errors.js";
+import { RpcError, codeEntry, type ErrorDetail, type ErrorTableEntry, type RpcCodeName } from "../errors.js";
 import { Code } from "../../gen/google/rpc/code_pb.js";
 import { BadRequestSchema, ErrorInfoSchema, type ErrorInfo } from "../../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
@@ -32,8 +32,22 @@ function toError(errors: ClientErrors, status: DecodedStatus, jsonRpcCode?: numb
   const entry =
     (status.info === undefined ? undefined : errors.byReason(status.info.reason, status.info.domain)) ??
     (jsonRpcCode === undefined ? undefined : errors.byJsonRpcCode(jsonRpcCode)) ??
-    errors.byCode(status.code);
+    (status.info === undefined ? errors.byCode(status.code) : unknownReason(errors.byCode(status.code), status.info));
   return errors.create(entry, status.message, { metadata: status.info?.metadata ?? {}, details: status.details });
+}
+
+/**
+ * An ErrorInfo reason the profile has no row for (an error of a newer
+ * protocol, another domain's): kept, so `isRpcError(e, reason)` and
+ * `e.reason` still tell it apart, with the status's code and binding forms.
+ */
+function unknownReason(base: ErrorTableEntry, info: ErrorInfo): ErrorTableEntry {
+  const name = info.reason
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
+  return { ...base, name: name === "" ? base.name : name, reason: info.reason, domain: info.domain };
 }
 
 /** Details as ProtoJSON Any objects (JSON-RPC `error.data`, AIP-193 `details`). */
