@@ -85,7 +85,8 @@ export interface TaskRef {
  * Follows a task to its end across transport failures: `start` is the
  * SendMessageRequest to send as SendStreamingMessage, or `{ taskId }` of a
  * task under way. `options.schema` is the StreamResponse schema of the
- * client's `a2a_pb` (events made from snapshots are of it).
+ * client's `a2a_pb` (events made from snapshots are of it); the generated
+ * `follow<Service>Task` passes it.
  */
 export function followTask<E extends Message & StreamEventLike<T>, T extends TaskLike, R extends object>(
   client: FollowableClient<E, T, R>,
