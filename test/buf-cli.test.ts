@@ -56,7 +56,7 @@ describe.each(versions)("a2a.proto %s", (version) => {
   // other service, with no A2A profile and so no one-call A2A server and no
   // task runtime. For the others, a2a_tasks.ts type-checking (below) is the
   // proof that the task runtime fits that version's messages.
-  const ours = ["a2a_codec.ts", "a2a_grpc.ts", "a2a_handler.ts", "a2a_http.ts", "a2a_jsonrpc.ts", "a2a_methods.ts", ...(version === "v0.3.0" ? [] : ["a2a_server.ts", "a2a_tasks.ts"])];
+  const ours = ["a2a_client.ts", "a2a_codec.ts", "a2a_grpc.ts", "a2a_handler.ts", "a2a_http.ts", "a2a_jsonrpc.ts", "a2a_methods.ts", ...(version === "v0.3.0" ? [] : ["a2a_server.ts", "a2a_tasks.ts"])];
 
   test("buf generate writes our files beside a2a_pb.ts", () => {
     const files = listFiles(join(dir, "gen")).filter((f) => f.startsWith("a2a_"));
