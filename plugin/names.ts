@@ -77,6 +77,8 @@ export const names = {
   grpcClient: (service: DescService) => `create${service.name}GrpcClient`,
   /** `createA2AServiceClient`: a client from an Agent Card, over its first usable interface. */
   cardClient: (service: DescService) => `create${service.name}Client`,
+  /** `followA2AServiceTask`: stream recovery (D30) with the file's own StreamResponse. */
+  followTask: (service: DescService) => `follow${service.name}Task`,
   /** The runtime's entry for generated code. */
   internalRuntime: (runtimeImport: string) => runtimeEntry(runtimeImport, "internal"),
   /** The runtime's gRPC entry point, kept apart so JSON-only agents never load grpc-js. */

@@ -37,6 +37,10 @@ export type { RpcCodeName, RpcErrorOptions } from "./core/errors.js";
 // What an executor (the generated `create<Service>TaskHandler`) often needs; the stores and push delivery are in ".../tasks".
 export { textOf } from "./a2a/tasks/text.js";
 
+// Following a task across transport failures, with a generated client (D30).
+export { followTask } from "./a2a/client/recovery.js";
+export type { FollowTaskOptions, FollowedEvent, TaskFollow } from "./a2a/client/recovery.js";
+
 // Options of A2A endpoints.
 export type { AgentPolicy } from "./a2a/policy.js";
 export type { VersionPolicy } from "./a2a/service-params.js";

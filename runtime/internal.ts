@@ -23,6 +23,8 @@ export type { ClientOptions } from "./core/client/factories.js";
 export type { ClientCallOptions } from "./core/client/client.js";
 export { connectA2AClient, withA2AClientProfile } from "./a2a/client/connect.js";
 export type { A2AClientOptions, A2AConnectOptions, CardClient } from "./a2a/client/connect.js";
+export { followTask } from "./a2a/client/recovery.js";
+export type { FollowTaskOptions, TaskFollow } from "./a2a/client/recovery.js";
 
 // The task runtime, typed by the generated `_tasks.ts`.
 export { createTaskHandler } from "./a2a/tasks/task-handler.js";

@@ -9,8 +9,9 @@ import { docLines, localImport } from "./shared.js";
  * methods for callers (a request or its init shape in, the response or
  * its stream out), from the same tables the server dispatches on. A2AService
  * (D21) gets the A2A profile (version, extensions, tenant, its error
- * classes) and a client made from an Agent Card. gRPC's factory is in the
- * gRPC file, so a JSON-only client never loads grpc-js.
+ * classes), a client made from an Agent Card and stream recovery (D30).
+ * gRPC's factory is in the gRPC file, so a JSON-only client never loads
+ * grpc-js.
  */
 export function emitClient(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
   const internal = names.internalRuntime(runtimeImport);
@@ -70,6 +71,7 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
       f.print("}");
       f.print();
     }
+    emitFollowTask(f, s, runtimeImport);
     const card = s.a2a?.card;
     if (card === undefined || !hasRules) continue;
     f.print(
@@ -101,4 +103,51 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
     f.print("}");
     f.print();
   }
+}
+
+/**
+ * `follow<Service>Task`: the runtime's followTask (D30) typed with the file's
+ * own messages and given its StreamResponse schema, which the events it
+ * makes from snapshots are built from. For A2AService with the messages the
+ * task runtime reads (the same ones), and no other service.
+ */
+function emitFollowTask(f: GeneratedFile, s: ServiceModel, runtimeImport: string): void {
+  const tasks = s.a2a?.tasks;
+  const send = s.methods.find((m) => m.desc.name === "SendStreamingMessage" && m.output === tasks?.streamResponse);
+  if (tasks === undefined || send === undefined) return;
+  const internal = names.internalRuntime(runtimeImport);
+  const options = f.import("FollowTaskOptions", internal, true);
+  const follow = f.import("TaskFollow", internal, true);
+  f.print(
+    docLines(f, [
+      `Follows a task to its end across transport failures (D30): \`start\` is sent as`,
+      `SendStreamingMessage, or \`{ taskId }\` names a task under way. A stream that is cut,`,
+      `cancelled by the agent's side or ends early is followed by GetTask and, while the`,
+      `task is not terminal, SubscribeToTask; every event reaches the caller once, what`,
+      `changed while away as events made from the snapshot (\`synthetic\`), each with`,
+      `the task as the events so far leave it. Ends at a terminal or interrupted state;`,
+      `throws the last error when \`maxRetries\` reconnections in a row bring nothing.`,
+    ]),
+  );
+  f.print(
+    f.export("function", names.followTask(s.desc)),
+    "(client: ",
+    names.client(s.desc),
+    ", start: ",
+    f.import("MessageInitShape", "@bufbuild/protobuf", true),
+    "<typeof ",
+    f.importSchema(send.input, true),
+    "> | { readonly taskId: string; readonly tenant?: string }, options: ",
+    options,
+    " = {}): ",
+    follow,
+    "<",
+    f.importShape(send.output),
+    ", ",
+    f.importShape(tasks.task),
+    "> {",
+  );
+  f.print("  return ", f.import("followTask", internal), "(client, start, { ...options, schema: ", f.importSchema(send.output), " });");
+  f.print("}");
+  f.print();
 }

@@ -1,0 +1,88 @@
+/**
+ * A loopback TCP proxy that fails on command, for the stream recovery tests:
+ * it forwards bytes both ways (HTTP/1.1 and HTTP/2 alike, so gRPC too), and
+ * can cut every connection it carries (a reset toward the client, as a
+ * crashed proxy or a dropped network does), hold new connections unforwarded
+ * (the agent unreachable for a while, deterministically: nothing reaches it
+ * until `resume`), or stop listening (the agent gone).
+ */
+import { createServer, connect, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+
+export interface CuttingProxy {
+  /** The port to dial instead of the target's. */
+  readonly port: number;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  /** Resets every connection now open, held ones included. */
+  cut(): void;
+  /** From now on, new connections wait, unforwarded, until `resume`. */
+  hold(): void;
+  /** Forwards the held connections, and new ones at once. */
+  resume(): void;
+  /** Stops listening (new connections are refused) and resets every connection. */
+  close(): Promise<void>;
+}
+
+export async function startCuttingProxy(target: { host: string; port: number }): Promise<CuttingProxy> {
+  const open = new Set<Socket>();
+  const held: Socket[] = [];
+  let holding = false;
+  let accepted = 0;
+
+  const track = (socket: Socket) => {
+    open.add(socket);
+    socket.on("close", () => open.delete(socket));
+    // A cut makes both sides fail: that is the point, not an error of the test.
+    socket.on("error", () => undefined);
+  };
+
+  const forward = (client: Socket) => {
+    if (client.destroyed) return;
+    const upstream = connect(target.port, target.host);
+    track(upstream);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  };
+
+  const server = createServer((client) => {
+    accepted++;
+    track(client);
+    // Unread, a held connection's bytes wait in its buffer until it is forwarded.
+    if (holding) held.push(client);
+    else forward(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+
+  const cut = () => {
+    for (const socket of [...open]) {
+      if (socket.destroyed) continue;
+      // resetAndDestroy needs a connected socket; an upstream still connecting is just destroyed.
+      if (socket.connecting) socket.destroy();
+      else socket.resetAndDestroy();
+    }
+    held.length = 0;
+  };
+
+  return {
+    port: (server.address() as AddressInfo).port,
+    get accepted() {
+      return accepted;
+    },
+    cut,
+    hold() {
+      holding = true;
+    },
+    resume() {
+      holding = false;
+      for (const client of held.splice(0)) forward(client);
+    },
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      cut();
+      await closed;
+    },
+  };
+}
