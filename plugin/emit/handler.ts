@@ -1,5 +1,5 @@
 import type { GeneratedFile } from "@bufbuild/protoplugin";
-import { getComments } from "@bufbuild/protoplugin";
+import { getComments } from "../protoplugin.js";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
 
