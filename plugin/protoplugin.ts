@@ -42,6 +42,8 @@ interface Parts {
   ): ParsedParameter<Options>;
   runNodeJs(plugin: Plugin): void;
   getComments: typeof import("@bufbuild/protoplugin").getComments;
+  createImportSymbol: typeof import("@bufbuild/protoplugin").createImportSymbol;
+  safeIdentifier: typeof import("@bufbuild/protoplugin").safeIdentifier;
 }
 
 // The module beside which the others are, as this process resolves the package (ESM in node).
@@ -64,10 +66,12 @@ const parts = Object.assign(
     partsOf("./parameter.js", ["parseParameter"]),
     partsOf("./run-node.js", ["runNodeJs"]),
     partsOf("./source-code-info.js", ["getComments"]),
+    partsOf("./import-symbol.js", ["createImportSymbol"]),
+    partsOf("./safe-identifier.js", ["safeIdentifier"]),
   ])),
 ) as Parts;
 
-export const { createSchema, parseParameter, runNodeJs, getComments } = parts;
+export const { createSchema, parseParameter, runNodeJs, getComments, createImportSymbol, safeIdentifier } = parts;
 
 let transpiler: typeof transpile | undefined;
 

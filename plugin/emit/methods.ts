@@ -3,6 +3,7 @@ import type { HttpBindingModel } from "../model/http-binding.js";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
 import { docLines } from "./shared.js";
+import { importSchema } from "./type-imports.js";
 
 /**
  * Per service: the method table (what every binding dispatches on), the
@@ -33,8 +34,8 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
       f.print("    localName: ", f.string(m.desc.localName), ",");
       f.print("    kind: ", f.string(m.kind), ",");
       f.print("    grpcPath: ", f.string(m.grpcPath), ",");
-      f.print("    input: ", f.importSchema(m.input), ",");
-      f.print("    output: ", f.importSchema(m.output), ",");
+      f.print("    input: ", importSchema(f, m.input), ",");
+      f.print("    output: ", importSchema(f, m.output), ",");
       f.print("  },");
     }
     f.print("} as const satisfies Record<string, ", methodSpec, ">;");
