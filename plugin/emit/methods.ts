@@ -2,7 +2,7 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { HttpBindingModel } from "../model/http-binding.js";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import { docLines } from "./shared.js";
+import { docLines, printList } from "./shared.js";
 import { importSchema } from "./type-imports.js";
 
 /**
@@ -40,8 +40,8 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
     }
     f.print("} as const satisfies Record<string, ", methodSpec, ">;");
     f.print();
-    f.print(
-      docLines(f, [
+    const rules = {
+      doc: docLines(f, [
         `Every google.api.http rule of ${serviceName}, additional_bindings`,
         `included, in route precedence order (decision D6): at the first differing`,
         `segment a literal beats \`*\` and \`*\` beats \`**\`; a shorter path comes`,
@@ -51,9 +51,11 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
         ``,
         `@generated from service ${serviceName}`,
       ]),
-    );
-    f.print(f.export("const", names.httpRules(s.desc)), ": readonly ", httpRuleSpec, "[] = [");
-    for (const route of s.routes) {
+      name: names.httpRules(s.desc),
+      type: httpRuleSpec,
+      items: s.routes,
+    };
+    printList(f, rules, (route) => {
       const pathParams = f.array(
         route.pathParams.map((p) => [
           "{ variable: ",
@@ -74,8 +76,7 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
       f.print("    pathParams: ", pathParams, ",");
       f.print("    query: ", strings(route.queryFields.map((path) => path.map((field) => field.jsonName).join("."))), ",");
       f.print("  },");
-    }
-    f.print("];");
+    });
     f.print();
     f.print(
       docLines(f, [
