@@ -31,7 +31,8 @@
 //   BENCH_ROUTER_BATCHES=31          timed batches per path and router
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { fmt, prepareOurs, root, table, median, benchDir } from "./lib/harness.mjs";
+import { fmt, prepareOurs, root, table, benchDir } from "./lib/harness.mjs";
+import { interleavedMedians, keepSink, matchBatch, syntheticTemplates } from "./lib/router-timing.mjs";
 
 const intList = (name, fallback) =>
   (process.env[name] ?? fallback).split(",").map((s) => {
@@ -54,19 +55,6 @@ const a2aRoutes = A2AServiceHttpRules.map((rule) => ({
   template: parsePathTemplate(rule.path),
   target: `${rule.method} ${rule.httpMethod} ${rule.path}`,
 }));
-
-function syntheticTemplates(i) {
-  return [
-    ["GET", `/svc${i}/items/{id}`],
-    ["POST", `/svc${i}/items/{id}:action${i}`],
-    ["GET", `/svc${i}/items/{id}:watch`],
-    ["POST", `/svc${i}/items`],
-    ["GET", `/svc${i}/items/{item_id}/configs/{id}`],
-    ["DELETE", `/svc${i}/items/{item_id}/configs/{id}`],
-    ["GET", `/{tenant}/svc${i}/items/{id}`],
-    ["POST", `/{tenant}/svc${i}/items/{id}:action${i}`],
-  ];
-}
 
 /** a2a.proto's routes plus synthetic ones, `count` in all. */
 function routesOf(count) {
@@ -125,31 +113,16 @@ for (const p of paths) {
 
 // --- timing ---
 
-let sink = 0;
-function batch(router, method, path, n) {
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) sink += router.match(method, path).kind.length;
-  return Number(process.hrtime.bigint() - t0) / n;
-}
-
 console.log(
   `Router match() in-process, Node ${process.versions.node}: ${sets.map((s) => s.label).join(", ")}; ` +
     `median of ${batches} batches x ${fmt(iterations, 0)} matches per path and router, routers interleaved`,
 );
 // Warm every router on every path first, so all of them run optimized code.
-for (let round = 0; round < 3; round++) for (const p of paths) for (const s of p.on) batch(s.router, p.method, p.path, iterations);
+for (let round = 0; round < 3; round++) for (const p of paths) for (const s of p.on) matchBatch(s.router, p.method, p.path, iterations);
 for (const p of paths) {
-  const samples = p.on.map(() => []);
-  for (let b = 0; b < batches; b++) {
-    // Rotate the order so no router is always first after a path switch.
-    for (let j = 0; j < p.on.length; j++) {
-      const k = (j + b) % p.on.length;
-      samples[k].push(batch(p.on[k].router, p.method, p.path, iterations));
-    }
-  }
-  p.ns = samples.map(median);
+  p.ns = interleavedMedians(p.on.map((s) => () => matchBatch(s.router, p.method, p.path, iterations)), batches);
 }
-if (sink === 0) console.log(""); // keeps the loop's work observable
+keepSink();
 
 // --- report ---
 

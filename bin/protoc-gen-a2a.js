@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-import { runNodeJs } from "@bufbuild/protoplugin";
-import { protocGenA2a } from "../dist/plugin/plugin.js";
-
+// Modules are imported, not loaded up front, so that what runs decides what loads
+// (plugin/protoplugin.ts: no TypeScript compiler unless a request asks for js or dts).
+const [{ runNodeJs }, { protocGenA2a }] = await Promise.all([
+  import("../dist/plugin/protoplugin.js"),
+  import("../dist/plugin/plugin.js"),
+]);
 runNodeJs(protocGenA2a);

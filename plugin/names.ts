@@ -41,6 +41,12 @@ export const names = {
     toJson: `write${shape}Json`,
     codec: `${shape}Codec`,
   }),
+  /**
+   * `a2aCodecs_0`: a part of a long exported list (printList in emit/shared.ts). protoplugin's
+   * aliases and salts end in `$` or `$<n>`, and a nested type's own name cannot begin with a
+   * digit, so only a message named `a2aCodecs_0` itself could take it.
+   */
+  listPart: (list: string, i: number) => `${list}_${i}`,
   /** How one generated file imports another: relative to the output root, as protoplugin wants. */
   importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,
   /** `A2AServiceHandler`: the interface an agent implements. */

@@ -1,4 +1,5 @@
-import { createEcmaScriptPlugin, type Schema } from "@bufbuild/protoplugin";
+import type { Schema } from "@bufbuild/protoplugin";
+import { createEcmaScriptPlugin, type EcmaScriptPluginInit } from "./ecmascript-plugin.js";
 import { emitClient } from "./emit/client.js";
 import { emitCodec, emitCodecRegistration, planCodecs } from "./emit/codec.js";
 import { emitGrpc } from "./emit/grpc.js";
@@ -13,13 +14,16 @@ import { names } from "./names.js";
 import { parseOptions, type Options } from "./options.js";
 import { packageVersion } from "./package-root.js";
 
-/** protoc-gen-a2a: reads descriptors, builds the binding model, emits files beside protoc-gen-es's. */
-export const protocGenA2a = createEcmaScriptPlugin<Options>({
+/** What protoc-gen-a2a is made of; test/plugin/protoplugin.test.ts also hands it to protoplugin's own createEcmaScriptPlugin. */
+export const protocGenA2aInit: EcmaScriptPluginInit<Options> = {
   name: "protoc-gen-a2a",
   version: `v${packageVersion}`,
   parseOptions,
   generateTs,
-});
+};
+
+/** protoc-gen-a2a: reads descriptors, builds the binding model, emits files beside protoc-gen-es's. */
+export const protocGenA2a = createEcmaScriptPlugin(protocGenA2aInit);
 
 function generateTs(schema: Schema<Options>): void {
   const runtime = schema.options.runtimeImport;

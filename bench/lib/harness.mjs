@@ -65,13 +65,17 @@ export function prepareOurs(required = "a2a_jsonrpc.ts") {
   if (newestMtime(join(root, "runtime"), ".ts") > newestMtime(join(root, "dist/runtime"), ".js")) {
     console.warn("warning: runtime/*.ts is newer than dist/runtime: run `npm run build` (or `npm run bench`)");
   }
-  const out = join(benchDir, ".build/generated");
+  transpileTree(generated, join(benchDir, ".build/generated"));
+}
+
+/** Transpiles every .ts below `from` into the same place below `to` (type-free, as prepareOurs says). */
+export function transpileTree(from, to) {
   const compilerOptions = { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true };
-  for (const entry of readdirSync(generated, { withFileTypes: true, recursive: true })) {
+  for (const entry of readdirSync(from, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
     const file = join(entry.parentPath ?? entry.path, entry.name);
     const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), { compilerOptions, fileName: file });
-    const dest = join(out, relative(generated, file)).replace(/\.ts$/, ".js");
+    const dest = join(to, relative(from, file)).replace(/\.ts$/, ".js");
     mkdirSync(dirname(dest), { recursive: true });
     writeFileSync(dest, outputText);
   }

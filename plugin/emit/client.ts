@@ -3,6 +3,7 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
 import { docLines, localImport } from "./shared.js";
+import { importSchema, importShape } from "./type-imports.js";
 
 /**
  * The typed clients of each service over the JSON bindings: the handler's
@@ -36,9 +37,9 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
     );
     f.print(f.export("interface", names.client(s.desc)), " {");
     for (const m of s.methods) {
-      const returns = m.kind === "unary" ? ["Promise<", f.importShape(m.output), ">"] : ["AsyncIterable<", f.importShape(m.output), ">"];
+      const returns = m.kind === "unary" ? ["Promise<", importShape(f, m.output), ">"] : ["AsyncIterable<", importShape(f, m.output), ">"];
       f.print(f.jsDoc(m.desc, "  "));
-      f.print("  ", m.desc.localName, "(request: ", initShape, "<typeof ", f.importSchema(m.input, true), ">, options?: ", callOptions, "): ", returns, ";");
+      f.print("  ", m.desc.localName, "(request: ", initShape, "<typeof ", importSchema(f, m.input, true), ">, options?: ", callOptions, "): ", returns, ";");
       f.print();
     }
     f.print("  /** Closes the client's connections (a gRPC channel). */");
@@ -88,7 +89,7 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
       "(card: string | URL | ",
       initShape,
       "<typeof ",
-      f.importSchema(card, true),
+      importSchema(f, card, true),
       ">, options: ",
       f.import("A2AConnectOptions", internal, true),
       " = {}): Promise<",
@@ -96,10 +97,10 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
       " & ",
       f.import("CardClient", internal, true),
       "<",
-      f.importShape(card),
+      importShape(f, card),
       ">> {",
     );
-    f.print("  return ", f.import("connectA2AClient", internal), "({ ...", tables, ", card: ", f.importSchema(card), " }, card, options);");
+    f.print("  return ", f.import("connectA2AClient", internal), "({ ...", tables, ", card: ", importSchema(f, card), " }, card, options);");
     f.print("}");
     f.print();
   }
@@ -136,18 +137,18 @@ function emitFollowTask(f: GeneratedFile, s: ServiceModel, runtimeImport: string
     ", start: ",
     f.import("MessageInitShape", "@bufbuild/protobuf", true),
     "<typeof ",
-    f.importSchema(send.input, true),
+    importSchema(f, send.input, true),
     "> | { readonly taskId: string; readonly tenant?: string }, options: ",
     options,
     " = {}): ",
     follow,
     "<",
-    f.importShape(send.output),
+    importShape(f, send.output),
     ", ",
-    f.importShape(tasks.task),
+    importShape(f, tasks.task),
     "> {",
   );
-  f.print("  return ", f.import("followTask", internal), "(client, start, { ...options, schema: ", f.importSchema(send.output), " });");
+  f.print("  return ", f.import("followTask", internal), "(client, start, { ...options, schema: ", importSchema(f, send.output), " });");
   f.print("}");
   f.print();
 }

@@ -4,6 +4,7 @@ import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import type { GeneratedFile, ImportSymbol, Printable } from "@bufbuild/protoplugin";
 import { names } from "../names.js";
 import type { CodecFilePlan, CodecNames, CodecPlan } from "./codec-plan.js";
+import { importSchema, importShape } from "./type-imports.js";
 
 /** What the parts of the codec emitter share while they write one codec file. */
 export interface CodecContext {
@@ -18,31 +19,17 @@ export interface CodecContext {
   pb(name: string, typeOnly?: boolean): ImportSymbol;
   /** One of a message's codec functions: its name here, or imported from the message's codec file. */
   fn(message: DescMessage, which: keyof CodecNames): Printable;
-  /**
-   * f.importSchema and f.importShape, once per descriptor: protoplugin
-   * names every type of a file again on each call, which made those calls
-   * most of the codec emitter's time.
-   */
+  /** f.importSchema and f.importShape, in constant time (./type-imports.ts). */
   schema(desc: DescMessage | DescEnum): ImportSymbol;
   shape(desc: DescMessage | DescEnum): ImportSymbol;
 }
 
 export function createCodecContext(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan, runtimeImport: string): CodecContext {
   const runtime = names.internalRuntime(runtimeImport);
-  const schemas = new Map<DescMessage | DescEnum, ImportSymbol>();
-  const shapes = new Map<DescMessage | DescEnum, ImportSymbol>();
-  const memo = (cache: Map<DescMessage | DescEnum, ImportSymbol>, desc: DescMessage | DescEnum, make: () => ImportSymbol) => {
-    let symbol = cache.get(desc);
-    if (symbol === undefined) {
-      symbol = make();
-      cache.set(desc, symbol);
-    }
-    return symbol;
-  };
-  const shape = (desc: DescMessage | DescEnum) => memo(shapes, desc, () => f.importShape(desc));
+  const shape = (desc: DescMessage | DescEnum) => importShape(f, desc);
   const shapeName = (desc: DescMessage) => shape(desc).name;
   return {
-    schema: (desc) => memo(schemas, desc, () => f.importSchema(desc)),
+    schema: (desc) => importSchema(f, desc),
     shape,
     f,
     plan,

@@ -4,6 +4,7 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import { names } from "../names.js";
 import { messageOf } from "../model/required-fields.js";
 import { isDelimited } from "./codec-context.js";
+import { importShape } from "./type-imports.js";
 
 /** What one message's codec is called in a codec file. */
 export type CodecNames = ReturnType<typeof names.codecFunctions>;
@@ -127,7 +128,7 @@ export function planCodecs(files: readonly DescFile[], allFiles: readonly DescFi
     files: plans,
     homeOf,
     planOf: (file) => byFile.get(file),
-    namesOf(message, home, f, shapeName = (m) => f.importShape(m).name) {
+    namesOf(message, home, f, shapeName = (m) => importShape(f, m).name) {
       const found = (named.get(home) ?? nameFile(home, shapeName)).get(message);
       if (found === undefined) throw new Error(`protoc-gen-a2a: no codec of ${message.typeName} in ${home.file.name}`);
       return found;

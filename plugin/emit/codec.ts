@@ -23,6 +23,7 @@ import { emitReaders, emitWriter } from "./codec-binary.js";
 import { createCodecContext, type CodecContext } from "./codec-context.js";
 import { emitJsonWriter, emitZero, requiredFields } from "./codec-json.js";
 import type { CodecFilePlan, CodecPlan } from "./codec-plan.js";
+import { printList } from "./shared.js";
 
 export { planCodecs, type CodecPlan } from "./codec-plan.js";
 
@@ -39,10 +40,16 @@ export function emitCodec(f: GeneratedFile, plan: CodecPlan, file: CodecFilePlan
     ...file.imports.map((other) => ["...", f.import(other.list, names.importPath(names.codecFile(other.file)))]),
     ...[...file.own, ...file.foreign].map((desc) => plan.namesOf(desc, file, f, (m) => ctx.shape(m).name).codec),
   ];
-  f.print(f.jsDoc(`The codecs of this file${file.imports.length > 0 ? " and of the codec files it imports" : ""}, for registerCodecs().`));
-  f.print(f.export("const", file.list), ": readonly ", f.import("GenCodec", names.internalRuntime(runtimeImport), true), "[] = [");
-  for (const entry of list) f.print("  ", entry, ",");
-  f.print("];");
+  printList(
+    f,
+    {
+      doc: f.jsDoc(`The codecs of this file${file.imports.length > 0 ? " and of the codec files it imports" : ""}, for registerCodecs().`),
+      name: file.list,
+      type: f.import("GenCodec", names.internalRuntime(runtimeImport), true),
+      items: list,
+    },
+    (entry) => f.print("  ", entry, ","),
+  );
 }
 
 function emitCodecObject(ctx: CodecContext, desc: DescMessage, runtimeImport: string): void {

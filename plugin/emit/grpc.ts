@@ -4,6 +4,7 @@ import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
 import type { CodecPlan } from "./codec-plan.js";
 import { coreOptions, docLines, localImport } from "./shared.js";
+import { importShape } from "./type-imports.js";
 
 /**
  * The gRPC binding of each service: the @grpc/grpc-js service definition,
@@ -34,9 +35,9 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
     );
     f.print(f.export("const", names.grpcDefinition(s.desc)), " = {");
     for (const m of s.methods) {
-      const input = f.importShape(m.input);
+      const input = importShape(f, m.input);
       const inputCodec = codec(m.input);
-      const output = f.importShape(m.output);
+      const output = importShape(f, m.output);
       const outputCodec = codec(m.output);
       f.print(f.jsDoc(m.desc, "  "));
       f.print("  ", m.desc.localName, ": {");

@@ -1,7 +1,8 @@
 import type { GeneratedFile } from "@bufbuild/protoplugin";
-import { getComments } from "@bufbuild/protoplugin";
+import { getComments } from "../protoplugin.js";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
+import { importSchema, importShape } from "./type-imports.js";
 
 /**
  * The handler interface: one optional method per RPC, typed with
@@ -20,10 +21,10 @@ export function emitHandler(f: GeneratedFile, services: readonly ServiceModel[],
       if (i > 0) f.print();
       const returns =
         m.kind === "unary"
-          ? ["Promise<", initShape, "<typeof ", f.importSchema(m.output, true), ">>"]
-          : ["AsyncIterable<", f.importShape(m.output), ">"];
+          ? ["Promise<", initShape, "<typeof ", importSchema(f, m.output, true), ">>"]
+          : ["AsyncIterable<", importShape(f, m.output), ">"];
       f.print(f.jsDoc(m.desc, "  "));
-      f.print("  ", m.desc.localName, "?(request: ", f.importShape(m.input), ", context: ", context, "): ", returns, ";");
+      f.print("  ", m.desc.localName, "?(request: ", importShape(f, m.input), ", context: ", context, "): ", returns, ";");
     });
     f.print("}");
     f.print();

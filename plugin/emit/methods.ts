@@ -2,7 +2,8 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { HttpBindingModel } from "../model/http-binding.js";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import { docLines } from "./shared.js";
+import { docLines, printList } from "./shared.js";
+import { importSchema } from "./type-imports.js";
 
 /**
  * Per service: the method table (what every binding dispatches on), the
@@ -33,14 +34,14 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
       f.print("    localName: ", f.string(m.desc.localName), ",");
       f.print("    kind: ", f.string(m.kind), ",");
       f.print("    grpcPath: ", f.string(m.grpcPath), ",");
-      f.print("    input: ", f.importSchema(m.input), ",");
-      f.print("    output: ", f.importSchema(m.output), ",");
+      f.print("    input: ", importSchema(f, m.input), ",");
+      f.print("    output: ", importSchema(f, m.output), ",");
       f.print("  },");
     }
     f.print("} as const satisfies Record<string, ", methodSpec, ">;");
     f.print();
-    f.print(
-      docLines(f, [
+    const rules = {
+      doc: docLines(f, [
         `Every google.api.http rule of ${serviceName}, additional_bindings`,
         `included, in route precedence order (decision D6): at the first differing`,
         `segment a literal beats \`*\` and \`*\` beats \`**\`; a shorter path comes`,
@@ -50,9 +51,11 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
         ``,
         `@generated from service ${serviceName}`,
       ]),
-    );
-    f.print(f.export("const", names.httpRules(s.desc)), ": readonly ", httpRuleSpec, "[] = [");
-    for (const route of s.routes) {
+      name: names.httpRules(s.desc),
+      type: httpRuleSpec,
+      items: s.routes,
+    };
+    printList(f, rules, (route) => {
       const pathParams = f.array(
         route.pathParams.map((p) => [
           "{ variable: ",
@@ -73,8 +76,7 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
       f.print("    pathParams: ", pathParams, ",");
       f.print("    query: ", strings(route.queryFields.map((path) => path.map((field) => field.jsonName).join("."))), ",");
       f.print("  },");
-    }
-    f.print("];");
+    });
     f.print();
     f.print(
       docLines(f, [

@@ -3,6 +3,7 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
 import { docLines, localImport } from "./shared.js";
+import { importSchema } from "./type-imports.js";
 
 /**
  * One call serving an agent on every binding, for A2AService (recognised by
@@ -14,7 +15,7 @@ export function emitServer(f: GeneratedFile, file: DescFile, services: readonly 
   for (const s of services) {
     const card = s.a2a?.card;
     if (card === undefined) continue;
-    const cardSchema = f.importSchema(card);
+    const cardSchema = importSchema(f, card);
     f.print(
       docLines(f, [
         `Serves an agent on every binding of ${s.desc.typeName}: JSON-RPC and HTTP+JSON`,
@@ -29,7 +30,7 @@ export function emitServer(f: GeneratedFile, file: DescFile, services: readonly 
       "(handler: ",
       localImport(f, names.handler(s.desc), names.handlerFile(file), true),
       ", card: ",
-      [f.import("MessageInitShape", "@bufbuild/protobuf", true), "<typeof ", f.importSchema(card, true), ">"],
+      [f.import("MessageInitShape", "@bufbuild/protobuf", true), "<typeof ", importSchema(f, card, true), ">"],
       ", options: ",
       f.import("ServeOptions", serverRuntime, true),
       " = {}): Promise<",
@@ -45,7 +46,7 @@ export function emitServer(f: GeneratedFile, file: DescFile, services: readonly 
     f.print("      rules: ", localImport(f, names.httpRules(s.desc), names.methodsFile(file)), ",");
     f.print("      required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
     f.print("      grpcDefinition: ", localImport(f, names.grpcDefinition(s.desc), names.grpcFile(file)), ",");
-    f.print("      service: ", f.importSchema(s.desc), ",");
+    f.print("      service: ", importSchema(f, s.desc), ",");
     f.print("    },");
     f.print("    options,");
     f.print("  );");

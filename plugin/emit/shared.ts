@@ -32,3 +32,44 @@ export function printListener(
   f.print("}");
   f.print();
 }
+
+/** Lists longer than this are printed in parts (printList). */
+const longList = 64;
+const part = 16;
+
+/**
+ * Prints `doc` and `export const <name>: readonly <type>[]` of one entry per item (`print` writes
+ * an item's lines). tsc compares the entries of an array literal with each other (subtype
+ * reduction), so checking one costs the square of its length, and past about 1,000 entries tsc
+ * gives up (TS2590, a union type too complex to represent). A list longer than 64 is therefore
+ * built from parts of 16, each a `const <name>_<i>` of the same type, spread into it: the check
+ * then grows with the list's length.
+ */
+export function printList<T>(
+  f: GeneratedFile,
+  list: { readonly doc: Printable; readonly name: string; readonly type: Printable; readonly items: readonly T[] },
+  print: (item: T) => void,
+): void {
+  const { doc, name, type, items } = list;
+  if (items.length <= longList) {
+    f.print(doc);
+    f.print(f.export("const", name), ": readonly ", type, "[] = [");
+    for (const item of items) print(item);
+    f.print("];");
+    return;
+  }
+  const parts: string[] = [];
+  f.print(`// ${name} in parts of ${part}: tsc compares the entries of one array literal with each other.`);
+  for (let i = 0; i < items.length; i += part) {
+    const partName = names.listPart(name, parts.length);
+    parts.push(partName);
+    f.print("const ", partName, ": readonly ", type, "[] = [");
+    for (const item of items.slice(i, i + part)) print(item);
+    f.print("];");
+  }
+  f.print();
+  f.print(doc);
+  f.print(f.export("const", name), ": readonly ", type, "[] = [");
+  for (const partName of parts) f.print("  ...", partName, ",");
+  f.print("];");
+}

@@ -3,6 +3,7 @@ import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
 import { docLines, localImport } from "./shared.js";
+import { importSchema, importShape } from "./type-imports.js";
 
 /**
  * The task runtime typed with this file's messages, for A2AService (by its
@@ -25,15 +26,15 @@ export function emitTasks(f: GeneratedFile, file: DescFile, services: readonly S
 
     f.print(docLines(f, [`The messages of ${service} the task runtime works with.`]));
     f.print(f.export("interface", types), " {");
-    f.print("  readonly message: ", f.importShape(t.message), ";");
-    f.print("  readonly task: ", f.importShape(t.task), ";");
-    f.print("  readonly streamResponse: ", f.importShape(t.streamResponse), ";");
-    f.print("  readonly pushConfig: ", f.importShape(t.pushConfig), ";");
+    f.print("  readonly message: ", importShape(f, t.message), ";");
+    f.print("  readonly task: ", importShape(f, t.task), ";");
+    f.print("  readonly streamResponse: ", importShape(f, t.streamResponse), ";");
+    f.print("  readonly pushConfig: ", importShape(f, t.pushConfig), ";");
     f.print("}");
     f.print();
 
     f.print(docLines(f, [`What the executor learns about a message sent to ${service}: the message, the task so far, its ids, the caller, and a signal for cancel and shutdown.`]));
-    f.print(f.export("type", context), " = ", f.import("RequestContext", internal, true), "<", f.importShape(t.message), ", ", f.importShape(t.task), ">;");
+    f.print(f.export("type", context), " = ", f.import("RequestContext", internal, true), "<", importShape(f, t.message), ", ", importShape(f, t.task), ">;");
     f.print();
 
     f.print(
@@ -51,13 +52,13 @@ export function emitTasks(f: GeneratedFile, file: DescFile, services: readonly S
       "<",
       initShape,
       "<typeof ",
-      f.importSchema(t.message, true),
+      importSchema(f, t.message, true),
       ">, ",
       initShape,
       "<typeof ",
-      f.importSchema(t.artifact, true),
+      importSchema(f, t.artifact, true),
       ">, ",
-      f.importShape(t.taskState),
+      importShape(f, t.taskState),
       ">;",
     );
     f.print();
@@ -97,15 +98,15 @@ export function emitTasks(f: GeneratedFile, file: DescFile, services: readonly S
     f.print("  return ", f.import("createTaskHandler", internal), "<", types, ">(");
     f.print("    {");
     f.print("      schemas: {");
-    f.print("        task: ", f.importSchema(t.task), ",");
-    f.print("        taskStatus: ", f.importSchema(t.taskStatus), ",");
-    f.print("        message: ", f.importSchema(t.message), ",");
-    f.print("        artifact: ", f.importSchema(t.artifact), ",");
-    f.print("        statusUpdate: ", f.importSchema(t.statusUpdate), ",");
-    f.print("        artifactUpdate: ", f.importSchema(t.artifactUpdate), ",");
-    f.print("        streamResponse: ", f.importSchema(t.streamResponse), ",");
-    f.print("        taskState: ", f.importSchema(t.taskState), ",");
-    f.print("        role: ", f.importSchema(t.role), ",");
+    f.print("        task: ", importSchema(f, t.task), ",");
+    f.print("        taskStatus: ", importSchema(f, t.taskStatus), ",");
+    f.print("        message: ", importSchema(f, t.message), ",");
+    f.print("        artifact: ", importSchema(f, t.artifact), ",");
+    f.print("        statusUpdate: ", importSchema(f, t.statusUpdate), ",");
+    f.print("        artifactUpdate: ", importSchema(f, t.artifactUpdate), ",");
+    f.print("        streamResponse: ", importSchema(f, t.streamResponse), ",");
+    f.print("        taskState: ", importSchema(f, t.taskState), ",");
+    f.print("        role: ", importSchema(f, t.role), ",");
     f.print("      },");
     f.print("      required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
     f.print("    },");

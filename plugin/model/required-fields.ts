@@ -10,8 +10,17 @@ export interface RequiredFieldsModel {
   readonly nested: readonly DescField[];
 }
 
+// Asked for each field by the model and by every codec the field's message is in; reading an
+// option decodes it from the field's unknown fields each time.
+const required = new WeakMap<DescField, boolean>();
+
 export function isRequired(field: DescField): boolean {
-  return getOption(field, field_behavior).includes(FieldBehavior.REQUIRED);
+  let is = required.get(field);
+  if (is === undefined) {
+    is = getOption(field, field_behavior).includes(FieldBehavior.REQUIRED);
+    required.set(field, is);
+  }
+  return is;
 }
 
 /** The message a field holds (singular, list item or map value), if any. */

@@ -56,11 +56,9 @@ function request(parameter: string, fileToGenerate: readonly string[] = svcOnly)
 
 /**
  * Runs a plugin as a process, the way buf runs it. Our plugin runs this way
- * whenever the target includes js or dts: protoplugin's
- * createEcmaScriptPlugin keeps its "transpile js/dts" flags across run()
- * calls, so after one in-process target=js run every later target=ts run of
- * the same plugin object would also emit .js/.d.ts files. target=ts runs stay
- * in-process (faster) and never set those flags.
+ * whenever the target includes js or dts, the targets for which the bin loads
+ * the TypeScript compiler on demand (plugin/protoplugin.ts). target=ts runs
+ * stay in-process (faster).
  */
 function spawnPlugin(bin: string, parameter: string, fileToGenerate: readonly string[]) {
   const result = spawnSync(process.execPath, [bin], { input: toBinary(CodeGeneratorRequestSchema, request(parameter, fileToGenerate)) });
