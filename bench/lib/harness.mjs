@@ -106,22 +106,38 @@ export function startNode(script, args, { cpu, execArgv = [], pin = false } = {}
 }
 
 /**
+ * The node flags that run a child under --cpu-prof, writing
+ * bench/.profiles/<name>.cpuprofile when it exits, if BENCH_PROFILE names
+ * `target`; none otherwise.
+ */
+export function cpuProfileArgs(settings, target, name = target) {
+  const { profile, profileDir } = settings;
+  if (profile !== target) return [];
+  mkdirSync(profileDir, { recursive: true });
+  return ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${name}.cpuprofile`];
+}
+
+/**
  * The load-driver child process, on CPU 1 under BENCH_PIN: autocannon
  * (bench/lib/load.mjs) unless `script` (relative to bench/) names another
- * driver speaking the same IPC protocol, e.g. lib/load-grpc.mjs.
+ * driver speaking the same IPC protocol, e.g. lib/load-grpc.mjs, with `args`
+ * and node flags `execArgv`. A driver that says when it is ready (as
+ * bench/client/driver.mjs does) is waited for with `await driver.request()`.
  */
-export function startDriver(settings, script = "lib/load.mjs") {
-  return startNode(join(benchDir, script), [], { cpu: 1, pin: settings.pin });
+export function startDriver(settings, script = "lib/load.mjs", { args = [], execArgv = [] } = {}) {
+  return startNode(join(benchDir, script), args, { cpu: 1, pin: settings.pin, execArgv });
 }
 
 /**
  * Starts target `target` from `module` (relative to bench/, exporting
  * createBenchServer) in its own process on CPU 0 under BENCH_PIN, with
- * --cpu-prof when BENCH_PROFILE names it.
+ * --cpu-prof when BENCH_PROFILE names it. `ready` is the child's first
+ * message: its port, and whatever else a startBenchServer() reported
+ * (lib/serve.mjs).
  */
 export async function startServer(target, module, settings) {
-  const { profile, profileDir, pin } = settings;
-  const execArgv = profile === target ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${target}.cpuprofile`] : [];
+  const { profileDir, pin } = settings;
+  const execArgv = cpuProfileArgs(settings, target);
   // BENCH_SERVER_FLAGS: extra node flags for every server (e.g. --trace-gc, --heap-prof), for diagnosis only.
   const extra = (process.env.BENCH_SERVER_FLAGS ?? "").split(/\s+/).filter((f) => f !== "");
   execArgv.push(...extra);
@@ -129,7 +145,7 @@ export async function startServer(target, module, settings) {
   const child = startNode(join(benchDir, "lib/serve.mjs"), [module], { cpu: 0, execArgv, pin });
   const ready = await child.request();
   const origin = `http://127.0.0.1:${ready.port}`;
-  return { target, child, origin, url: `${origin}/`, runs: [], requests: 0 };
+  return { target, child, origin, url: `${origin}/`, ready, runs: [], requests: 0 };
 }
 
 /** Asks every server to exit (so --cpu-prof writes its profile), waits, and lets the driver go. */
@@ -211,9 +227,12 @@ function machineTicks() {
  * (default server.runs) and logged under `label` (default the target). A run
  * during which something outside the benchmark (another process, the host)
  * kept more than BENCH_OTHER_MAX cores busy is reported, discarded and
- * repeated, up to BENCH_RETRIES times per run.
+ * repeated, up to BENCH_RETRIES times per run. `unit` names what is counted
+ * in the log line ("req" unless told), `driverUs` adds the driver's CPU per
+ * unit to it (when the driver is what is measured, as in bench/client.mjs),
+ * and `tally` (if given) counts `discarded` and `keptContended` runs.
  */
-export async function measure(driver, server, request, settings, { runs = server.runs, label = server.target } = {}) {
+export async function measure(driver, server, request, settings, { runs = server.runs, label = server.target, unit = "req", driverUs = false, tally } = {}) {
   const { seconds, otherMax, retries } = settings;
   for (let attempt = 0; ; attempt++) {
     const cpu0 = await cpuMs(server);
@@ -237,6 +256,7 @@ export async function measure(driver, server, request, settings, { runs = server
       serverUsPerReq: ((cpu1 - cpu0) * 1000) / r.requests,
       serverCpu: (cpu1 - cpu0) / r.wallMs,
       driverCpu: r.cpuMs / r.wallMs,
+      driverUsPerReq: (r.cpuMs * 1000) / r.requests,
       bytesPerRequest: r.bytesPerRequest,
       // Cores busy on the whole machine (every process and the kernel), and stolen by the host.
       machineCores: ticks > 0 ? ((m1.busy - m0.busy) / ticks) * cpus().length : NaN,
@@ -247,13 +267,18 @@ export async function measure(driver, server, request, settings, { runs = server
     const contended = run.otherCores > otherMax || run.stealCores > otherMax;
     const pct = (x) => `${Math.round(x * 100)}%`;
     console.log(
-      `  ${label.padEnd(12)} ${fmt(run.rps, 0).padStart(7)} req/s  p99 ${fmt(run.p99, 1).padStart(5)} ms  ` +
-        `server ${fmt(run.serverUsPerReq, 1).padStart(5)} µs CPU/req (${pct(run.serverCpu)} of a core)  driver ${pct(run.driverCpu)}` +
+      `  ${label.padEnd(12)} ${fmt(run.rps, 0).padStart(7)} ${unit}/s  p99 ${fmt(run.p99, 1).padStart(5)} ms  ` +
+        `server ${fmt(run.serverUsPerReq, 1).padStart(5)} µs CPU/${unit} (${pct(run.serverCpu)} of a core)  driver ` +
+        (driverUs ? `${fmt(run.driverUsPerReq, 1).padStart(5)} µs CPU/${unit} (${pct(run.driverCpu)})` : pct(run.driverCpu)) +
         (Number.isNaN(run.otherCores) ? "" : `  other ${fmt(Math.max(0, run.otherCores), 2)} cores`) +
         (run.stealCores >= 0.05 ? `  stolen ${fmt(run.stealCores, 2)} cores` : "") +
         (contended ? (attempt < retries ? "  <- contended, discarded, repeating" : "  <- contended, kept (no retries left)") : ""),
     );
-    if (contended && attempt < retries) continue;
+    if (contended && attempt < retries) {
+      if (tally !== undefined) tally.discarded++;
+      continue;
+    }
+    if (contended && tally !== undefined) tally.keptContended++;
     runs.push(run);
     return;
   }
@@ -295,6 +320,8 @@ export function summarize(target, runs) {
     us: median(runs.map((r) => r.serverUsPerReq)),
     serverCpu: median(runs.map((r) => r.serverCpu)),
     driverCpu: median(runs.map((r) => r.driverCpu)),
+    driverUs: median(runs.map((r) => r.driverUsPerReq)),
+    otherCores: Math.max(0, ...runs.map((r) => r.otherCores).filter((x) => !Number.isNaN(x))),
     bytes: median(runs.map((r) => r.bytesPerRequest)),
   };
 }

@@ -19,11 +19,14 @@ function where(frame, root) {
 
 function area(url) {
   if (url === "") return "(V8/native)";
+  if (url.startsWith("node:internal/deps/undici")) return "undici inside node (global fetch)";
   if (url.startsWith("node:")) return "node internals (http, streams, events)";
   if (url.includes("/dist/runtime/")) return "protoc-gen-a2a runtime (dist/runtime)";
   if (url.includes("/bench/.build/generated/")) return "generated code";
   if (url.includes("/@bufbuild/protobuf/")) return "@bufbuild/protobuf";
   if (url.includes("/@grpc/grpc-js/")) return "@grpc/grpc-js";
+  if (url.includes("/node_modules/undici/")) return "undici (npm)";
+  if (url.includes("/@a2a-js/sdk/")) return "@a2a-js/sdk";
   if (url.includes("/node_modules/")) return "other node_modules";
   return "bench harness";
 }
