@@ -1,6 +1,6 @@
 /**
- * HTTP+JSON calls over fetch: each request encoded by its method's
- * `google.api.http` rules (request-encoding.ts, the inverse of the server's
+ * HTTP+JSON calls over HTTP (http.ts: undici's request, or a fetch): each
+ * request encoded by its method's `google.api.http` rules (request-encoding.ts, the inverse of the server's
  * transcoding), the answer read as ProtoJSON (the rule's `response_body`
  * when it names a field), a streaming method's answer as server-sent
  * events, and errors from the AIP-193 body, a stream's `event: error` frame
@@ -12,7 +12,8 @@ import { createRequestEncoder, type RequestEncoder } from "../http/request-encod
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp } from "./error-decoding.js";
-import { createJsonMessages, mediaTypeOf, parseJson, readJsonBody } from "./json-messages.js";
+import { createHttpSend } from "./http.js";
+import { createJsonMessages, parseJson, readJsonBody } from "./json-messages.js";
 import { readSse } from "./sse.js";
 
 export interface HttpJsonTransportOptions {
@@ -24,12 +25,13 @@ export interface HttpJsonTransportOptions {
   readonly required: RequiredFieldTable;
   /** The media type of request bodies and the first one asked for in `Accept`. Default `application/json`. */
   readonly mediaType?: string;
+  /** The fetch to call; default undici's `request` on the global dispatcher (http.ts). */
   readonly fetch?: typeof fetch;
 }
 
 export function createHttpJsonTransport(options: HttpJsonTransportOptions): ClientTransport {
   const base = String(options.baseUrl).replace(/\/+$/, "");
-  const fetchImpl = options.fetch ?? fetch;
+  const http = createHttpSend(options.fetch);
   const messages = createJsonMessages(options.required);
   const errors = options.errors;
   const mediaType = options.mediaType ?? "application/json";
@@ -57,7 +59,7 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
     }
     const headers: Record<string, string> = { ...call.headers, accept: streaming ? "text/event-stream" : accept };
     if (parts.body !== undefined) headers["content-type"] = mediaType;
-    const response = await fetchImpl(base + parts.path, {
+    const response = await http(base + parts.path, {
       method: parts.method,
       headers,
       body: parts.body === undefined ? undefined : JSON.stringify(parts.body),
@@ -85,9 +87,9 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
     async *stream(call) {
       const { response } = await send(call, true);
       if (!response.ok) throw errorFromHttp(errors, response.status, await readJsonBody(response));
-      if (mediaTypeOf(response) !== "text/event-stream" || response.body === null) {
-        await response.body?.cancel();
-        throw new RpcError("INTERNAL", `the agent answered a stream with ${mediaTypeOf(response) || "no content type"}`);
+      if (response.mediaType !== "text/event-stream" || response.body === null) {
+        await response.discard();
+        throw new RpcError("INTERNAL", `the agent answered a stream with ${response.mediaType || "no content type"}`);
       }
       for await (const event of readSse(response.body)) {
         let json: JsonValue;

@@ -18,6 +18,7 @@ import { RpcError } from "../errors.js";
 import { readJsonFast } from "../codec/json-reader.js";
 import { jsonWriter } from "../codec/json-writer.js";
 import type { RequiredFieldTable } from "../method-spec.js";
+import type { HttpResponse } from "./http.js";
 
 export interface JsonMessages {
   write(desc: DescMessage, value: object): JsonValue;
@@ -43,7 +44,7 @@ export function createJsonMessages(required: RequiredFieldTable): JsonMessages {
 }
 
 /** A body read as JSON, or undefined when it is empty or not JSON (a proxy's HTML page, say). */
-export async function readJsonBody(response: Response): Promise<JsonValue | undefined> {
+export async function readJsonBody(response: HttpResponse): Promise<JsonValue | undefined> {
   return parseJson(await response.text());
 }
 
@@ -55,9 +56,4 @@ export function parseJson(text: string): JsonValue | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The media type of a response, without parameters, lower case. */
-export function mediaTypeOf(response: Response): string {
-  return (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }

@@ -1,6 +1,7 @@
 /**
- * JSON-RPC 2.0 calls over fetch (D13, D14): one POST per call to the
- * endpoint's URL, the RPC name as the method, the request as `params`;
+ * JSON-RPC 2.0 calls over HTTP (http.ts: undici's request, or a fetch)
+ * (D13, D14): one POST per call to the endpoint's URL, the RPC name as the
+ * method, the request as `params`;
  * a streaming method's answer is read as server-sent events, each `data`
  * a response envelope for the call's id. An error answer, whether the whole
  * body or a stream's last frame, becomes the profile's error class.
@@ -10,7 +11,8 @@ import { RpcError } from "../errors.js";
 import type { RequiredFieldTable } from "../method-spec.js";
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp, errorFromJsonRpc } from "./error-decoding.js";
-import { createJsonMessages, mediaTypeOf, readJsonBody } from "./json-messages.js";
+import { createHttpSend, type HttpResponse } from "./http.js";
+import { createJsonMessages, readJsonBody } from "./json-messages.js";
 import { readSse } from "./sse.js";
 
 export interface JsonRpcTransportOptions {
@@ -18,21 +20,21 @@ export interface JsonRpcTransportOptions {
   readonly url: string | URL;
   readonly errors: ClientErrors;
   readonly required: RequiredFieldTable;
-  /** The fetch to call; default the global one. */
+  /** The fetch to call; default undici's `request` on the global dispatcher (http.ts). */
   readonly fetch?: typeof fetch;
 }
 
 export function createJsonRpcTransport(options: JsonRpcTransportOptions): ClientTransport {
   const url = String(options.url);
-  const fetchImpl = options.fetch ?? fetch;
+  const send = createHttpSend(options.fetch);
   const messages = createJsonMessages(options.required);
   const errors = options.errors;
   let nextId = 1;
 
-  const post = async (call: OutgoingCall, accept: string): Promise<{ response: Response; id: number }> => {
+  const post = async (call: OutgoingCall, accept: string): Promise<{ response: HttpResponse; id: number }> => {
     const id = nextId++;
     const body = JSON.stringify({ jsonrpc: "2.0", id, method: call.spec.name, params: messages.write(call.spec.input, call.request) });
-    const response = await fetchImpl(url, {
+    const response = await send(url, {
       method: "POST",
       headers: { ...call.headers, "content-type": "application/json", accept },
       body,
@@ -61,10 +63,10 @@ export function createJsonRpcTransport(options: JsonRpcTransportOptions): Client
 
     async *stream(call) {
       const { response, id } = await post(call, "text/event-stream");
-      if (mediaTypeOf(response) !== "text/event-stream" || response.body === null) {
+      if (response.mediaType !== "text/event-stream" || response.body === null) {
         // An error before the first event is an ordinary response (D14).
         resultOf(await readJsonBody(response), id, response.status);
-        throw new RpcError("INTERNAL", `the agent answered a stream with ${mediaTypeOf(response) || "no content type"}`);
+        throw new RpcError("INTERNAL", `the agent answered a stream with ${response.mediaType || "no content type"}`);
       }
       for await (const event of readSse(response.body)) {
         let envelope: JsonValue;
