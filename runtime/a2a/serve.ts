@@ -52,6 +52,10 @@ export interface ServeOptions {
   readonly cardMaxAgeSeconds?: number;
   /** How long close() lets open calls and streams finish before ending them. Default 5000 ms. */
   readonly drainMs?: number;
+  /** Most requests in one JSON-RPC batch (D31). Default 100. */
+  readonly maxBatchSize?: number;
+  /** How long slow clients are waited for (D32); each in milliseconds. */
+  readonly timeouts?: ServerTimeouts;
   /** The gRPC server's settings, TLS, health service and reflection. */
   readonly grpc?: GrpcServeOptions;
 }
@@ -77,6 +81,21 @@ export interface GrpcServeOptions extends GrpcServerOptions {
    */
   readonly reflection?: boolean;
 }
+
+/** D32: what a client may take to send a request, and how long an idle connection is kept. */
+export interface ServerTimeouts {
+  /** Until the request's headers are in. Default 10,000. */
+  readonly headersMs?: number;
+  /** Until the whole request (headers and body) is in; never cuts a response or stream. Default 60,000. */
+  readonly requestMs?: number;
+  /** From when the body is first read until it is in (answered 408). Default 30,000. */
+  readonly bodyMs?: number;
+  /** An idle keep-alive connection is closed after this. Default 5,000. */
+  readonly keepAliveMs?: number;
+}
+
+/** D32's defaults. */
+export const defaultServerTimeouts = { headersMs: 10_000, requestMs: 60_000, bodyMs: 30_000, keepAliveMs: 5_000 } as const satisfies Required<ServerTimeouts>;
 
 /** What generated code hands over: the service's tables and the handler. */
 export interface ServeAgentConfig<H extends object> {
@@ -118,6 +137,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
+  const timeouts = { ...defaultServerTimeouts, ...options.timeouts };
   // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {
     required: config.required,
@@ -126,16 +146,31 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     authenticate: options.authenticate,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    bodyTimeoutMs: timeouts.bodyMs,
   };
+  for (const [name, ms] of Object.entries(timeouts)) {
+    if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);
+  }
+  if (timeouts.headersMs > timeouts.requestMs) throw new Error("serveAgent: timeouts.headersMs must not exceed timeouts.requestMs");
 
   const routes: { readonly path: string; readonly prefix: boolean; readonly core: Endpoint }[] = [];
-  if (jsonRpcPath !== false) routes.push({ path: jsonRpcPath, prefix: false, core: createJsonRpcEndpoint({ ...shared, methods: config.jsonRpcMethods }) });
+  if (jsonRpcPath !== false) {
+    const batch = options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize };
+    routes.push({ path: jsonRpcPath, prefix: false, core: createJsonRpcEndpoint({ ...shared, ...batch, methods: config.jsonRpcMethods }) });
+  }
   if (httpJsonPath !== false) {
     routes.push({ path: httpJsonPath, prefix: true, core: createHttpJsonEndpoint({ ...shared, methods: config.methods, rules: config.rules, basePath: httpJsonPath }) });
   }
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse } | undefined;
   const http = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      // node checks the first two only this often (default 30 s): a timeout is then late by at most a quarter of the shortest.
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
+    },
     createNodeListener({
       async handle(req) {
         const path = req.url.split("?")[0] ?? "/";

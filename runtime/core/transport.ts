@@ -24,8 +24,12 @@ export interface CoreRequest {
   header(name: string): string | null;
   /** Aborted when the client goes away or the server shuts down; may be created on first use. */
   readonly signal: AbortSignal;
-  /** Reads the whole body; rejects with BodyTooLargeError past the limit, without reading further. */
-  readonly body: (limit: number) => Promise<Uint8Array>;
+  /**
+   * Reads the whole body; rejects with BodyTooLargeError past the limit,
+   * without reading further, and with BodyTimeoutError when it takes longer
+   * than `timeoutMs` (adapters that read from a socket; D32).
+   */
+  readonly body: (limit: number, timeoutMs: number) => Promise<Uint8Array>;
 }
 
 export type CoreResponse =
@@ -55,11 +59,29 @@ export interface EventSource {
   readonly heartbeatMs: number;
 }
 
+/**
+ * The transport would not read the request body: the endpoints answer it
+ * with `status` (413, 408) and the binding's InvalidRequest error.
+ */
+export abstract class BodyRefusedError extends Error {
+  abstract readonly status: number;
+}
+
 /** The request body is larger than the binding accepts (D16). */
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends BodyRefusedError {
   override readonly name = "BodyTooLargeError";
+  readonly status = 413;
   constructor(readonly limit: number) {
     super(`request body exceeds the limit of ${limit} bytes`);
+  }
+}
+
+/** The request body did not arrive in time (D32): a client sending it too slowly. */
+export class BodyTimeoutError extends BodyRefusedError {
+  override readonly name = "BodyTimeoutError";
+  readonly status = 408;
+  constructor(readonly timeoutMs: number) {
+    super(`the request body did not arrive within ${timeoutMs} ms`);
   }
 }
 

@@ -471,9 +471,16 @@ describe("invalid requests (D13)", () => {
     expect(r.json).toEqual(invalidRequest(3, "method must be a string"));
   });
 
-  test.each([[["t1"]], ["t1"], [5], [true]])("params %p -> -32600 with the id", async (params) => {
+  test.each([["t1"], [5], [true], [null]])("params %p (not structured) -> -32600 with the id", async (params) => {
     const r = await post({ jsonrpc: "2.0", id: 4, method: "GetTask", params });
     expect(r.json).toEqual(invalidRequest(4, "params must be an object"));
+    expect(calls).toHaveLength(0);
+  });
+
+  // JSON-RPC 2.0 allows by-position params; A2A's methods take named ones, so the params are what is wrong.
+  test.each([[["t1"]], [[]]])("params by position %p -> -32602 with the id", async (params) => {
+    const r = await post({ jsonrpc: "2.0", id: 4, method: "GetTask", params });
+    expect(r.json).toEqual(rpcError(4, -32602, "params must be an object of named parameters, not an array"));
     expect(calls).toHaveLength(0);
   });
 
@@ -797,6 +804,19 @@ describe("batches (D13)", () => {
       { jsonrpc: "2.0", id: 2, result: taskJson },
     ]);
     expect(calls.map((c) => c.method)).toEqual(["getTask"]);
+  });
+
+  test("a batch over the bound (100, D31) -> one -32600 with id null, and nothing of it runs", async () => {
+    const r = await post(Array.from({ length: 10_000 }, (_, i) => getTask(i)));
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual(invalidRequest(null, "a batch may hold at most 100 requests; this one holds 10000"));
+    expect(calls).toHaveLength(0);
+  });
+
+  test("a batch at the bound runs every element", async () => {
+    const r = await post(Array.from({ length: 100 }, (_, i) => getTask(i)));
+    expect((r.json as unknown[]).length).toBe(100);
+    expect(calls).toHaveLength(100);
   });
 
   test("a batch of one invalid item is answered as an array", async () => {

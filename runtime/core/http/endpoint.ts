@@ -8,12 +8,12 @@ import type { JsonValue, Message } from "@bufbuild/protobuf";
 import type { CallContext } from "../call-context.js";
 import type { CallScope } from "../call-scope.js";
 import { JsonDecodeError } from "../codec/proto-json.js";
-import { defaultBodyLimit, defaultHeartbeatMs } from "../defaults.js";
+import { defaultBodyLimit, defaultBodyTimeoutMs, defaultHeartbeatMs } from "../defaults.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type StreamFraming } from "../dispatch.js";
 import { httpErrorBody } from "../error-encoding.js";
 import { RpcError, toRpcError, type CoreErrorTable, type ErrorTableEntry } from "../errors.js";
 import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
-import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
+import { BodyRefusedError, BodyTimeoutError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 import { parsePathTemplate } from "./path-template.js";
 import { createRouter } from "./router.js";
 import { createTranscoder, type Transcoder } from "./transcoding.js";
@@ -21,6 +21,8 @@ import { createTranscoder, type Transcoder } from "./transcoding.js";
 export interface HttpJsonOptions extends Pick<DispatchConfig, "authenticate"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
+  /** Milliseconds the request body may take to arrive once read, else 408 (D32; adapters reading a socket). Default 30,000. */
+  readonly bodyTimeoutMs?: number;
   /** Milliseconds between SSE heartbeat comments; 0 disables them. Default 15 s (D14). */
   readonly heartbeatMs?: number;
   /** Path the routes are mounted under, e.g. `/a2a/rest`; default none. */
@@ -43,12 +45,14 @@ export function httpErrors(errors: CoreErrorTable): {
   readonly routeNotFound: ErrorTableEntry;
   readonly methodNotAllowed: ErrorTableEntry;
   readonly tooLarge: ErrorTableEntry;
+  readonly tooSlow: ErrorTableEntry;
   readonly notJson: ErrorTableEntry;
 } {
   return {
     routeNotFound: { ...errors.MethodNotFound, grpcStatus: "NOT_FOUND" },
     methodNotAllowed: { ...errors.MethodNotFound, httpStatus: 405 },
     tooLarge: { ...errors.InvalidRequest, httpStatus: 413 },
+    tooSlow: { ...errors.InvalidRequest, httpStatus: 408 },
     notJson: { ...errors.ContentTypeNotSupported, httpStatus: 415 },
   };
 }
@@ -62,6 +66,7 @@ interface Target {
 /** Creates the HTTP+JSON endpoint for one service's rules, method table and handler. */
 export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpointConfig<H>): Endpoint {
   const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
+  const bodyTimeoutMs = config.bodyTimeoutMs ?? defaultBodyTimeoutMs;
   const heartbeatMs = config.heartbeatMs ?? defaultHeartbeatMs;
   const basePath = (config.basePath ?? "").replace(/\/+$/, "");
   const dispatch = createDispatcher(config);
@@ -74,7 +79,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       return { httpMethod: rule.httpMethod, template: parsePathTemplate(rule.path), target: { rule, spec, transcoder: createTranscoder(spec.input, rule) } };
     }),
   );
-  const { routeNotFound, methodNotAllowed, tooLarge, notJson } = httpErrors(errors);
+  const { routeNotFound, methodNotAllowed, tooLarge, tooSlow, notJson } = httpErrors(errors);
   const jsonTypes = dispatch.mediaType === "application/json" ? "application/json" : `${dispatch.mediaType} or application/json`;
 
   function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>): CoreResponse {
@@ -92,10 +97,10 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     const { rule } = target;
     let bytes: Uint8Array;
     try {
-      bytes = await req.body(bodyLimit);
+      bytes = await req.body(bodyLimit, bodyTimeoutMs);
     } catch (err) {
-      if (!(err instanceof BodyTooLargeError)) throw err;
-      throw new RpcError(tooLarge, err.message);
+      if (!(err instanceof BodyRefusedError)) throw err;
+      throw new RpcError(err instanceof BodyTimeoutError ? tooSlow : tooLarge, err.message);
     }
     const text = decodeUtf8(bytes);
     // No body at all is a message with no fields set (POST /tasks/x:cancel

@@ -5,19 +5,26 @@
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { CallScope } from "../call-scope.js";
-import { defaultBodyLimit, defaultHeartbeatMs } from "../defaults.js";
+import { defaultBodyLimit, defaultBodyTimeoutMs, defaultHeartbeatMs } from "../defaults.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type StreamFraming } from "../dispatch.js";
 import { jsonRpcErrorObject } from "../error-encoding.js";
 import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
 import type { MethodSpec } from "../method-spec.js";
-import { BodyTooLargeError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
+import { BodyRefusedError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 
 export interface JsonRpcOptions extends Pick<DispatchConfig, "authenticate"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
+  /** Milliseconds the request body may take to arrive once read, else 408 (D32; adapters reading a socket). Default 30,000. */
+  readonly bodyTimeoutMs?: number;
   /** Milliseconds between SSE heartbeat comments; 0 disables them. Default 15 s (D14). */
   readonly heartbeatMs?: number;
+  /** Most requests one batch may hold; a larger batch is answered with one -32600 and none of it runs (D31). Default 100. */
+  readonly maxBatchSize?: number;
 }
+
+/** D31: a batch is a request like any other, bounded like one. */
+export const defaultMaxBatchSize = 100;
 
 export interface JsonRpcEndpointConfig<H extends object> extends JsonRpcOptions, DispatchConfig<H> {
   /** The generated dispatch table: JSON-RPC method name (the RPC name) to method. */
@@ -39,7 +46,10 @@ const noContent: CoreResponse = { kind: "empty", status: 204, headers: {} };
 /** Creates the JSON-RPC endpoint for one service's method table and handler. */
 export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointConfig<H>): Endpoint {
   const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
+  const bodyTimeoutMs = config.bodyTimeoutMs ?? defaultBodyTimeoutMs;
   const heartbeatMs = config.heartbeatMs ?? defaultHeartbeatMs;
+  const maxBatchSize = config.maxBatchSize ?? defaultMaxBatchSize;
+  if (!(Number.isInteger(maxBatchSize) && maxBatchSize >= 1)) throw new Error(`maxBatchSize must be a whole number >= 1, got ${maxBatchSize}`);
   const byName = new Map(Object.entries(config.methods));
   const dispatch: Dispatcher = createDispatcher(config);
   const errors = dispatch.errors;
@@ -70,9 +80,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     if (value.jsonrpc !== "2.0") return { id, error: fail(errors.InvalidRequest, 'jsonrpc must be "2.0"') };
     if (typeof value.method !== "string") return { id, error: fail(errors.InvalidRequest, "method must be a string") };
     const params = "params" in value ? value.params : {};
-    if (typeof params !== "object" || params === null || Array.isArray(params)) {
-      return { id, error: fail(errors.InvalidRequest, "params must be an object") };
-    }
+    // JSON-RPC 2.0 allows params by position (an array); this service's methods take theirs by name.
+    if (Array.isArray(params)) return { id, error: fail(errors.InvalidParams, "params must be an object of named parameters, not an array") };
+    if (typeof params !== "object" || params === null) return { id, error: fail(errors.InvalidRequest, "params must be an object") };
     const spec = byName.get(value.method);
     if (spec === undefined) {
       // A well-formed notification is never answered, not even with an error.
@@ -143,10 +153,10 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       }
       let bytes: Uint8Array;
       try {
-        bytes = await req.body(bodyLimit);
+        bytes = await req.body(bodyLimit, bodyTimeoutMs);
       } catch (err) {
-        if (!(err instanceof BodyTooLargeError)) throw err;
-        return body(413, errorEnvelope(null, fail(errors.InvalidRequest, err.message)));
+        if (!(err instanceof BodyRefusedError)) throw err;
+        return body(err.status, errorEnvelope(null, fail(errors.InvalidRequest, err.message)));
       }
       let parsed: JsonValue;
       try {
@@ -171,6 +181,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         const open = scope;
         const answer = async (call: Call): Promise<unknown> => (open === undefined ? errorEnvelope(call.id ?? null, refusal) : unary(call, open));
         if (parsed.length === 0) return body(200, errorEnvelope(null, fail(errors.InvalidRequest, "an empty batch is not a request")));
+        if (parsed.length > maxBatchSize) {
+          return body(200, errorEnvelope(null, fail(errors.InvalidRequest, `a batch may hold at most ${maxBatchSize} requests; this one holds ${parsed.length}`)));
+        }
         const replies = await Promise.all(
           parsed.map(async (item) => {
             const call = frame(item);
