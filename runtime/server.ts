@@ -1,3 +1,5 @@
 // The "protoc-gen-a2a/runtime/server" entry: one call serving an agent on every
 // binding. Apart from the main entry since it loads @grpc/grpc-js.
 export * from "./a2a/serve.js";
+// What serveA2AService (and each endpoint) tells of a handler's unexpected failures.
+export type { FailureInfo, Logger, OnError } from "./core/failures.js";

@@ -57,6 +57,11 @@ export function emitWriter(ctx: CodecContext, desc: DescMessage): void {
   const needsIsMessage = prototype && byNumber.some((field) => field.oneof === undefined && isExplicit(field));
   if (needsIsMessage) body.add(1, "const isMessage = value.$typeName === ", f.string(desc.typeName), ";");
   for (const field of byNumber) body.addAll(1, writeField(ctx, field, prototype));
+  if (desc.typeName === "google.protobuf.Value") {
+    // ProtoJSON has no form for a Value without a kind (toJson throws), so one is refused here too: a
+    // handler that gives a plain object for a Value fails alike on every binding, never sent empty on one.
+    body.add(1, "if (value.kind?.case === undefined) throw new Error(", f.string(valueWithoutKind), ");");
+  }
   body.add(1, "if (value.$typeName === ", f.string(desc.typeName), ") ", ctx.rt("writeUnknownFields"), "(w, value.$unknown);");
 
   f.print(f.jsDoc(`Writes ${desc.typeName}, a message or its init shape, as\ntoBinary(${schema.name}, create(${schema.name}, value)) writes it.`));
@@ -65,6 +70,9 @@ export function emitWriter(ctx: CodecContext, desc: DescMessage): void {
   f.print("}");
   f.print();
 }
+
+const valueWithoutKind =
+  "google.protobuf.Value must have a kind (nullValue, numberValue, stringValue, boolValue, structValue or listValue): a plain JSON value is not a Value";
 
 function isExplicit(field: DescField): boolean {
   return (field.fieldKind === "scalar" || field.fieldKind === "enum" || field.fieldKind === "message") && field.presence !== IMPLICIT;

@@ -16,6 +16,7 @@ import { CallScope, ScopedContext, type ScopeRequest } from "../core/call-scope.
 import type { RpcError } from "../core/errors.js";
 import type { HttpJsonOptions } from "../core/http/endpoint.js";
 import type { JsonRpcOptions } from "../core/jsonrpc/endpoint.js";
+import type { DispatchConfig } from "../core/dispatch.js";
 import type { Profile } from "../core/profile.js";
 import {
   A2AErrorTable,
@@ -41,7 +42,7 @@ export interface A2AOptions {
 /** The options of generated A2A endpoints: the binding's own, and A2A's. */
 export type A2AJsonRpcOptions = Omit<JsonRpcOptions, "authenticate"> & A2AOptions;
 export type A2AHttpJsonOptions = Omit<HttpJsonOptions, "authenticate"> & A2AOptions;
-export type A2AGrpcOptions = A2AOptions;
+export type A2AGrpcOptions = Pick<DispatchConfig, "onError" | "logger"> & A2AOptions;
 
 /** What a handler of A2AService learns about the call besides its request message. */
 export interface A2ACallContext<Principal = unknown> extends CallContext<Principal> {

@@ -20,6 +20,7 @@ import { createHttpJsonEndpoint, httpErrors } from "../core/http/endpoint.js";
 import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
 import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
+import type { Logger, OnError } from "../core/failures.js";
 import { Health } from "../gen/health/v1/health_pb.js";
 import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
 import { A2AErrorTable } from "./errors.js";
@@ -45,6 +46,10 @@ export interface ServeOptions {
   /** Address clients reach gRPC at (`host:port`), when it is not host and grpcPort. */
   readonly publicGrpcAddress?: string;
   readonly authenticate?: AgentPolicy["authenticate"];
+  /** Hears of each unexpected handler failure on any binding (the client gets Internal). Default: `logger`. */
+  readonly onError?: OnError;
+  /** Where unexpected failures are logged without `onError`: pino, or any `{ error(obj, msg) }`. Default: one JSON line on stderr. */
+  readonly logger?: Logger;
   readonly versions?: VersionPolicy;
   readonly bodyLimit?: number;
   readonly heartbeatMs?: number;
@@ -144,6 +149,8 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     handler: config.handler,
     profile: createA2AProfile({ policy, ...(options.versions === undefined ? {} : { versions: options.versions }) }),
     authenticate: options.authenticate,
+    onError: options.onError,
+    logger: options.logger,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     bodyTimeoutMs: timeouts.bodyMs,

@@ -78,6 +78,11 @@ export class CallScope {
     this.#controller?.abort();
   }
 
+  /** Whether the request's signal was made and has fired (the client left, or the call was cut). */
+  get aborted(): boolean {
+    return this.#controller?.signal.aborted === true;
+  }
+
   /** The signal of every context of this request, made on first use. */
   signal(): AbortSignal {
     if (this.#controller === undefined) {

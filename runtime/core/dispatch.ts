@@ -15,7 +15,8 @@ import { JsonDecodeError, decodeJson } from "./codec/proto-json.js";
 import { jsonWriter } from "./codec/json-writer.js";
 import { findMissingRequired } from "./codec/required-fields.js";
 import { badRequest } from "./error-encoding.js";
-import { RpcError, type CoreErrorTable } from "./errors.js";
+import { RpcError, isRpcError, type CoreErrorTable } from "./errors.js";
+import { failureReporter, type FailureInfo, type Logger, type OnError } from "./failures.js";
 import { createEventSource, releaseIterator, type EventEncoder } from "./event-stream.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import { coreProfile, type Profile, type StreamCheck } from "./profile.js";
@@ -30,6 +31,10 @@ export interface DispatchConfig<H extends object = object> {
   readonly profile?: Profile | undefined;
   /** Turns a request's headers or metadata into the principal, or refuses it; runs first on every call. */
   readonly authenticate?: Authenticate | undefined;
+  /** Hears of each unexpected handler failure (the client gets Internal). Default: `logger`'s `error`. */
+  readonly onError?: OnError | undefined;
+  /** Where unexpected failures are logged when there is no `onError`: pino or any `{ error(obj, msg) }`. Default: one JSON line on stderr. */
+  readonly logger?: Logger | undefined;
 }
 
 /** A call past its preamble: the decoded request and the handler's context. */
@@ -76,6 +81,14 @@ export interface Dispatcher {
   openStream(spec: MethodSpec, request: Message, context: CallContext, framing: StreamFraming): Promise<EventSource>;
   /** Headers (or initial metadata) the profile adds to the response once the handler ran. */
   responseHeaders(scope: CallScope): Readonly<Record<string, string>> | undefined;
+  /**
+   * The error to answer `err` with: an RpcError as it is, anything else as
+   * Internal, reported to onError (unless the call was aborted first: then
+   * the failure is the abort's, and no one is waiting for the answer).
+   */
+  failure(err: unknown, info: FailureInfo, scope?: CallScope): RpcError;
+  /** Reports an unexpected failure that has no answer to go with (a gRPC response that could not be encoded). */
+  report(err: unknown, info: FailureInfo): void;
 }
 
 /**
@@ -133,6 +146,7 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
   const errors = profile.errors;
   const handler = config.handler as Record<string, HandlerFn | undefined>;
   const write = (desc: DescMessage, value: unknown) => jsonWriter(desc, required)(value);
+  const report = failureReporter(config);
 
   function invoke(spec: MethodSpec, request: Message, context: CallContext): unknown {
     const fn = handler[spec.localName];
@@ -224,7 +238,24 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
     },
 
     responseHeaders: (scope) => profile.responseHeaders(scope),
+
+    failure(err, info, scope) {
+      if (isRpcError(err)) return err;
+      if (scope?.aborted !== true) reportSafely(report, err, info);
+      return new RpcError(errors.Internal, undefined, { cause: err });
+    },
+
+    report: (err, info) => reportSafely(report, err, info),
   };
+}
+
+/** A hook that throws must not turn one failure into another. */
+function reportSafely(report: OnError, err: unknown, info: FailureInfo): void {
+  try {
+    report(err, info);
+  } catch {
+    // Nothing is left to tell: the hook itself failed.
+  }
 }
 
 type WriteJson = (desc: DescMessage, value: unknown) => JsonValue;

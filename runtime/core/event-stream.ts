@@ -86,11 +86,14 @@ class HandlerEvents<T> implements EventSource {
   #fail(err: unknown): string | undefined {
     if (this.#done) return undefined;
     this.#done = true;
+    // Framed (and reported) before the call's signal fires below: a failure
+    // reported after it would read as the abort's and be dropped.
+    const encoder = this.#encoder;
+    const frame = sseFrame(encoder.error(err), encoder.errorEvent);
     // The handler may still be suspended (an event it yielded failed to
     // encode): release it as a disconnect would.
     this.#stop();
-    const encoder = this.#encoder;
-    return sseFrame(encoder.error(err), encoder.errorEvent);
+    return frame;
   }
 
   #stop(): void {

@@ -8,6 +8,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "../errors.js";
+import { jsonLineLogger } from "../../core/failures.js";
 import type { A2ACallContext } from "../profile.js";
 import type { TaskEvent, TaskExecutor } from "./executor.js";
 import { createInMemoryTaskStore } from "./in-memory-store.js";
@@ -373,8 +374,9 @@ function defaultOwnerOf(principal: unknown): string {
   throw new Error("the task handler cannot tell who owns this caller's tasks: give it an ownerOf option for this principal");
 }
 
+/** The default: the same JSON line on stderr as a handler's unexpected failure (D33). */
 function reportError(error: unknown, info: { readonly taskId: string }): void {
-  console.error(`task ${info.taskId}:`, error);
+  jsonLineLogger.error({ err: error, taskId: info.taskId }, "task failed");
 }
 
 /**

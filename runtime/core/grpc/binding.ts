@@ -7,17 +7,16 @@
  * JSON-only agents never load grpc-js.
  */
 import { toBinary, type Message } from "@bufbuild/protobuf";
-import { Metadata, status, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
+import { Metadata, status, type MethodDefinition, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
 import { signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
 import { grpcStatusOf, rpcCode } from "../error-encoding.js";
-import { toRpcError } from "../errors.js";
 import { releaseIterator } from "../event-stream.js";
 import type { MethodSpec } from "../method-spec.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 
 /** What a generated `add<Service>ToServer` takes besides the handler: authentication, for a service with no profile. */
-export type GrpcOptions = Pick<DispatchConfig, "authenticate">;
+export type GrpcOptions = Pick<DispatchConfig, "authenticate" | "onError" | "logger">;
 
 export interface GrpcServiceConfig<H extends object> extends DispatchConfig<H> {
   /** The generated grpc-js service definition. */
@@ -40,7 +39,36 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
             new ServerStream(call, new GrpcRequest(call), dispatch).start(spec);
           };
   }
-  server.addService(config.definition, implementation);
+  server.addService(reportingEncodeFailures(config.definition, config.methods, dispatch), implementation);
+}
+
+/**
+ * The definition with each response serializer reporting what it cannot
+ * encode (a plain object where a google.protobuf.Value goes, say): grpc-js
+ * answers INTERNAL without saying why, as the JSON bindings answer Internal,
+ * and the server hears of it as it does of a handler that throws.
+ */
+function reportingEncodeFailures(definition: ServiceDefinition, methods: Readonly<Record<string, MethodSpec>>, dispatch: Dispatcher): ServiceDefinition {
+  const out: Record<string, MethodDefinition<unknown, unknown>> = {};
+  for (const [key, method] of Object.entries(definition)) {
+    const spec = methods[key];
+    const serialize = method.responseSerialize;
+    out[key] =
+      spec === undefined
+        ? method
+        : {
+            ...method,
+            responseSerialize: (value: unknown) => {
+              try {
+                return serialize(value);
+              } catch (err) {
+                dispatch.report(err, { binding: "GRPC", method: spec.name });
+                throw new Error("the handler's response could not be encoded");
+              }
+            },
+          };
+  }
+  return out as ServiceDefinition;
 }
 
 type GrpcCall = ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>;
@@ -141,8 +169,8 @@ class GrpcRequest implements ScopeRequest {
 }
 
 /** A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in `grpc-status-details-bin` (D19). */
-function serviceError(err: unknown, dispatch: Dispatcher): Partial<ServiceError> {
-  const failure = toRpcError(err, dispatch.errors.Internal);
+function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req: GrpcRequest, scope: CallScope | undefined): Partial<ServiceError> {
+  const failure = dispatch.failure(err, { binding: "GRPC", method: spec.name, requestId: req.header("x-request-id") ?? undefined }, scope);
   const metadata = new Metadata();
   metadata.set("grpc-status-details-bin", Buffer.from(toBinary(StatusSchema, grpcStatusOf(failure))));
   return { code: rpcCode(failure.entry.grpcStatus) as status, details: failure.message, metadata };
@@ -164,11 +192,11 @@ function sendResponseHeaders(call: GrpcCall, dispatch: Dispatcher, scope: CallSc
  */
 function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>): void {
   const req = new GrpcRequest(call);
+  let scope: CallScope | undefined;
   const fail = (err: unknown) => {
     req.done();
-    callback(serviceError(err, dispatch));
+    callback(serviceError(err, dispatch, spec, req, scope));
   };
-  let scope: CallScope;
   let result: unknown;
   try {
     scope = dispatch.open("GRPC", req, undefined);
@@ -178,9 +206,10 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
     fail(err);
     return;
   }
+  const opened = scope;
   const respond = (value: unknown) => {
     req.done();
-    sendResponseHeaders(call, dispatch, scope);
+    sendResponseHeaders(call, dispatch, opened);
     // The handler's message or its init shape: the definition's serializeMessage writes either.
     callback(null, value as Message);
   };
@@ -201,6 +230,9 @@ class ServerStream implements Abortable {
   #scope: CallScope | undefined;
   readonly #onResult = (r: IteratorResult<unknown>): void => this.#write(r);
   readonly #onError = (err: unknown): void => this.#fail(err);
+  /** The call, for reporting a failure: its method and, once opened, its scope. */
+  #spec: MethodSpec | undefined;
+  #callScope: CallScope | undefined;
 
   constructor(
     private readonly call: ServerWritableStream<Message, Message>,
@@ -210,10 +242,12 @@ class ServerStream implements Abortable {
 
   start(spec: MethodSpec): void {
     const { dispatch } = this;
+    this.#spec = spec;
     let scope: CallScope;
     let started: Started | Promise<Started>;
     try {
       scope = dispatch.open("GRPC", this.req, undefined);
+      this.#callScope = scope;
       started = dispatch.start(spec, scope, () => dispatch.checked(spec, this.call.request));
     } catch (err) {
       this.#fail(err);
@@ -272,7 +306,7 @@ class ServerStream implements Abortable {
   #fail(err: unknown): void {
     this.abort();
     this.req.done();
-    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch));
+    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#callScope));
   }
 
   /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */

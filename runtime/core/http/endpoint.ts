@@ -12,13 +12,14 @@ import { defaultBodyLimit, defaultBodyTimeoutMs, defaultHeartbeatMs } from "../d
 import { createDispatcher, isPromiseLike, type DispatchConfig, type StreamFraming } from "../dispatch.js";
 import { httpErrorBody } from "../error-encoding.js";
 import { RpcError, toRpcError, type CoreErrorTable, type ErrorTableEntry } from "../errors.js";
+import type { FailureInfo } from "../failures.js";
 import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
 import { BodyRefusedError, BodyTimeoutError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 import { parsePathTemplate } from "./path-template.js";
 import { createRouter } from "./router.js";
 import { createTranscoder, type Transcoder } from "./transcoding.js";
 
-export interface HttpJsonOptions extends Pick<DispatchConfig, "authenticate"> {
+export interface HttpJsonOptions extends Pick<DispatchConfig, "authenticate" | "onError" | "logger"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
   /** Milliseconds the request body may take to arrive once read, else 408 (D32; adapters reading a socket). Default 30,000. */
@@ -82,8 +83,9 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   const { routeNotFound, methodNotAllowed, tooLarge, tooSlow, notJson } = httpErrors(errors);
   const jsonTypes = dispatch.mediaType === "application/json" ? "application/json" : `${dispatch.mediaType} or application/json`;
 
-  function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>): CoreResponse {
-    const failure = toRpcError(err, errors.Internal);
+  /** The answer to `err`; with the call (past routing), an unexpected failure is reported with its method. */
+  function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>, call?: [MethodSpec, CallScope, CoreRequest]): CoreResponse {
+    const failure = call === undefined ? toRpcError(err, errors.Internal) : dispatch.failure(err, failureInfo(call[0], call[2]), call[1]);
     return {
       kind: "body",
       status: failure.entry.httpStatus,
@@ -126,7 +128,11 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
 
   // One object per open stream, holding only its scope; the methods are shared.
   class HttpJsonStream implements StreamFraming {
-    constructor(private readonly scope: CallScope) {}
+    constructor(
+      private readonly scope: CallScope,
+      private readonly spec: MethodSpec,
+      private readonly req: CoreRequest,
+    ) {}
 
     get heartbeatMs(): number {
       return heartbeatMs;
@@ -145,7 +151,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     }
 
     error(err: unknown): string {
-      return JSON.stringify(httpErrorBody(toRpcError(err, errors.Internal)));
+      return JSON.stringify(httpErrorBody(dispatch.failure(err, failureInfo(this.spec, this.req), this.scope)));
     }
 
     abort(): void {
@@ -208,15 +214,15 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
         const started = dispatch.start(spec, scope, () => decode(req, target, match.values, query));
         ({ request, context } = isPromiseLike(started) ? await started : started);
       } catch (err) {
-        return errorResponse(err, mediaType);
+        return errorResponse(err, mediaType, undefined, [spec, scope, req]);
       }
 
       if (spec.kind !== "unary") {
         let events: EventSource;
         try {
-          events = await dispatch.openStream(spec, request, context, new HttpJsonStream(scope));
+          events = await dispatch.openStream(spec, request, context, new HttpJsonStream(scope, spec, req));
         } catch (err) {
-          return errorResponse(err, mediaType, dispatch.responseHeaders(scope));
+          return errorResponse(err, mediaType, dispatch.responseHeaders(scope), [spec, scope, req]);
         }
         return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
       }
@@ -226,10 +232,15 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
         const body = responseBody === "" ? result : fieldOf(result, spec, responseBody);
         return { kind: "body", status: 200, headers: { "content-type": mediaType, ...dispatch.responseHeaders(scope) }, body: JSON.stringify(body) };
       } catch (err) {
-        return errorResponse(err, mediaType, dispatch.responseHeaders(scope));
+        return errorResponse(err, mediaType, dispatch.responseHeaders(scope), [spec, scope, req]);
       }
     },
   };
+}
+
+/** Where an HTTP+JSON call failed: its RPC, and the client's `x-request-id` if it sent one. */
+function failureInfo(spec: MethodSpec, req: CoreRequest): FailureInfo {
+  return { binding: "HTTP+JSON", method: spec.name, requestId: req.header("x-request-id") ?? undefined };
 }
 
 /** The `response_body` field of a result, by its JSON name. */

@@ -12,7 +12,7 @@ import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
 import type { MethodSpec } from "../method-spec.js";
 import { BodyRefusedError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 
-export interface JsonRpcOptions extends Pick<DispatchConfig, "authenticate"> {
+export interface JsonRpcOptions extends Pick<DispatchConfig, "authenticate" | "onError" | "logger"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
   /** Milliseconds the request body may take to arrive once read, else 408 (D32; adapters reading a socket). Default 30,000. */
@@ -60,6 +60,12 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     id,
     error: jsonRpcErrorObject(toRpcError(err, errors.Internal)),
   });
+  /** The envelope of a call that failed past its framing: an unexpected failure is reported with the call's method and id. */
+  const callFailure = (id: JsonRpcId, method: string, err: unknown, scope: CallScope) => ({
+    jsonrpc: "2.0",
+    id,
+    error: jsonRpcErrorObject(dispatch.failure(err, { binding: "JSONRPC", method, requestId: id === null ? undefined : String(id) }, scope)),
+  });
   const body = (status: number, value: unknown, headers?: Readonly<Record<string, string>>): CoreResponse => ({
     kind: "body",
     status,
@@ -99,7 +105,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       const result = await dispatch.unary(call.spec, request, context);
       return { jsonrpc: "2.0", id: call.id ?? null, result };
     } catch (err) {
-      return errorEnvelope(call.id ?? null, err);
+      return callFailure(call.id ?? null, call.spec.name, err, scope);
     }
   }
 
@@ -108,6 +114,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
   class JsonRpcStream implements StreamFraming {
     constructor(
       private readonly id: JsonRpcId,
+      private readonly method: string,
       private readonly scope: CallScope,
     ) {}
 
@@ -120,7 +127,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     }
 
     error(err: unknown): string {
-      return JSON.stringify(errorEnvelope(this.id, err));
+      return JSON.stringify(callFailure(this.id, this.method, err, this.scope));
     }
 
     abort(): void {
@@ -133,9 +140,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     try {
       const started = dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
       const { request, context } = isPromiseLike(started) ? await started : started;
-      events = await dispatch.openStream(call.spec, request, context, new JsonRpcStream(call.id, scope));
+      events = await dispatch.openStream(call.spec, request, context, new JsonRpcStream(call.id, call.spec.name, scope));
     } catch (err) {
-      return body(200, errorEnvelope(call.id, err), dispatch.responseHeaders(scope));
+      return body(200, callFailure(call.id, call.spec.name, err, scope), dispatch.responseHeaders(scope));
     }
     // After the first event, so what the handler did to the response headers (extensions it activated) is sent.
     return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
