@@ -58,9 +58,12 @@ export function emitWriter(ctx: CodecContext, desc: DescMessage): void {
   if (needsIsMessage) body.add(1, "const isMessage = value.$typeName === ", f.string(desc.typeName), ";");
   for (const field of byNumber) body.addAll(1, writeField(ctx, field, prototype));
   if (desc.typeName === "google.protobuf.Value") {
-    // ProtoJSON has no form for a Value without a kind (toJson throws), so one is refused here too: a
-    // handler that gives a plain object for a Value fails alike on every binding, never sent empty on one.
-    body.add(1, "if (value.kind?.case === undefined) throw new Error(", f.string(valueWithoutKind), ");");
+    // A plain object given for a Value (its keys are not a Value's) has no kind: ProtoJSON refuses it (toJson
+    // throws), and so does this, where toBinary would write it empty. A Value that merely has no kind is
+    // written as toBinary writes it.
+    body.add(1, "if (value.kind?.case === undefined) {");
+    body.add(2, "for (const key in value) if (key !== \"kind\" && key !== \"$typeName\" && key !== \"$unknown\") throw new Error(", f.string(valueWithoutKind), ");");
+    body.add(1, "}");
   }
   body.add(1, "if (value.$typeName === ", f.string(desc.typeName), ") ", ctx.rt("writeUnknownFields"), "(w, value.$unknown);");
 
@@ -72,7 +75,7 @@ export function emitWriter(ctx: CodecContext, desc: DescMessage): void {
 }
 
 const valueWithoutKind =
-  "google.protobuf.Value must have a kind (nullValue, numberValue, stringValue, boolValue, structValue or listValue): a plain JSON value is not a Value";
+  "google.protobuf.Value must have a kind (nullValue, numberValue, stringValue, boolValue, structValue or listValue): a plain object is not a Value";
 
 function isExplicit(field: DescField): boolean {
   return (field.fieldKind === "scalar" || field.fieldKind === "enum" || field.fieldKind === "message") && field.presence !== IMPLICIT;
