@@ -43,6 +43,8 @@ export function grpcTarget(address: string): { target: string; tls: boolean } {
  * and keeps the code only in this text, "Received RST_STREAM with code N",
  * which it keeps stable on purpose; CANCEL, REFUSED_STREAM and
  * ENHANCE_YOUR_CALM it maps itself (CANCELLED, UNAVAILABLE, RESOURCE_EXHAUSTED).
+ * (An INTERNAL status whose own message began with that text would be taken
+ * for a reset: grpc-js gives nothing else to tell them apart by.)
  */
 function streamReset(err: Pick<ServiceError, "code" | "details">): boolean {
   return err.code === grpcStatus.INTERNAL && /^Received RST_STREAM with code \d+/.test(err.details ?? "");
