@@ -75,7 +75,7 @@ function keepCalling(address: string) {
   const waiters: { n: number; wake: () => void }[] = [];
   const done = (async () => {
     while (running) {
-      const answer = await client.sendMessage({ message: { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text", value: "still there?" } }] } }, { timeoutMs: 5000 });
+      const answer = await client.sendMessage({ message: { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text", value: "still there?" } }] } }, { timeoutMs: 10_000 });
       expect(answer.payload.case).toBe("message");
       answered++;
       for (const w of waiters.filter((w) => answered >= w.n)) (waiters.splice(waiters.indexOf(w), 1), w.wake());
@@ -151,7 +151,7 @@ describe("the default settings, against floods", () => {
           }
           goaways.push(goaway.code);
         }
-      })(), 20_000);
+      })(), 40_000);
     } finally {
       await caller.stop();
     }
@@ -195,7 +195,7 @@ describe("the default settings, against floods", () => {
         }
         await turn();
       }
-      await within("every PING answered or failed", Promise.all(acks));
+      await within("every PING answered or failed", Promise.all(acks), 20_000);
       return sent;
     }, { maxOutstandingPings: 100_000 });
     expect(r.frames).toBeGreaterThanOrEqual(1000);
@@ -219,7 +219,7 @@ describe("the default settings, against floods", () => {
         }
         await turn();
       }
-      await within("every SETTINGS answered or failed", Promise.all(acks));
+      await within("every SETTINGS answered or failed", Promise.all(acks), 20_000);
       return sent;
     }, { maxOutstandingSettings: 100_000 } as ClientSessionOptions); // node takes it; @types/node lacks it
     expect(r.frames).toBeGreaterThanOrEqual(5000);
