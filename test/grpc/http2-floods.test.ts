@@ -203,27 +203,34 @@ describe("the default settings, against floods", () => {
   });
 
   test("a SETTINGS flood: 500 SETTINGS frames a turn", async () => {
+    let acked = 0;
     const r = await floodWhileCalling(async (session) => {
       let sent = 0;
-      const acks: Promise<void>[] = [];
       for (let round = 0; round < 10 && !session.closed && !session.destroyed; round++) {
         for (let i = 0; i < 500; i++) {
-          acks.push(new Promise((resolve) => {
-            try {
-              session.settings({ initialWindowSize: 65_535 + i, headerTableSize: 4096 + (i % 8) }, () => resolve());
-              sent++;
-            } catch {
-              resolve();
-            }
-          }));
+          try {
+            session.settings({ initialWindowSize: 65_535 + i, headerTableSize: 4096 + (i % 8) }, (err) => void (err === null && acked++));
+            sent++;
+          } catch {
+            break; // the session is gone: the agent closed it
+          }
         }
         await turn();
       }
-      await within("every SETTINGS answered or failed", Promise.all(acks), 20_000);
+      // One PING after them: the agent reads frames in order, so its answer (or the connection's
+      // end) means it has dealt with every SETTINGS before it. (node does not call back every
+      // SETTINGS of such a flood, so their callbacks are counted, not awaited.)
+      await within("a PING after the flood answered", new Promise<void>((resolve) => {
+        try {
+          if (!session.ping(() => resolve())) resolve();
+        } catch {
+          resolve();
+        }
+      }), 20_000);
       return sent;
     }, { maxOutstandingSettings: 100_000 } as ClientSessionOptions); // node takes it; @types/node lacks it
     expect(r.frames).toBeGreaterThanOrEqual(5000);
-    console.log(`SETTINGS flood: ${r.frames} SETTINGS over ${r.connections} connections (GOAWAY codes ${JSON.stringify(r.goaways)}) while 20 real calls were answered; heap ${r.heapOver} MB over baseline`);
+    console.log(`SETTINGS flood: ${r.frames} SETTINGS (${acked} acknowledged) over ${r.connections} connections (GOAWAY codes ${JSON.stringify(r.goaways)}) while 20 real calls were answered; heap ${r.heapOver} MB over baseline`);
   });
 
   test("1,000 calls opened on one connection and never sent: 100 are let in, the rest refused, others unaffected", async () => {
