@@ -2,7 +2,7 @@
  * The agent behind a real nginx (Debian's package, started by the test on
  * free loopback ports, test/support/nginx.ts) configured with the README's
  * example, examples/nginx/a2a.conf, read from that file with its ports and
- * its read timeouts (60 s there; 2 s for SSE and 1 s for gRPC here) put in:
+ * its read timeouts (60 s there; 2 s for SSE and 1.5 s for gRPC here) put in:
  * so what the README shows is what runs here.
  *
  * - SSE over HTTP/1.1 on both JSON bindings, unbuffered: the agent's
@@ -40,8 +40,13 @@ jest.setTimeout(30_000);
 const SSE_READ_TIMEOUT_MS = 2000;
 /** The agent's SSE heartbeat. */
 const HEARTBEAT_MS = 200;
-/** nginx's `grpc_read_timeout` in this test (a stall only delays the recovery tests, never fails them). */
-const GRPC_READ_TIMEOUT_MS = 1000;
+/**
+ * nginx's `grpc_read_timeout` in this test. A stall longer than it before a
+ * stream's first event fails the recovery test (nginx answers 504 and a
+ * failure before the first event is not retried, D30); after it, a stall
+ * only delays.
+ */
+const GRPC_READ_TIMEOUT_MS = 1500;
 
 const exampleConfPath = join(projectRoot, "examples/nginx/a2a.conf");
 
@@ -231,6 +236,33 @@ describe("SSE through nginx (HTTP/1.1, proxy_buffering off)", () => {
 function timeoutsOf(nginx: Nginx, path: string): number {
   return nginx.errorLog().split("\n").filter((line) => line.includes("upstream timed out") && line.includes(` ${path} HTTP/`)).length;
 }
+
+describe("bodies through nginx", () => {
+  let front: Fronted;
+  beforeAll(async () => {
+    front = await fronted(0);
+  });
+  afterAll(async () => {
+    await front?.close();
+  });
+
+  test.each(["GRPC", "JSONRPC", "HTTP+JSON"] as const)("%s: a 2 MiB message passes nginx (its own default limit is 1 MiB)", async (binding) => {
+    const big = new Uint8Array(2 * 1024 * 1024).fill(7);
+    const key = scripts.add(`big ${binding}`, async function* ({ message: m }) {
+      const part = m.parts[1]?.content;
+      const got = part?.case === "raw" ? part.value.length : 0;
+      yield { reply: { messageId: crypto.randomUUID(), role: Role.AGENT, parts: [{ content: { case: "text", value: `got ${got} bytes` } }] } };
+    });
+    const client = binding === "GRPC" ? createA2AServiceGrpcClient(front.grpcAddress) : await createA2AServiceClient(front.origin, { bindings: [binding] });
+    try {
+      const request = message(key);
+      const answer = await client.sendMessage({ message: { ...request, parts: [...request.parts, { content: { case: "raw", value: big } }] } });
+      expect(answer.payload.case === "message" ? answer.payload.value.parts[0]?.content.value : answer.payload.case).toBe(`got ${big.length} bytes`);
+    } finally {
+      client.close();
+    }
+  });
+});
 
 const CHUNKS = 2;
 const chunkText = (i: number) => `chunk ${i}; `;
