@@ -1,8 +1,9 @@
 /**
  * docs/decisions.md is where every `D<n>` the code, tests and README cite is
  * written down. This keeps the two together: each citation resolves to a
- * `## D<n>: <title>` heading, the headings run D1, D2, ... without gaps or
- * repeats, and each decision names the spec sections it rests on.
+ * `## D<n>: <title>` heading, the headings go up from D1 without repeats
+ * (blocks taken by parallel work leave gaps), and each decision names the
+ * spec sections it rests on.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -89,10 +90,12 @@ test("every decision cited in the code, tests and README has a section in docs/d
   expect(unresolved).toEqual([]);
 });
 
-test("decision headings run D1, D2, ... with no gaps and no repeats", () => {
+test("decision headings start at D1 and only go up, with no repeats", () => {
   const numbers = sections().map((s) => s.number);
   expect(numbers.length).toBeGreaterThan(0);
-  expect(numbers).toEqual(numbers.map((_, i) => i + 1));
+  expect(numbers[0]).toBe(1);
+  // Gaps are allowed: work done in parallel takes numbers from a block of its own (the 60s, 70s, 80s, ...).
+  expect(numbers).toEqual([...new Set(numbers)].sort((a, b) => a - b));
   // A heading that starts like a decision but is not of the form `## D<n>: <title>` would escape the checks.
   const malformed = decisions.split("\n").filter((line) => /^#+\s*D\d/.test(line) && !/^## D\d+: \S/.test(line));
   expect(malformed).toEqual([]);

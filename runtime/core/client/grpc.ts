@@ -36,6 +36,20 @@ export function grpcTarget(address: string): { target: string; tls: boolean } {
   return { target: `${url.hostname}:${port}`, tls: tls || port === "443" };
 }
 
+/**
+ * Whether grpc-js failed a call because its HTTP/2 stream was reset before
+ * any gRPC status arrived (a status, even INTERNAL, comes in trailers and
+ * then the reset is ignored). grpc-js reports most reset codes as INTERNAL
+ * and keeps the code only in this text, "Received RST_STREAM with code N",
+ * which it keeps stable on purpose; CANCEL, REFUSED_STREAM and
+ * ENHANCE_YOUR_CALM it maps itself (CANCELLED, UNAVAILABLE, RESOURCE_EXHAUSTED).
+ * (An INTERNAL status whose own message began with that text would be taken
+ * for a reset: grpc-js gives nothing else to tell them apart by.)
+ */
+function streamReset(err: Pick<ServiceError, "code" | "details">): boolean {
+  return err.code === grpcStatus.INTERNAL && /^Received RST_STREAM with code \d+/.test(err.details ?? "");
+}
+
 export function createGrpcTransport(options: GrpcTransportOptions): ClientTransport {
   const { target, tls } = grpcTarget(options.address);
   const creds = options.credentials ?? (tls ? grpcCredentials.createSsl() : grpcCredentials.createInsecure());
@@ -52,6 +66,9 @@ export function createGrpcTransport(options: GrpcTransportOptions): ClientTransp
   const deserialize = (call: OutgoingCall) => (bytes: Buffer) => decodeBinary(call.spec.output, bytes) as object;
   const failure = (err: ServiceError): Error => {
     if (err.code === undefined || err.code === grpcStatus.OK) return err;
+    // A stream reset before any gRPC status came: the server did not answer, the stream was cut
+    // (nginx's grpc_read_timeout resets it with INTERNAL_ERROR, which grpc-js reports as INTERNAL).
+    if (streamReset(err)) return errorFromGrpc(errors, grpcStatus.UNAVAILABLE, `the stream was cut with no gRPC status (${err.details})`, undefined);
     const bin = err.metadata?.get("grpc-status-details-bin")[0];
     return errorFromGrpc(errors, err.code, err.details ?? err.message, typeof bin === "string" ? undefined : bin);
   };

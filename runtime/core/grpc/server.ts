@@ -49,9 +49,29 @@ export interface GrpcServerOptions {
   readonly maxConnectionAgeMs?: number;
   /** `grpc.max_connection_age_grace_ms`: time calls get to finish after max age. */
   readonly maxConnectionAgeGraceMs?: number;
+  /**
+   * `grpc.max_concurrent_streams`: calls one HTTP/2 connection may have open
+   * at once, sent to clients in SETTINGS; a stream past it is refused
+   * (REFUSED_STREAM, which grpc-js clients retry). Default 100 (D80);
+   * grpc-js alone: unlimited.
+   */
+  readonly maxConcurrentStreams?: number;
+  /**
+   * `grpc-node.max_session_memory`, in megabytes: what node's HTTP/2 session
+   * of one connection may hold (queued frames, header blocks, buffered
+   * data); past it, new streams on that connection are refused with
+   * ENHANCE_YOUR_CALM (RESOURCE_EXHAUSTED). Default 64 (D80); grpc-js alone:
+   * unlimited (node alone: 10).
+   */
+  readonly maxSessionMemoryMb?: number;
   /** Any other grpc-js server options; these win over the ones above. */
   readonly serverOptions?: ServerOptions;
 }
+
+/** Concurrent calls per HTTP/2 connection, unless `maxConcurrentStreams` says otherwise (D80). */
+export const defaultMaxConcurrentStreams = 100;
+/** Megabytes one connection's HTTP/2 session may hold, unless `maxSessionMemoryMb` says otherwise (D80). */
+export const defaultMaxSessionMemoryMb = 64;
 
 /** The grpc-js channel options for `options` (for callers that build the Server themselves). */
 export function grpcServerOptions(options: GrpcServerOptions = {}): ServerOptions {
@@ -63,13 +83,15 @@ export function grpcServerOptions(options: GrpcServerOptions = {}): ServerOption
     out["grpc.keepalive_time_ms"] = options.keepalive.timeMs;
     if (options.keepalive.timeoutMs !== undefined) out["grpc.keepalive_timeout_ms"] = options.keepalive.timeoutMs;
   }
+  out["grpc.max_concurrent_streams"] = options.maxConcurrentStreams ?? defaultMaxConcurrentStreams;
+  out["grpc-node.max_session_memory"] = options.maxSessionMemoryMb ?? defaultMaxSessionMemoryMb;
   if (options.maxConnectionIdleMs !== undefined) out["grpc.max_connection_idle_ms"] = options.maxConnectionIdleMs;
   if (options.maxConnectionAgeMs !== undefined) out["grpc.max_connection_age_ms"] = options.maxConnectionAgeMs;
   if (options.maxConnectionAgeGraceMs !== undefined) out["grpc.max_connection_age_grace_ms"] = options.maxConnectionAgeGraceMs;
   return { ...out, ...options.serverOptions };
 }
 
-/** A grpc-js server with the message-size limits and keepalive settings of `options`. */
+/** A grpc-js server with the message-size, stream and session-memory limits and keepalive settings of `options`. */
 export function createGrpcServer(options: GrpcServerOptions = {}): Server {
   return new Server(grpcServerOptions(options));
 }
