@@ -25,7 +25,9 @@ SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea FROM t`;
  * One change: the task row (its version and history length counted up
  * under the row's lock, which orders concurrent writers), the message or
  * artifact it wrote, and its event at seq = the new version. Writes
- * nothing when the task is gone.
+ * nothing when the task is gone or finished: a task is terminal once, and
+ * what an instance that has not heard of it yet (a cancel made on another)
+ * still writes is dropped.
  */
 export const updateTask = `
 WITH t AS (
@@ -36,7 +38,7 @@ WITH t AS (
     status_ms = $4::bigint,
     task = $5::bytea,
     finished_ms = CASE WHEN $6::boolean THEN coalesce(finished_ms, $7::bigint) ELSE finished_ms END
-  WHERE id = $1::text
+  WHERE id = $1::text AND finished_ms IS NULL
   RETURNING version, history_len
 ), m AS (
   INSERT INTO a2a_task_messages (task_id, seq, message)

@@ -149,6 +149,7 @@ class Store implements SqlTaskStore {
   /** Per task, the last write reported: the next one waits for it. */
   readonly #writes = new Map<string, Promise<void>>();
   readonly #timer: ReturnType<typeof setInterval> | undefined;
+  #sweep: Promise<unknown> | undefined;
   #closed = false;
 
   constructor(
@@ -161,7 +162,14 @@ class Store implements SqlTaskStore {
     if (ttl !== undefined) {
       if (!(ttl > 0)) throw new Error("terminalTtlMs must be > 0");
       // Finished tasks expire while the agent is idle too; the timer never keeps the process alive.
-      this.#timer = setInterval(() => void this.deleteFinished(Date.now() - ttl).catch(() => undefined), Math.min(ttl, 60_000));
+      // One sweep at a time; close() waits for the one under way. A failed sweep is tried again at the next tick.
+      this.#timer = setInterval(() => {
+        if (this.#sweep !== undefined) return;
+        this.#sweep = this.deleteFinished(Date.now() - ttl).then(
+          () => (this.#sweep = undefined),
+          () => (this.#sweep = undefined),
+        );
+      }, Math.min(ttl, 60_000));
       this.#timer.unref();
     }
   }
@@ -326,7 +334,7 @@ class Store implements SqlTaskStore {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    await Promise.allSettled([...this.#writes.values()]);
+    await Promise.allSettled([...this.#writes.values(), this.#sweep]);
     await this.driver.close();
   }
 }
