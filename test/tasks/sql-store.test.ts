@@ -10,14 +10,15 @@ import { jest } from "@jest/globals";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import pg from "pg";
+import { TaskState as S } from "@a2a-js/sdk";
 import type { A2ACallContext } from "protoc-gen-a2a/runtime";
-import { createPostgresTaskStore, type SqlTaskStore, type StoredTask } from "protoc-gen-a2a/runtime/tasks";
+import { createPostgresTaskStore, type SqlTaskStore, type StoredTask, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { importPeer } from "../../runtime/a2a/tasks/sql/driver.js";
 import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskState, TaskStatusSchema, type Task } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { deferred } from "../support/task-clients.js";
+import { BINDINGS, asTask, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, within, type TestAgent } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
 jest.setTimeout(30_000);
@@ -104,7 +105,9 @@ test("each change of a task is one event, numbered 1, 2, ... in the order it hap
       if (e.kind === "history") return said(decodeBinary(MessageSchema, e.body!));
       return said(decodeBinary(ArtifactSchema, e.body!));
     });
-    expect(bodies).toEqual(["start", "WORKING", "INPUT_REQUIRED", "go", "x", "xy", "COMPLETED"]);
+    // The second chunk's event holds the chunk, as streams got it; the artifact's row holds both.
+    expect(bodies).toEqual(["start", "WORKING", "INPUT_REQUIRED", "go", "x", "y", "COMPLETED"]);
+    expect(events.filter((e) => e.kind === "artifact").map((e) => e.append)).toEqual([false, true]);
     expect((await store.events(task.id, 5)).map((e) => e.seq)).toEqual([6, 7]);
     // Times never go back.
     const at = events.map((e) => e.atMs);
@@ -184,7 +187,23 @@ test("two agent instances on one database: a task run on A is read, continued, l
   }
 });
 
-test("a task canceled through B stays CANCELED while its executor on A, not yet told, goes on to the end", async () => {
+/** The store without `follow`: an instance that has not heard yet of what others wrote (the window before a notification). */
+function deaf(store: SqlTaskStore): TaskStore {
+  return {
+    attach: (schemas) => store.attach?.(schemas),
+    create: (record) => store.create(record),
+    get: (id) => store.get(id),
+    update: (record, change) => store.update(record, change),
+    list: (owner, query) => store.list(owner, query),
+    putConfig: (config) => store.putConfig(config),
+    getConfig: (taskId, id) => store.getConfig(taskId, id),
+    configsOf: (taskId) => store.configsOf(taskId),
+    listConfigs: (taskId, size, token) => store.listConfigs(taskId, size, token),
+    deleteConfig: (taskId, id) => store.deleteConfig(taskId, id),
+  };
+}
+
+test("a task canceled through B stays CANCELED while its executor on A, not told yet, goes on to the end", async () => {
   const gate = deferred();
   const slow: A2AServiceExecutor = async function* () {
     yield { state: TaskState.WORKING };
@@ -193,7 +212,7 @@ test("a task canceled through B stays CANCELED while its executor on A, not yet 
   };
   const storeA = await instance();
   const storeB = await instance();
-  const a = createA2AServiceTaskHandler(slow, { store: storeA });
+  const a = createA2AServiceTaskHandler(slow, { store: deaf(storeA) });
   const b = createA2AServiceTaskHandler(slow, { store: storeB });
   const tenant = unique("tenant");
   const call = callContext(tenant);
@@ -222,6 +241,98 @@ test("a task canceled through B stays CANCELED while its executor on A, not yet 
     expect((await storeA.events(id)).map((e) => e.kind)).toEqual(["created", "status", "status"]);
   } finally {
     gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+/** A stream's events as labels, artifacts with their chunk flags. */
+function label(e: { payload: { case: string | undefined; value?: unknown } }): string {
+  const p = e.payload;
+  if (p.case === "statusUpdate") return `status:${TaskState[(p.value as { status: { state: TaskState } }).status.state]}`;
+  if (p.case === "artifactUpdate") {
+    const u = p.value as { artifact: { parts: { content: { case: string | undefined; value?: unknown } }[] }; append: boolean; lastChunk: boolean };
+    return `artifact:${said(u.artifact)}${u.append ? "+" : ""}${u.lastChunk ? "!" : ""}`;
+  }
+  if (p.case === "task") return `task:${TaskState[(p.value as Task).status!.state]}`;
+  return p.case ?? "";
+}
+
+/** Reads a stream: its first event at once, the rest in the background. */
+async function reader(stream: AsyncIterable<{ payload: { case: string | undefined; value?: unknown } }>) {
+  const iterator = stream[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done === true) throw new Error("the stream ended at once");
+  const seen = [label(first.value)];
+  const rest = (async () => {
+    for (let step = await iterator.next(); step.done !== true; step = await iterator.next()) seen.push(label(step.value));
+    return seen;
+  })();
+  return { seen, rest };
+}
+
+test("SubscribeToTask on B follows a task run on A: the events A's own stream gets, in order, ending with the task", async () => {
+  const gate = deferred();
+  const chunks: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+    for (const [i, part] of ["a", "b", "c", "d", "e"].entries()) {
+      yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: part } }] }, append: i > 0, lastChunk: i === 4 };
+    }
+    yield { state: TaskState.WORKING, message: "wrapping up" };
+  };
+  const a = createA2AServiceTaskHandler(chunks, { store: await instance() });
+  const b = createA2AServiceTaskHandler(chunks, { store: await instance() });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onA = await reader(a.subscribeToTask({ id }, call));
+    const onB = await reader(b.subscribeToTask({ id }, call));
+    expect([onA.seen, onB.seen]).toEqual([["task:WORKING"], ["task:WORKING"]]);
+    gate.resolve();
+    const [seenA, seenB] = await within("both streams to end", Promise.all([onA.rest, onB.rest]));
+    expect(seenA).toEqual(["task:WORKING", "artifact:a", "artifact:b+", "artifact:c+", "artifact:d+", "artifact:e+!", "status:WORKING", "status:COMPLETED"]);
+    expect(seenB).toEqual(seenA);
+    // B's own copy of the task followed too: what B answers now is what A wrote.
+    const fromB = await b.getTask({ id }, call);
+    expect([fromB.artifacts.map(said), fromB.history.map(said)]).toEqual([["abcde"], ["go", "wrapping up"]]);
+  } finally {
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("CancelTask through B stops the executor running on A, and A's streams end with CANCELED", async () => {
+  const aborted = deferred<string>();
+  const waits: A2AServiceExecutor = async function* ({ signal }) {
+    yield { state: TaskState.WORKING };
+    await new Promise<void>((resolve) =>
+      signal.addEventListener("abort", () => {
+        aborted.resolve(String((signal.reason as Error | undefined)?.message));
+        resolve();
+      }),
+    );
+    yield { artifact: { parts: [{ content: { case: "text", value: "too late" } }] } };
+  };
+  const a = createA2AServiceTaskHandler(waits, { store: await instance() });
+  const b = createA2AServiceTaskHandler(waits, { store: await instance() });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onA = await reader(a.subscribeToTask({ id }, call));
+    expect((await b.cancelTask({ id }, call)).status?.state).toBe(TaskState.CANCELED);
+    expect(await within("A's executor to be aborted", aborted.promise)).toBe("the task was made TASK_STATE_CANCELED by another instance");
+    expect(await within("A's stream to end", onA.rest)).toEqual(["task:WORKING", "status:CANCELED"]);
+    const stored = await a.getTask({ id }, call);
+    expect([TaskState[stored.status!.state], stored.artifacts.length]).toEqual(["CANCELED", 0]);
+  } finally {
     await a.close();
     await b.close();
   }
@@ -261,20 +372,25 @@ test("finished tasks are deleted with what is theirs by deleteFinished, or once 
     }
   } finally {
     await h2.close();
+    // Its timer would delete the other tests' finished tasks too: it shares their database.
+    await expiring.close();
   }
 });
 
 test("migrations run once per database, and a database at a newer schema version is refused", async () => {
   const first = await instance();
-  expect(first.schemaVersion).toBe(1);
+  expect(first.schemaVersion).toBe(2);
   await instance();
   const client = new pg.Client({ connectionString: server.url });
   await client.connect();
   try {
     const { rows } = await client.query("SELECT version, name FROM a2a_schema_migrations ORDER BY version");
-    expect(rows).toEqual([{ version: 1, name: expect.stringContaining("event log") }]);
+    expect(rows).toEqual([
+      { version: 1, name: expect.stringContaining("event log") },
+      { version: 2, name: expect.stringContaining("notification") },
+    ]);
     await client.query("INSERT INTO a2a_schema_migrations (version, name) VALUES (99, 'from the future')");
-    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 1/);
+    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 2/);
   } finally {
     await client.query("DELETE FROM a2a_schema_migrations WHERE version = 99");
     await client.end();
@@ -284,4 +400,52 @@ test("migrations run once per database, and a database at a newer schema version
 test("a driver that is not installed is named, with the command that installs it", async () => {
   const missing = "a2a-driver-that-is-not-installed";
   await expect(importPeer(missing, () => import(missing))).rejects.toThrow(`this task store needs the package "${missing}": npm install ${missing}`);
+});
+
+describe("two agents on one database, through the SDK clients", () => {
+  /** Per message text: released to send the chunks, and told when the executor is aborted. */
+  const runs = new Map<string, { go: ReturnType<typeof deferred<void>>; aborted: ReturnType<typeof deferred<void>> }>();
+  const chunky: A2AServiceExecutor = async function* ({ message: m, signal }) {
+    const run = runs.get(said(m))!;
+    signal.addEventListener("abort", () => run.aborted.resolve());
+    yield { state: TaskState.WORKING };
+    await run.go.promise;
+    yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: "a" } }] } };
+    yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: "b" } }] }, append: true };
+    await run.aborted.promise;
+  };
+  let agentA: TestAgent;
+  let agentB: TestAgent;
+  beforeAll(async () => {
+    agentA = await startAgent(chunky, { store: await instance() });
+    agentB = await startAgent(chunky, { store: await instance() });
+  });
+  afterAll(async () => {
+    await agentA?.close();
+    await agentB?.close();
+  });
+
+  test.each(BINDINGS)("%s: a streaming task started on A is followed, canceled and listed through B", async (binding) => {
+    const text = `chunks over ${binding}`;
+    const run = { go: deferred(), aborted: deferred() };
+    runs.set(text, run);
+    const contextId = unique("ctx");
+    const clientA = await agentA.client(binding);
+    const clientB = await agentB.client(binding);
+    const origin = follow(binding, clientA.sendMessageStream(sdkSend(text, { contextId })));
+    await within("A's stream to start", origin.atLeast(2));
+    const id = asTask(origin.events[0]!.payload!.value).id;
+
+    const onB = follow(binding, clientB.resubscribeTask({ tenant: "", id }));
+    await within("B's snapshot", onB.atLeast(1));
+    run.go.resolve();
+    await within("B to get the chunks", onB.atLeast(3));
+    expect((await clientB.cancelTask({ tenant: "", id, metadata: undefined })).status?.state).toBe(S.TASK_STATE_CANCELED);
+    await within("A's executor to be aborted", run.aborted.promise);
+    expect(await within("both streams to end", Promise.all([origin.done, onB.done]))).toEqual(["ended", "ended"]);
+    expect(origin.events.map(sdkLabel)).toEqual(["task:SUBMITTED", "status:WORKING", "artifact:out:a", "artifact:out:b+", "status:CANCELED"]);
+    expect(onB.events.map(sdkLabel)).toEqual(["task:WORKING", "artifact:out:a", "artifact:out:b+", "status:CANCELED"]);
+    const listed = await clientB.listTasks(listParams({ contextId }));
+    expect(listed.tasks.map((t) => [t.id, t.status?.state, t.artifacts.length])).toEqual([[id, S.TASK_STATE_CANCELED, 0]]);
+  });
 });

@@ -29,6 +29,11 @@ export interface SqlDriver {
   readonly query: Query;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (query: Query, exec: (script: string) => Promise<void>) => Promise<T>): Promise<T>;
+  /**
+   * LISTENs on `channel`: `onPayload` gets each notification's payload, `onLost` the error that
+   * ended the listening connection (it does not listen any more then). Answers UNLISTEN.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onLost: (error: unknown) => void): Promise<() => Promise<void>>;
   /** Releases the connection or pool, when the store opened it. */
   close(): Promise<void>;
 }
@@ -38,6 +43,7 @@ export interface PGliteLike {
   query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
   exec(text: string): Promise<unknown>;
   transaction<T>(fn: (tx: { query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }>; exec(text: string): Promise<unknown> }) => Promise<T>): Promise<T>;
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -51,6 +57,9 @@ export interface PgPoolLike {
 export interface PgClientLike {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
   release(error?: Error | boolean): void;
+  on(event: "notification", listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  removeAllListeners(event: "notification" | "error"): unknown;
 }
 
 export function pgliteDriver(db: PGliteLike, owned: boolean): SqlDriver {
@@ -64,6 +73,8 @@ export function pgliteDriver(db: PGliteLike, owned: boolean): SqlDriver {
           async (script) => void (await tx.exec(script)),
         ),
       ),
+    // One process, one connection: nothing to lose.
+    listen: (channel, onPayload) => db.listen(channel, onPayload),
     close: async () => {
       if (owned) await db.close();
     },
@@ -98,10 +109,51 @@ export function pgDriver(pool: PgPoolLike, owned: boolean): SqlDriver {
         client.release(broken);
       }
     },
+    async listen(channel, onPayload, onLost) {
+      // A connection of the pool held for as long as the store listens.
+      const client = await pool.connect();
+      let done = false;
+      const stop = (error?: Error) => {
+        if (done) return false;
+        done = true;
+        client.removeAllListeners("notification");
+        client.removeAllListeners("error");
+        // Swallow what the dying connection still reports.
+        client.on("error", () => undefined);
+        client.release(error);
+        return true;
+      };
+      client.on("notification", (m) => {
+        if (m.channel === channel && m.payload !== undefined) onPayload(m.payload);
+      });
+      client.on("error", (err) => {
+        if (stop(err)) onLost(err);
+      });
+      try {
+        await client.query(`LISTEN ${quoteIdent(channel)}`);
+      } catch (err) {
+        stop(err instanceof Error ? err : new Error(String(err)));
+        throw err;
+      }
+      return async () => {
+        if (done) return;
+        try {
+          await client.query(`UNLISTEN ${quoteIdent(channel)}`);
+          stop();
+        } catch (err) {
+          stop(err instanceof Error ? err : new Error(String(err)));
+        }
+      };
+    },
     close: async () => {
       if (owned) await pool.end();
     },
   };
+}
+
+/** A channel name as an SQL identifier: LISTEN takes no parameter. */
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /**

@@ -17,7 +17,9 @@
  * - a2a_push_configs: push notification configs, per task.
  * - a2a_task_events: an append-only log of each task's changes, `seq`
  *   1, 2, ... with no gaps (the row lock of the task's update hands them
- *   out), each with the change's kind and what it wrote.
+ *   out), each with the change's kind and what it wrote, which store
+ *   instance wrote it, and (2) a notification on `a2a_task_events` per row,
+ *   sent at commit, that other instances follow (log-follower.ts, D71).
  *
  * Ids are `COLLATE "C"`: ListTasks orders ties by id in code point order,
  * as the in-memory store does, whatever the database's locale.
@@ -85,6 +87,26 @@ CREATE TABLE a2a_task_events (
   body    bytea,
   PRIMARY KEY (task_id, seq)
 );
+`,
+  },
+  {
+    version: 2,
+    name: "event writers, chunk flags and a notification per event",
+    sql: `
+ALTER TABLE a2a_task_events
+  ADD COLUMN writer text,
+  ADD COLUMN append boolean NOT NULL DEFAULT false,
+  ADD COLUMN last_chunk boolean NOT NULL DEFAULT false;
+
+CREATE FUNCTION a2a_task_event_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('a2a_task_events', json_build_object('t', NEW.task_id, 's', NEW.seq, 'w', NEW.writer)::text);
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER a2a_task_event_notify AFTER INSERT ON a2a_task_events
+  FOR EACH ROW EXECUTE FUNCTION a2a_task_event_notify();
 `,
   },
 ];

@@ -18,8 +18,8 @@ WITH t AS (
   INSERT INTO a2a_task_artifacts (task_id, idx, artifact)
   SELECT $1::text, (n - 1)::int, artifact FROM unnest($11::bytea[]) WITH ORDINALITY AS r (artifact, n)
 )
-INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body)
-SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea FROM t`;
+INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer)
+SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t`;
 
 /**
  * One change: the task row (its version and history length counted up
@@ -48,15 +48,15 @@ WITH t AS (
   SELECT $1::text, $9::int, $10::bytea FROM t WHERE $10::bytea IS NOT NULL
   ON CONFLICT (task_id, idx) DO UPDATE SET artifact = excluded.artifact
 )
-INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body)
-SELECT $1::text, version, $11::text, $9::int, $7::bigint, $12::bytea FROM t
+INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer, append, last_chunk)
+SELECT $1::text, version, $11::text, $9::int, $7::bigint, $12::bytea, $13::text, $14::boolean, $15::boolean FROM t
 RETURNING seq::float8 AS seq`;
 
 const history = `ARRAY(SELECT message FROM a2a_task_messages WHERE task_id = t.id ORDER BY seq) AS history`;
 const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id = t.id ORDER BY idx) AS artifacts`;
 
 export const getTask = `
-SELECT t.tenant, t.owner, t.task, ${history}, ${artifacts}
+SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
 /** ListTasks' filter (spec 3.1.4), always within one tenant and owner (D26). */
@@ -102,5 +102,5 @@ export const deleteConfig = `DELETE FROM a2a_push_configs WHERE task_id = $1::te
 
 /** A task's events after `seq`, in order. */
 export const eventsAfter = `
-SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body
+SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk
 FROM a2a_task_events WHERE task_id = $1::text AND seq > $2::bigint ORDER BY seq`;

@@ -20,14 +20,18 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer } from "../../../core/codec/binary-codec.js";
-import type { ArtifactLike, MessageLike, PushConfigLike, TaskLike, TaskSchemas } from "../model.js";
+import { randomUUID } from "node:crypto";
+import type { ArtifactLike, MessageLike, PushConfigLike, TaskLike, TaskSchemas, TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
-import type { ConfigPage, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
+import type { ConfigPage, ForeignChange, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
 import { importPeer, pgDriver, pgliteDriver, type PGliteLike, type PgPoolLike, type SqlDriver } from "./driver.js";
+import { LogFollowers } from "./log-follower.js";
 import { migrate } from "./migrations.js";
 import * as q from "./queries.js";
 
 export interface SqlTaskStoreOptions {
+  /** Errors of the store's background work (following other instances' changes, its pool's idle connections). Default: console.error. */
+  readonly onError?: (error: unknown) => void;
   /**
    * How long a finished task (COMPLETED, FAILED, CANCELED, REJECTED) is
    * kept, with its history, artifacts, push configs and events. Default:
@@ -51,10 +55,8 @@ export interface PostgresTaskStoreOptions extends SqlTaskStoreOptions {
   readonly connectionString?: string;
   /** How many connections that pool opens at most. Default 10. */
   readonly maxConnections?: number;
-  /** A node-postgres Pool of your own instead (not closed by the store). */
+  /** A node-postgres Pool of your own instead (not closed by the store); the store holds one of its connections to LISTEN. */
   readonly pool?: PgPoolLike;
-  /** Errors of the store's own pool's idle connections (the server went away). Default: console.error. */
-  readonly onError?: (error: unknown) => void;
 }
 
 /** A task store on PGlite or a Postgres server. */
@@ -63,11 +65,12 @@ export interface SqlTaskStore extends TaskStore {
   readonly engine: string;
   /** The schema version the database is at: the last migration applied. */
   readonly schemaVersion: number;
-  get(id: string): Promise<StoredTask | undefined>;
   list(owner: TaskOwner, query: TaskQuery): Promise<TaskPage>;
   configsOf(taskId: string): Promise<readonly PushConfigLike[]>;
+  get(id: string): Promise<(StoredTask & { readonly version: number }) | undefined>;
   /** A task's change log after `seq` (0 for all), in order: seq 1 is `created`. */
   events(taskId: string, afterSeq?: number): Promise<readonly TaskEventRow[]>;
+  follow(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
   /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
   deleteFinished(beforeMs: number): Promise<number>;
   /** Waits for the writes under way, then closes what the store opened. */
@@ -81,8 +84,13 @@ export interface TaskEventRow {
   /** The artifact's index, for `artifact`. */
   readonly index: number | undefined;
   readonly atMs: number;
-  /** What the change wrote, as protobuf bytes: the Task (`created`), the TaskStatus, the Artifact as it is now, or the Message. */
+  /** What the change wrote, as protobuf bytes: the Task (`created`), the TaskStatus, the Artifact (with `append`, only the chunk appended), or the Message. */
   readonly body: Uint8Array | undefined;
+  /** An artifact chunk appended to the artifact of its id. */
+  readonly append: boolean;
+  readonly lastChunk: boolean;
+  /** The store instance that wrote it. */
+  readonly writer: string | undefined;
 }
 
 /** A store on an embedded PGlite database: one process, durable in `dataDir`. */
@@ -103,8 +111,7 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
     const pg = await importPeer("pg", () => import("pg"));
     const Pool = (pg.default ?? pg).Pool;
     const own = new Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
-    const onError = options.onError ?? ((err: unknown) => console.error("postgres task store:", err));
-    own.on("error", onError);
+    own.on("error", options.onError ?? reportError);
     pool = own as unknown as PgPoolLike;
   }
   return openSqlTaskStore(pgDriver(pool, options.pool === undefined), options);
@@ -122,6 +129,8 @@ export async function openSqlTaskStore(driver: SqlDriver, options: SqlTaskStoreO
   return new Store(driver, version, options);
 }
 
+const reportError = (err: unknown) => console.error("SQL task store:", err);
+
 /** The bigint columns of a status time: whole epoch milliseconds. */
 const msOf = (task: TaskLike): number => (task.status?.timestamp === undefined ? 0 : Math.floor(timestampMs(task.status.timestamp)));
 
@@ -135,6 +144,17 @@ interface ConfigRow {
   token: string;
   auth_scheme: string | null;
   auth_credentials: string | null;
+}
+
+interface EventRow {
+  seq: number;
+  kind: TaskEventRow["kind"];
+  idx: number | null;
+  at_ms: number;
+  body: Uint8Array | null;
+  writer: string | null;
+  append: boolean;
+  last_chunk: boolean;
 }
 
 interface TaskRow {
@@ -151,6 +171,9 @@ class Store implements SqlTaskStore {
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   #sweep: Promise<unknown> | undefined;
   #closed = false;
+  /** This instance, in the event log: its own events are not handed to `follow`. */
+  readonly #writer = randomUUID();
+  readonly #followers: LogFollowers<EventRow>;
 
   constructor(
     readonly driver: SqlDriver,
@@ -158,6 +181,7 @@ class Store implements SqlTaskStore {
     options: SqlTaskStoreOptions,
   ) {
     this.engine = driver.engine;
+    this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#eventRows(taskId, after), options.onError ?? reportError);
     const ttl = options.terminalTtlMs;
     if (ttl !== undefined) {
       if (!(ttl > 0)) throw new Error("terminalTtlMs must be > 0");
@@ -238,13 +262,14 @@ class Store implements SqlTaskStore {
       task.artifacts.map((a) => this.#encode(this.#s.artifact, a)),
       now,
       this.#encode(this.#s.task, task),
+      this.#writer,
     ];
     return this.#serial(task.id, () => this.driver.query(q.createTask, params));
   }
 
-  async get(id: string): Promise<StoredTask | undefined> {
-    const [row] = await this.driver.query<TaskRow & { tenant: string; owner: string }>(q.getTask, [id]);
-    return row === undefined ? undefined : { tenant: row.tenant, owner: row.owner, task: this.#decode(row) };
+  async get(id: string): Promise<(StoredTask & { readonly version: number }) | undefined> {
+    const [row] = await this.driver.query<TaskRow & { tenant: string; owner: string; version: number }>(q.getTask, [id]);
+    return row === undefined ? undefined : { tenant: row.tenant, owner: row.owner, version: row.version, task: this.#decode(row) };
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
@@ -254,6 +279,8 @@ class Store implements SqlTaskStore {
     let message: Buffer | null = null;
     let index: number | null = null;
     let artifact: Buffer | null = null;
+    let append = false;
+    let lastChunk = false;
     let body: Buffer | null;
     if (change.kind === "status") {
       terminal = change.terminal;
@@ -265,13 +292,34 @@ class Store implements SqlTaskStore {
       const changed = task.artifacts[change.index];
       if (changed === undefined) return Promise.reject(new Error(`task ${task.id} has no artifact ${change.index}`));
       index = change.index;
-      artifact = body = this.#encode(s.artifact, changed);
+      artifact = this.#encode(s.artifact, changed);
+      append = change.append === true;
+      lastChunk = change.lastChunk === true;
+      // The event holds the chunk, as the streams got it; the row the whole artifact.
+      const parts = change.parts ?? changed.parts.length;
+      body = append ? this.#encode(s.artifact, { ...changed, parts: changed.parts.slice(changed.parts.length - parts) }) : artifact;
     } else {
       const last = task.history.at(-1);
       if (last === undefined) return Promise.reject(new Error(`task ${task.id} has no history to add`));
       message = body = this.#encode(s.message, last);
     }
-    const params = [task.id, message === null ? 0 : 1, task.status?.state ?? 0, msOf(task), this.#header(task), terminal, Date.now(), message, index, artifact, change.kind, body];
+    const params = [
+      task.id,
+      message === null ? 0 : 1,
+      task.status?.state ?? 0,
+      msOf(task),
+      this.#header(task),
+      terminal,
+      Date.now(),
+      message,
+      index,
+      artifact,
+      change.kind,
+      body,
+      this.#writer,
+      append,
+      lastChunk,
+    ];
     return this.#serial(task.id, () => this.driver.query(q.updateTask, params));
   }
 
@@ -317,12 +365,49 @@ class Store implements SqlTaskStore {
     await this.driver.query(q.deleteConfig, [taskId, id]);
   }
 
+  #eventRows(taskId: string, afterSeq: number): Promise<EventRow[]> {
+    return this.driver.query<EventRow>(q.eventsAfter, [taskId, afterSeq]);
+  }
+
   async events(taskId: string, afterSeq = 0): Promise<readonly TaskEventRow[]> {
-    const rows = await this.driver.query<{ seq: number; kind: TaskEventRow["kind"]; idx: number | null; at_ms: number; body: Uint8Array | null }>(q.eventsAfter, [
+    return (await this.#eventRows(taskId, afterSeq)).map((r) => ({
+      seq: r.seq,
+      kind: r.kind,
+      index: r.idx ?? undefined,
+      atMs: r.at_ms,
+      body: r.body ?? undefined,
+      append: r.append,
+      lastChunk: r.last_chunk,
+      writer: r.writer ?? undefined,
+    }));
+  }
+
+  follow(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void {
+    return this.#followers.follow(
       taskId,
-      afterSeq,
-    ]);
-    return rows.map((r) => ({ seq: r.seq, kind: r.kind, index: r.idx ?? undefined, atMs: r.at_ms, body: r.body ?? undefined }));
+      version,
+      (row) => {
+        const change = this.#foreignChange(row);
+        if (change !== undefined) onChange(change);
+      },
+      catchUp,
+    );
+  }
+
+  #foreignChange(row: EventRow): ForeignChange | undefined {
+    const s = this.#s;
+    if (row.body === null) return undefined;
+    switch (row.kind) {
+      case "status":
+        return { kind: "status", status: decodeBinary(s.taskStatus, row.body) as unknown as TaskStatusLike };
+      case "artifact":
+        return { kind: "artifact", artifact: decodeBinary(s.artifact, row.body) as unknown as ArtifactLike, append: row.append, lastChunk: row.last_chunk };
+      case "history":
+        return { kind: "history", message: decodeBinary(s.message, row.body) as unknown as MessageLike };
+      default:
+        // `created` is seq 1: a task is followed from its creation on, never before.
+        return undefined;
+    }
   }
 
   async deleteFinished(beforeMs: number): Promise<number> {
@@ -335,6 +420,7 @@ class Store implements SqlTaskStore {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     await Promise.allSettled([...this.#writes.values(), this.#sweep]);
+    await this.#followers.close();
     await this.driver.close();
   }
 }
