@@ -18,7 +18,7 @@ import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPush
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { BINDINGS, asTask, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, within, type TestAgent } from "../support/task-clients.js";
+import { BINDINGS, asTask, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type TestAgent } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
 jest.setTimeout(30_000);
@@ -36,8 +36,11 @@ afterAll(async () => {
 });
 
 /** A store instance of its own pool, attached to the generated types: one agent instance. */
-async function instance(options: { terminalTtlMs?: number } = {}): Promise<SqlTaskStore> {
-  const store = await createPostgresTaskStore({ connectionString: server.url, ...options });
+async function instance(options: { terminalTtlMs?: number; onError?: (error: unknown) => void; name?: string } = {}): Promise<SqlTaskStore> {
+  const { name, ...rest } = options;
+  // A name is the connections' application_name, to find them in pg_stat_activity.
+  const connectionString = name === undefined ? server.url : `${server.url}?application_name=${name}`;
+  const store = await createPostgresTaskStore({ connectionString, ...rest });
   store.attach?.(schemas);
   open.push(store);
   return store;
@@ -333,6 +336,43 @@ test("CancelTask through B stops the executor running on A, and A's streams end 
     const stored = await a.getTask({ id }, call);
     expect([TaskState[stored.status!.state], stored.artifacts.length]).toEqual(["CANCELED", 0]);
   } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test("B's listening connection killed mid-task: B listens again and its stream still gets every event, in order", async () => {
+  const gate = deferred();
+  const chunks: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+    for (const [i, part] of ["a", "b", "c"].entries()) yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: part } }] }, append: i > 0 };
+  };
+  const lostOnB = deferred<string>();
+  const a = createA2AServiceTaskHandler(chunks, { store: await instance({ onError: () => undefined }) });
+  const name = unique("b").replaceAll("-", "_");
+  const b = createA2AServiceTaskHandler(chunks, { store: await instance({ name, onError: (err) => lostOnB.resolve(String((err as Error).message)) }) });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onB = await reader(b.subscribeToTask({ id }, call));
+    // B listens (it follows the task); its listening connection is cut, as a restarted proxy would.
+    const listener = `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE 'LISTEN %'`;
+    const pid = await until("B to listen", async () => (await admin.query<{ pid: number }>(listener, [name])).rows[0]?.pid);
+    const { rows: cut } = await admin.query<{ cut: boolean }>("SELECT pg_terminate_backend($1) AS cut", [pid]);
+    expect(cut).toEqual([{ cut: true }]);
+    expect(await within("B to notice", lostOnB.promise)).toMatch(/terminat/i);
+    // The task goes on while B may not be listening yet: B reads what it missed once it is again.
+    gate.resolve();
+    expect(await within("B's stream to end", onB.rest)).toEqual(["task:WORKING", "artifact:a", "artifact:b+", "artifact:c+", "status:COMPLETED"]);
+  } finally {
+    gate.resolve();
+    await admin.end();
     await a.close();
     await b.close();
   }
