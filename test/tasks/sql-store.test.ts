@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 /** A store instance of its own pool, attached to the generated types: one agent instance. */
-async function instance(options: { terminalTtlMs?: number; onError?: (error: unknown) => void; name?: string } = {}): Promise<SqlTaskStore> {
+async function instance(options: { terminalTtlMs?: number; leaseMs?: number; onError?: (error: unknown) => void; name?: string } = {}): Promise<SqlTaskStore> {
   const { name, ...rest } = options;
   // A name is the connections' application_name, to find them in pg_stat_activity.
   const connectionString = name === undefined ? server.url : `${server.url}?application_name=${name}`;
@@ -378,6 +378,79 @@ test("B's listening connection killed mid-task: B listens again and its stream s
   }
 });
 
+test("a task whose instance died is FAILED once its lease lapses, by another instance, and that instance's streams end with it", async () => {
+  const gate = deferred();
+  const stuck: A2AServiceExecutor = async function* ({ message: m }) {
+    if (said(m) === "start") {
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      return;
+    }
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  };
+  const storeA = await instance({ leaseMs: 300 });
+  const a = createA2AServiceTaskHandler(stuck, { store: storeA, onError: () => undefined });
+  const b = createA2AServiceTaskHandler(stuck, { store: await instance({ leaseMs: 300 }) });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const waiting = await sendTask(a, "start", tenant);
+    expect(waiting.status?.state).toBe(TaskState.INPUT_REQUIRED);
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onB = await reader(b.subscribeToTask({ id }, call));
+    // A dies: it renews nothing and writes nothing more.
+    await within("A to stop", storeA.close());
+    expect(await within("B's stream to end", onB.rest)).toEqual(["task:WORKING", "status:FAILED"]);
+    const failed = await b.getTask({ id }, call);
+    expect([TaskState[failed.status!.state], said(failed.status!.message!), said(failed.history.at(-1)!)]).toEqual([
+      "FAILED",
+      "the agent instance running this task stopped before the task ended",
+      "the agent instance running this task stopped before the task ended",
+    ]);
+    // A task waiting for its client runs nowhere: it has no lease, and stays.
+    expect((await b.getTask({ id: waiting.id }, call)).status?.state).toBe(TaskState.INPUT_REQUIRED);
+  } finally {
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a live instance keeps its running tasks' leases: nothing of its is reaped", async () => {
+  const gate = deferred();
+  const slow: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  };
+  const storeA = await instance({ leaseMs: 200 });
+  const a = createA2AServiceTaskHandler(slow, { store: storeA });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    // Wait for two renewals by A: its lease moves forward, past where it started.
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      const leaseOf = async () => Number((await admin.query("SELECT lease_until FROM a2a_tasks WHERE id = $1", [id])).rows[0].lease_until);
+      const first = await leaseOf();
+      await until("A to renew the lease twice", async () => (await leaseOf()) >= first + 2 * 66);
+    } finally {
+      await admin.end();
+    }
+    // Reaping now finds nothing of A's.
+    expect(await storeA.reapLapsed()).toBe(0);
+    expect((await a.getTask({ id }, call)).status?.state).toBe(TaskState.WORKING);
+  } finally {
+    gate.resolve();
+    await a.close();
+  }
+});
+
 test("finished tasks are deleted with what is theirs by deleteFinished, or once terminalTtlMs has passed; unfinished ones stay", async () => {
   const store = await instance();
   const handler = createA2AServiceTaskHandler(twoTurns, { store, push: { allow: ["127.0.0.0/8"] } });
@@ -419,7 +492,7 @@ test("finished tasks are deleted with what is theirs by deleteFinished, or once 
 
 test("migrations run once per database, and a database at a newer schema version is refused", async () => {
   const first = await instance();
-  expect(first.schemaVersion).toBe(2);
+  expect(first.schemaVersion).toBe(3);
   await instance();
   const client = new pg.Client({ connectionString: server.url });
   await client.connect();
@@ -428,9 +501,10 @@ test("migrations run once per database, and a database at a newer schema version
     expect(rows).toEqual([
       { version: 1, name: expect.stringContaining("event log") },
       { version: 2, name: expect.stringContaining("notification") },
+      { version: 3, name: expect.stringContaining("leases") },
     ]);
     await client.query("INSERT INTO a2a_schema_migrations (version, name) VALUES (99, 'from the future')");
-    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 2/);
+    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 3/);
   } finally {
     await client.query("DELETE FROM a2a_schema_migrations WHERE version = 99");
     await client.end();

@@ -20,6 +20,9 @@
  *   out), each with the change's kind and what it wrote, which store
  *   instance wrote it, and (2) a notification on `a2a_task_events` per row,
  *   sent at commit, that other instances follow (log-follower.ts, D71).
+ * - (3) a lease on each task that is SUBMITTED or WORKING: the store
+ *   instance that wrote it last and until when; that instance renews it,
+ *   and any instance fails a task whose lease lapsed (D72).
  *
  * Ids are `COLLATE "C"`: ListTasks orders ties by id in code point order,
  * as the in-memory store does, whatever the database's locale.
@@ -107,6 +110,16 @@ $$;
 
 CREATE TRIGGER a2a_task_event_notify AFTER INSERT ON a2a_task_events
   FOR EACH ROW EXECUTE FUNCTION a2a_task_event_notify();
+`,
+  },
+  {
+    version: 3,
+    name: "leases of running tasks",
+    sql: `
+ALTER TABLE a2a_tasks
+  ADD COLUMN lease_owner text,
+  ADD COLUMN lease_until bigint;
+CREATE INDEX a2a_tasks_leases ON a2a_tasks (lease_until) WHERE lease_until IS NOT NULL;
 `,
   },
 ];

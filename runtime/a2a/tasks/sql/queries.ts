@@ -8,8 +8,8 @@
 /** The task row, its history and its artifacts, and the `created` event: one statement. */
 export const createTask = `
 WITH t AS (
-  INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, status_ms, finished_ms, version, history_len, task)
-  VALUES ($1::text, $2::text, $3::text, $4::text, $5::int, $6::bigint, $7::bigint, 1, $8::int, $9::bytea)
+  INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, status_ms, finished_ms, version, history_len, task, lease_owner, lease_until)
+  VALUES ($1::text, $2::text, $3::text, $4::text, $5::int, $6::bigint, $7::bigint, 1, $8::int, $9::bytea, $14::text, $15::bigint)
   RETURNING id
 ), m AS (
   INSERT INTO a2a_task_messages (task_id, seq, message)
@@ -27,7 +27,8 @@ SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t`;
  * artifact it wrote, and its event at seq = the new version. Writes
  * nothing when the task is gone or finished: a task is terminal once, and
  * what an instance that has not heard of it yet (a cancel made on another)
- * still writes is dropped.
+ * still writes is dropped. With $17, only if the task's lease lapsed
+ * before then (the lease reaper's FAILED, D72).
  */
 export const updateTask = `
 WITH t AS (
@@ -37,8 +38,11 @@ WITH t AS (
     state = $3::int,
     status_ms = $4::bigint,
     task = $5::bytea,
-    finished_ms = CASE WHEN $6::boolean THEN coalesce(finished_ms, $7::bigint) ELSE finished_ms END
+    finished_ms = CASE WHEN $6::boolean THEN coalesce(finished_ms, $7::bigint) ELSE finished_ms END,
+    lease_owner = $13::text,
+    lease_until = $16::bigint
   WHERE id = $1::text AND finished_ms IS NULL
+    AND ($17::bigint IS NULL OR lease_until < $17::bigint)
   RETURNING version, history_len
 ), m AS (
   INSERT INTO a2a_task_messages (task_id, seq, message)
@@ -104,3 +108,14 @@ export const deleteConfig = `DELETE FROM a2a_push_configs WHERE task_id = $1::te
 export const eventsAfter = `
 SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk
 FROM a2a_task_events WHERE task_id = $1::text AND seq > $2::bigint ORDER BY seq`;
+
+/** The leases this instance holds, renewed (D72). */
+export const renewLeases = `
+UPDATE a2a_tasks SET lease_until = $2::bigint
+WHERE lease_owner = $1::text AND lease_until IS NOT NULL AND finished_ms IS NULL`;
+
+/** Tasks whose lease lapsed: their instance stopped renewing it (D72). */
+export const lapsedLeases = `
+SELECT id FROM a2a_tasks
+WHERE lease_until < $1::bigint AND finished_ms IS NULL
+ORDER BY lease_until LIMIT 100`;

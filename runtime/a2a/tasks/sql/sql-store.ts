@@ -18,10 +18,10 @@
  * when reported.
  */
 import type { DescMessage } from "@bufbuild/protobuf";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer } from "../../../core/codec/binary-codec.js";
 import { randomUUID } from "node:crypto";
-import type { ArtifactLike, MessageLike, PushConfigLike, TaskLike, TaskSchemas, TaskStatusLike } from "../model.js";
+import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
 import type { ConfigPage, ForeignChange, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
 import { importPeer, pgDriver, pgliteDriver, type PGliteLike, type PgPoolLike, type SqlDriver } from "./driver.js";
@@ -38,6 +38,12 @@ export interface SqlTaskStoreOptions {
    * kept until deleted (`deleteFinished`).
    */
   readonly terminalTtlMs?: number;
+  /**
+   * How long a SUBMITTED or WORKING task's lease lasts (D72): the instance that wrote the task
+   * last renews it every third of this, and any instance moves a task whose lease lapsed (its
+   * instance died) to FAILED. Default 30 s.
+   */
+  readonly leaseMs?: number;
 }
 
 export interface PGliteTaskStoreOptions extends SqlTaskStoreOptions {
@@ -71,6 +77,8 @@ export interface SqlTaskStore extends TaskStore {
   /** A task's change log after `seq` (0 for all), in order: seq 1 is `created`. */
   events(taskId: string, afterSeq?: number): Promise<readonly TaskEventRow[]>;
   follow(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
+  /** Moves the SUBMITTED and WORKING tasks whose lease lapsed before `now` to FAILED (D72); answers how many. A timer calls it every half lease. */
+  reapLapsed(now?: number): Promise<number>;
   /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
   deleteFinished(beforeMs: number): Promise<number>;
   /** Waits for the writes under way, then closes what the store opened. */
@@ -170,6 +178,13 @@ class Store implements SqlTaskStore {
   readonly #writes = new Map<string, Promise<void>>();
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   #sweep: Promise<unknown> | undefined;
+  readonly #leaseMs: number;
+  readonly #leaseTimers: ReturnType<typeof setInterval>[] = [];
+  /** The renewal or reaping under way: one at a time each; close() waits for them. */
+  #renewing: Promise<unknown> | undefined;
+  #reaping: Promise<unknown> | undefined;
+  #states: TaskStates | undefined;
+  readonly #onError: (error: unknown) => void;
   #closed = false;
   /** This instance, in the event log: its own events are not handed to `follow`. */
   readonly #writer = randomUUID();
@@ -181,7 +196,25 @@ class Store implements SqlTaskStore {
     options: SqlTaskStoreOptions,
   ) {
     this.engine = driver.engine;
-    this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#eventRows(taskId, after), options.onError ?? reportError);
+    this.#onError = options.onError ?? reportError;
+    this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#eventRows(taskId, after), this.#onError);
+    const leaseMs = options.leaseMs ?? 30_000;
+    if (!(leaseMs > 0)) throw new Error("leaseMs must be > 0");
+    this.#leaseMs = leaseMs;
+    const renew = setInterval(() => {
+      this.#renewing ??= this.driver
+        .query(q.renewLeases, [this.#writer, Date.now() + leaseMs])
+        .catch(this.#onError)
+        .finally(() => (this.#renewing = undefined));
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+    const reap = setInterval(() => {
+      if (this.#schemas === undefined) return;
+      this.#reaping ??= this.reapLapsed()
+        .catch(this.#onError)
+        .finally(() => (this.#reaping = undefined));
+    }, Math.max(1, Math.floor(leaseMs / 2)));
+    for (const timer of [renew, reap]) timer.unref();
+    this.#leaseTimers.push(renew, reap);
     const ttl = options.terminalTtlMs;
     if (ttl !== undefined) {
       if (!(ttl > 0)) throw new Error("terminalTtlMs must be > 0");
@@ -203,6 +236,43 @@ class Store implements SqlTaskStore {
       throw new Error(`this task store already keeps tasks of another ${this.#schemas.task.typeName}: give each task handler its own store`);
     }
     this.#schemas = schemas;
+    this.#states = taskStatesOf(schemas.taskState);
+  }
+
+  /** SUBMITTED and WORKING tasks are leased: an instance runs them. Interrupted and terminal ones wait for no one. */
+  #leaseUntil(task: TaskLike, now: number): number | null {
+    const state = task.status?.state ?? 0;
+    const states = this.#states!;
+    return state === states.submitted || state === states.working ? now + this.#leaseMs : null;
+  }
+
+  /**
+   * Moves the tasks whose lease lapsed to FAILED, with an agent message saying why, as a change
+   * of the task (its event tells the other instances). Answers how many. The timer calls it.
+   */
+  async reapLapsed(now = Date.now()): Promise<number> {
+    const s = this.#s;
+    const states = this.#states!;
+    const agent = s.role.values.find((v) => v.name === "ROLE_AGENT")?.number ?? 0;
+    let failed = 0;
+    for (const { id } of await this.driver.query<{ id: string }>(q.lapsedLeases, [now])) {
+      const record = await this.get(id);
+      if (record === undefined) continue;
+      const task = record.task;
+      const message = make<MessageLike>(s.message, {
+        messageId: randomUUID(),
+        role: agent,
+        taskId: task.id,
+        contextId: task.contextId,
+        parts: [{ content: { case: "text", value: "the agent instance running this task stopped before the task ended" } }],
+      });
+      const before = task.status?.timestamp === undefined ? 0 : timestampMs(task.status.timestamp);
+      task.status = make<TaskStatusLike>(s.taskStatus, { state: states.failed, message, timestamp: timestampFromMs(Math.max(now, Math.ceil(before))) });
+      task.history.push(message);
+      // Written as another writer than this instance's, so that this instance's own followers get it too.
+      if (await this.#update(record, { kind: "status", terminal: true }, now, `${this.#writer}/lease`)) failed++;
+    }
+    return failed;
   }
 
   get #s(): TaskSchemas {
@@ -263,6 +333,7 @@ class Store implements SqlTaskStore {
       now,
       this.#encode(this.#s.task, task),
       this.#writer,
+      this.#leaseUntil(task, now),
     ];
     return this.#serial(task.id, () => this.driver.query(q.createTask, params));
   }
@@ -273,6 +344,11 @@ class Store implements SqlTaskStore {
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
+    return this.#update(record, change, null, this.#writer).then(() => undefined);
+  }
+
+  /** Writes the change; with `lapsedBefore`, only if the task's lease lapsed before then. Answers whether it was written. */
+  #update(record: StoredTask, change: TaskChange, lapsedBefore: number | null, writer: string): Promise<boolean> {
     const { task } = record;
     const s = this.#s;
     let terminal = false;
@@ -303,6 +379,7 @@ class Store implements SqlTaskStore {
       if (last === undefined) return Promise.reject(new Error(`task ${task.id} has no history to add`));
       message = body = this.#encode(s.message, last);
     }
+    const now = Date.now();
     const params = [
       task.id,
       message === null ? 0 : 1,
@@ -310,17 +387,22 @@ class Store implements SqlTaskStore {
       msOf(task),
       this.#header(task),
       terminal,
-      Date.now(),
+      now,
       message,
       index,
       artifact,
       change.kind,
       body,
-      this.#writer,
+      writer,
       append,
       lastChunk,
+      this.#leaseUntil(task, now),
+      lapsedBefore,
     ];
-    return this.#serial(task.id, () => this.driver.query(q.updateTask, params));
+    let written = false;
+    return this.#serial(task.id, async () => {
+      written = (await this.driver.query(q.updateTask, params)).length > 0;
+    }).then(() => written);
   }
 
   async list(owner: TaskOwner, query: TaskQuery): Promise<TaskPage> {
@@ -419,7 +501,8 @@ class Store implements SqlTaskStore {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    await Promise.allSettled([...this.#writes.values(), this.#sweep]);
+    for (const timer of this.#leaseTimers) clearInterval(timer);
+    await Promise.allSettled([...this.#writes.values(), this.#sweep, this.#renewing, this.#reaping]);
     await this.#followers.close();
     await this.driver.close();
   }
