@@ -1,8 +1,10 @@
 /**
  * "protoc-gen-a2a/runtime/tasks": the parts of the task runtime behind the
  * generated `create<Service>TaskHandler` that an agent may choose or
- * replace: its options, the task store (the in-memory one, and the
- * interface a durable store implements) and push delivery.
+ * replace: its options, the task store (the in-memory one, the SQL one on
+ * PGlite or a Postgres server, and the interface a store implements) and
+ * push delivery. The SQL store's drivers are optional peer dependencies,
+ * imported by its factories only.
  */
 export type { TaskHandlerOptions } from "./a2a/tasks/task-handler.js";
 export type { RequestContext } from "./a2a/tasks/executor.js";
@@ -14,3 +16,5 @@ export type { ConfigPage, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery
 export type { MessageLike, PushConfigLike, TaskLike } from "./a2a/tasks/model.js";
 export { createPushDelivery } from "./a2a/tasks/push-delivery.js";
 export type { PushDelivery, PushDeliveryOptions, PushTarget } from "./a2a/tasks/push-delivery.js";
+export { createPGliteTaskStore, createPostgresTaskStore } from "./a2a/tasks/sql/sql-store.js";
+export type { PGliteTaskStoreOptions, PostgresTaskStoreOptions, SqlTaskStore, TaskEventRow } from "./a2a/tasks/sql/sql-store.js";

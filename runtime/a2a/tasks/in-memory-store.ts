@@ -11,8 +11,8 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer } from "../../core/codec/binary-codec.js";
 import type { PushConfigLike, TaskLike } from "./model.js";
-import { compareNewestFirst, decodeTaskCursor, encodeTaskCursor, type TaskCursor } from "./page-token.js";
-import { BadPageTokenError, type ConfigPage, type StoredTask, type TaskChange, type TaskOwner, type TaskPage, type TaskQuery, type TaskStore } from "./task-store.js";
+import { compareNewestFirst, decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor, type TaskCursor } from "./page-token.js";
+import { type ConfigPage, type StoredTask, type TaskChange, type TaskOwner, type TaskPage, type TaskQuery, type TaskStore } from "./task-store.js";
 
 export interface InMemoryTaskStoreOptions {
   /** How long a finished task is kept. Default 1 hour. */
@@ -216,14 +216,13 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       const all = [...(configs.get(taskId)?.values() ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       let start = 0;
       if (pageToken !== "") {
-        const after = Buffer.from(pageToken, "base64url").toString("utf8");
-        if (after === "" || Buffer.from(after).toString("base64url") !== pageToken) throw new BadPageTokenError(`pageToken "${pageToken}" is not one this agent gave out`);
+        const after = decodeConfigCursor(pageToken);
         while (start < all.length && all[start]!.id <= after) start++;
       }
       const size = pageSize === 0 ? defaultConfigPage : pageSize;
       const page = all.slice(start, start + size);
       const more = start + page.length < all.length;
-      return { configs: page, nextPageToken: more ? Buffer.from(page.at(-1)!.id).toString("base64url") : "" };
+      return { configs: page, nextPageToken: more ? encodeConfigCursor(page.at(-1)!.id) : "" };
     },
 
     deleteConfig(taskId, id) {

@@ -33,3 +33,18 @@ export function compareNewestFirst(a: TaskCursor, b: TaskCursor): number {
   if (a.timeMs !== b.timeMs) return b.timeMs - a.timeMs;
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
+
+/**
+ * Push config page tokens: the id of the last config of the page
+ * (base64url), configs being listed in id order.
+ */
+export function encodeConfigCursor(lastId: string): string {
+  return Buffer.from(lastId).toString("base64url");
+}
+
+/** The id after which the page starts. Throws BadPageTokenError for a token no store gave out. */
+export function decodeConfigCursor(token: string): string {
+  const after = Buffer.from(token, "base64url").toString("utf8");
+  if (after === "" || Buffer.from(after).toString("base64url") !== token) throw new BadPageTokenError(`pageToken "${token}" is not one this agent gave out`);
+  return after;
+}

@@ -18,7 +18,7 @@ import { make, type ArtifactLike, type MessageLike, type PushConfigLike, type Ta
 import type { PushDelivery } from "./push-delivery.js";
 import { snapshotOf } from "./snapshot.js";
 import { Subscriber } from "./subscriber.js";
-import type { StoredTask, TaskOwner, TaskStore } from "./task-store.js";
+import type { ForeignChange, StoredTask, TaskOwner, TaskStore } from "./task-store.js";
 
 type StreamEvent = object;
 
@@ -49,6 +49,8 @@ class LiveTask {
   ready: Promise<void> = Promise.resolve();
   #artifacts: Map<string, ArtifactLike> | undefined;
   lastArtifactId: string;
+  /** Stops following the changes other processes make to the task (a store they share, D71). */
+  unfollow: (() => void) | undefined;
 
   constructor(public record: StoredTask) {
     this.lastArtifactId = record.task.artifacts.at(-1)?.artifactId ?? "";
@@ -315,6 +317,7 @@ export class TaskRuntime {
     for (const live of this.#live.values()) {
       live.running?.abort(new Error("the agent is shutting down"));
       for (const s of live.subscribers) s.end();
+      live.unfollow?.();
     }
     this.#live.clear();
   }
@@ -334,6 +337,8 @@ export class TaskRuntime {
           made.lastArtifactId = fresh.task.artifacts.at(-1)?.artifactId ?? "";
         }
         made.configs = await this.#s.store.configsOf(record.task.id);
+        // Changes made elsewhere since that read come first, then as they are made.
+        this.#followForeign(made, made.record.version, true);
       })();
     }
     await live.ready;
@@ -343,7 +348,52 @@ export class TaskRuntime {
   #release(live: LiveTask): void {
     if (live.queued === 0 && live.running === undefined && live.subscribers.size === 0 && this.#live.get(live.record.task.id) === live) {
       this.#live.delete(live.record.task.id);
+      live.unfollow?.();
+      live.unfollow = undefined;
     }
+  }
+
+  /** Follows what other processes sharing the store write to the task (D71), if the store can tell. */
+  #followForeign(live: LiveTask, version: number | undefined, catchUp: boolean): void {
+    const store = this.#s.store;
+    if (store.follow === undefined || version === undefined || live.unfollow !== undefined) return;
+    live.unfollow = store.follow(live.record.task.id, version, (change) => this.#foreign(live, change), catchUp);
+  }
+
+  /**
+   * A change another process wrote (and delivered to push configs): applied to this process's
+   * copy of the task and sent to its streams. A terminal status (a cancel made elsewhere) stops
+   * the executor this process runs for the task.
+   */
+  #foreign(live: LiveTask, change: ForeignChange): void {
+    const task = live.record.task;
+    if (this.#live.get(task.id) !== live || this.#s.states.isTerminal(task.status?.state ?? 0)) return;
+    if (change.kind === "history") {
+      task.history.push(change.message);
+      return;
+    }
+    if (change.kind === "artifact") {
+      const { artifact, append } = change;
+      const own = live.artifacts.get(artifact.artifactId);
+      if (append && own !== undefined) {
+        for (const part of artifact.parts) own.parts.push(part);
+      } else {
+        const kept = { ...artifact, parts: artifact.parts.slice() };
+        const at = own === undefined ? -1 : task.artifacts.indexOf(own);
+        if (at >= 0) task.artifacts[at] = kept;
+        else task.artifacts.push(kept);
+        live.artifacts.set(kept.artifactId, kept);
+      }
+      live.lastArtifactId = artifact.artifactId;
+      this.#publishArtifact(live, artifact, append, { lastChunk: change.lastChunk }, false);
+      return;
+    }
+    const status = change.status;
+    task.status = status;
+    if (status.message !== undefined) task.history.push(status.message);
+    const terminal = this.#s.states.isTerminal(status.state);
+    if (terminal) live.running?.abort(new Error(`the task was made ${this.#s.states.nameOf(status.state)} by another instance`));
+    this.#statusSet(live, live.running, status, terminal, undefined, false);
   }
 
   /** Adds a stream to the task's followers, unless its caller already left. */
@@ -504,10 +554,12 @@ export class TaskRuntime {
       live.artifacts.set(kept.artifactId, kept);
     }
     live.lastArtifactId = artifact.artifactId;
-    return then(this.#s.store.update(live.record, { kind: "artifact", index }), () => this.#publishArtifact(live, artifact, append, event));
+    const appended = append && own !== undefined;
+    const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true };
+    return then(this.#s.store.update(live.record, change), () => this.#publishArtifact(live, artifact, append, event, true));
   }
 
-  #publishArtifact(live: LiveTask, artifact: ArtifactLike, append: boolean, event: { readonly lastChunk?: boolean; readonly metadata?: JsonObject }): void {
+  #publishArtifact(live: LiveTask, artifact: ArtifactLike, append: boolean, event: { readonly lastChunk?: boolean; readonly metadata?: JsonObject }, push: boolean): void {
     if (!live.followed) return;
     const task = live.record.task;
     const update = this.#new.artifactUpdate();
@@ -517,7 +569,7 @@ export class TaskRuntime {
     update.append = append;
     update.lastChunk = event.lastChunk === true;
     if (event.metadata !== undefined) update.metadata = event.metadata;
-    this.#publish(live, this.#streamResponse("artifactUpdate", update));
+    this.#publish(live, this.#streamResponse("artifactUpdate", update), push);
   }
 
   /** The live task of the execution, creating the task (SUBMITTED, the message its history) at the first event (D23). */
@@ -545,7 +597,9 @@ export class TaskRuntime {
     live.chain = exec.released;
     exec.live = live;
     if (exec.stream !== undefined) this.#follow(live, exec.stream);
-    if (live.followed) this.#publish(live, this.#snapshotEvent(task));
+    // A task just created: nothing was written to it elsewhere yet.
+    this.#followForeign(live, record.version ?? 1, false);
+    if (live.followed) this.#publish(live, this.#snapshotEvent(task), true);
     return live;
   }
 
@@ -592,10 +646,11 @@ export class TaskRuntime {
     task.status = status;
     if (status.message !== undefined) task.history.push(status.message);
     const terminal = this.#s.states.isTerminal(status.state);
-    return then(this.#s.store.update(live.record, { kind: "status", terminal }), () => this.#statusSet(live, exec, status, terminal, metadata));
+    return then(this.#s.store.update(live.record, { kind: "status", terminal }), () => this.#statusSet(live, exec, status, terminal, metadata, true));
   }
 
-  #statusSet(live: LiveTask, exec: Execution | undefined, status: TaskStatusLike, terminal: boolean, metadata: JsonObject | undefined): void {
+  /** The status is stored: the streams are told, and push configs when `push` (a change made elsewhere was pushed there). */
+  #statusSet(live: LiveTask, exec: Execution | undefined, status: TaskStatusLike, terminal: boolean, metadata: JsonObject | undefined, push: boolean): void {
     const task = live.record.task;
     if (live.followed) {
       const update = this.#new.statusUpdate();
@@ -603,7 +658,7 @@ export class TaskRuntime {
       update.contextId = task.contextId;
       update.status = status;
       if (metadata !== undefined) update.metadata = metadata;
-      this.#publish(live, this.#streamResponse("statusUpdate", update));
+      this.#publish(live, this.#streamResponse("statusUpdate", update), push);
     }
     const interrupted = this.#s.states.isInterrupted(status.state);
     if (terminal || interrupted) {
@@ -624,9 +679,9 @@ export class TaskRuntime {
     this.#release(live);
   }
 
-  #publish(live: LiveTask, event: StreamEvent): void {
+  #publish(live: LiveTask, event: StreamEvent, push: boolean): void {
     for (const s of live.subscribers) s.push(event);
-    if (live.configs.length > 0) {
+    if (push && live.configs.length > 0) {
       // Push delivery only queues (D27): it never holds the task back.
       const body = JSON.stringify(this.#writeJson(event));
       this.#s.push.deliver(live.record.task.id, live.configs.map(pushTarget), body);

@@ -5,7 +5,7 @@
  * does nothing per event but bookkeeping, and one that writes rows (a
  * database) knows which part to write. Every method may be asynchronous.
  */
-import type { PushConfigLike, TaskLike, TaskSchemas } from "./model.js";
+import type { ArtifactLike, MessageLike, PushConfigLike, TaskLike, TaskSchemas, TaskStatusLike } from "./model.js";
 
 /** Who a task belongs to (spec 13.1): only the same tenant and owner see it. */
 export interface TaskOwner {
@@ -15,16 +15,27 @@ export interface TaskOwner {
 
 export interface StoredTask extends TaskOwner {
   readonly task: TaskLike;
+  /** Of a store that other processes write too (`follow`): how many changes the task had when read. */
+  readonly version?: number;
 }
 
 /** What changed in a stored task since the store last heard of it. */
 export type TaskChange =
   /** A new status (and, when it has a message, that message at the end of the history); `terminal` when nothing can follow it. */
   | { readonly kind: "status"; readonly terminal: boolean }
-  /** An artifact added or one's parts appended to (`index` into `task.artifacts`). */
-  | { readonly kind: "artifact"; readonly index: number }
+  /**
+   * An artifact added or one's parts appended to (`index` into `task.artifacts`): with `append`,
+   * its last `parts` parts are the chunk the executor sent; `lastChunk` as the executor said.
+   */
+  | { readonly kind: "artifact"; readonly index: number; readonly append?: boolean; readonly parts?: number; readonly lastChunk?: boolean }
   /** A message added at the end of the history. */
   | { readonly kind: "history" };
+
+/** A change another process made to a task this one follows (TaskStore.follow). */
+export type ForeignChange =
+  | { readonly kind: "status"; readonly status: TaskStatusLike }
+  | { readonly kind: "artifact"; readonly artifact: ArtifactLike; readonly append: boolean; readonly lastChunk: boolean }
+  | { readonly kind: "history"; readonly message: MessageLike };
 
 /** ListTasks, as the runtime has checked it (spec 3.1.4). */
 export interface TaskQuery {
@@ -84,6 +95,14 @@ export interface TaskStore {
   listConfigs(taskId: string, pageSize: number, pageToken: string): ConfigPage | Promise<ConfigPage>;
   /** Removes the config if there is one (deleting twice is not an error). */
   deleteConfig(taskId: string, id: string): void | Promise<void>;
+
+  /**
+   * For a store that several processes share (D71): calls `onChange` with each change of the
+   * task that another process writes after `version` (StoredTask.version), in order and without
+   * gaps, until the returned function is called. With `catchUp` the changes already written
+   * after `version` come first; a task this process has just created has none.
+   */
+  follow?(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
 
   /** Releases timers and connections. */
   close?(): void | Promise<void>;

@@ -1,0 +1,150 @@
+/**
+ * Following tasks' event logs for changes other instances wrote (D71). One
+ * LISTEN per store instance: every event row's insert notifies
+ * `a2a_task_events` with its task, seq and writer (a trigger, migration 2);
+ * a notice of a followed task from another writer makes the store read that
+ * task's events after the last it handed over, in seq order. The notice is
+ * only a wake-up: what is handed over is read from the log, so a notice
+ * lost (the listening connection dropped) loses nothing: once listening
+ * again, every followed task is read again from where it was.
+ *
+ * A task's reads run one at a time; a notice during a read makes one more
+ * read after it. Events this instance wrote are skipped (the runtime
+ * published them when it wrote them), but counted, so no read returns them
+ * again.
+ */
+import type { SqlDriver } from "./driver.js";
+
+export const eventChannel = "a2a_task_events";
+
+/** One event row, as the log holds it. */
+export interface LogRow {
+  readonly seq: number;
+  readonly writer: string | null;
+}
+
+interface Follower<R extends LogRow> {
+  lastSeq: number;
+  readonly onEvent: (row: R) => void;
+  reading: boolean;
+  again: boolean;
+  closed: boolean;
+}
+
+export class LogFollowers<R extends LogRow> {
+  readonly #followers = new Map<string, Follower<R>>();
+  #listening: Promise<void> | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
+  #closed = false;
+  #retryMs = 100;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly driver: SqlDriver,
+    /** This instance's writer id: its own events are not handed over. */
+    private readonly writer: string,
+    private readonly read: (taskId: string, afterSeq: number) => Promise<readonly R[]>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** How many tasks are followed: for tests and metrics. */
+  get size(): number {
+    return this.#followers.size;
+  }
+
+  /**
+   * Hands `onEvent` each event of `taskId` after `afterSeq` that another
+   * writer made, in order, until the returned function is called. With
+   * `catchUp`, the log is read once at once (the caller's copy may be older
+   * than what was written since); a task this instance has just created
+   * has nothing to catch up on.
+   */
+  follow(taskId: string, afterSeq: number, onEvent: (row: R) => void, catchUp: boolean): () => void {
+    if (this.#closed) return () => undefined;
+    const follower: Follower<R> = { lastSeq: afterSeq, onEvent, reading: false, again: false, closed: false };
+    this.#followers.set(taskId, follower);
+    const listening = this.#listen();
+    if (catchUp) void listening.then(() => this.#read(taskId, follower));
+    return () => {
+      follower.closed = true;
+      if (this.#followers.get(taskId) === follower) this.#followers.delete(taskId);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retry !== undefined) clearTimeout(this.#retry);
+    this.#followers.clear();
+    await this.#listening?.catch(() => undefined);
+    const unlisten = this.#unlisten;
+    this.#unlisten = undefined;
+    await unlisten?.().catch(() => undefined);
+  }
+
+  #listen(): Promise<void> {
+    return (this.#listening ??= this.driver
+      .listen(eventChannel, (payload) => this.#notified(payload), (err) => this.#lost(err))
+      .then((unlisten) => {
+        this.#retryMs = 100;
+        if (this.#closed) return void unlisten().catch(() => undefined);
+        this.#unlisten = unlisten;
+      })
+      .catch((err: unknown) => this.#lost(err)));
+  }
+
+  /** The listening connection is gone: listen again (with backoff), then read every followed task again. */
+  #lost(err: unknown): void {
+    if (this.#closed) return;
+    this.onError(err);
+    this.#unlisten = undefined;
+    this.#listening = undefined;
+    if (this.#retry !== undefined) return;
+    const wait = this.#retryMs;
+    this.#retryMs = Math.min(this.#retryMs * 2, 5000);
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      if (this.#closed) return;
+      void this.#listen().then(() => {
+        for (const [taskId, follower] of this.#followers) void this.#read(taskId, follower);
+      });
+    }, wait);
+    this.#retry.unref();
+  }
+
+  #notified(payload: string): void {
+    let notice: { t?: unknown; s?: unknown; w?: unknown };
+    try {
+      notice = JSON.parse(payload) as typeof notice;
+    } catch {
+      return;
+    }
+    if (typeof notice.t !== "string" || notice.w === this.writer) return;
+    const follower = this.#followers.get(notice.t);
+    if (follower === undefined || (typeof notice.s === "number" && notice.s <= follower.lastSeq)) return;
+    void this.#read(notice.t, follower);
+  }
+
+  async #read(taskId: string, follower: Follower<R>): Promise<void> {
+    if (follower.reading) {
+      follower.again = true;
+      return;
+    }
+    follower.reading = true;
+    try {
+      do {
+        follower.again = false;
+        const rows = await this.read(taskId, follower.lastSeq);
+        for (const row of rows) {
+          if (follower.closed) return;
+          if (row.seq <= follower.lastSeq) continue;
+          follower.lastSeq = row.seq;
+          if (row.writer !== this.writer) follower.onEvent(row);
+        }
+      } while (follower.again && !follower.closed);
+    } catch (err) {
+      if (!follower.closed && !this.#closed) this.onError(err);
+    } finally {
+      follower.reading = false;
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Every statement the SQL task store runs, the same text on PGlite and on
+ * a Postgres server (driver.ts). Parameters are cast where they are used,
+ * so neither engine has to guess a type, and bigints are read as float8
+ * (exact for epoch milliseconds), so both answer numbers.
+ */
+
+/** The task row, its history and its artifacts, and the `created` event: one statement. */
+export const createTask = `
+WITH t AS (
+  INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, status_ms, finished_ms, version, history_len, task, lease_owner, lease_until)
+  VALUES ($1::text, $2::text, $3::text, $4::text, $5::int, $6::bigint, $7::bigint, 1, $8::int, $9::bytea, $14::text, $15::bigint)
+  RETURNING id
+), m AS (
+  INSERT INTO a2a_task_messages (task_id, seq, message)
+  SELECT $1::text, n::int, message FROM unnest($10::bytea[]) WITH ORDINALITY AS h (message, n)
+), a AS (
+  INSERT INTO a2a_task_artifacts (task_id, idx, artifact)
+  SELECT $1::text, (n - 1)::int, artifact FROM unnest($11::bytea[]) WITH ORDINALITY AS r (artifact, n)
+)
+INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer)
+SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t`;
+
+/**
+ * One change: the task row (its version and history length counted up
+ * under the row's lock, which orders concurrent writers), the message or
+ * artifact it wrote, and its event at seq = the new version. Writes
+ * nothing when the task is gone or finished: a task is terminal once, and
+ * what an instance that has not heard of it yet (a cancel made on another)
+ * still writes is dropped. With $17, only if the task's lease lapsed
+ * before then (the lease reaper's FAILED, D72).
+ */
+export const updateTask = `
+WITH t AS (
+  UPDATE a2a_tasks SET
+    version = version + 1,
+    history_len = history_len + $2::int,
+    state = $3::int,
+    status_ms = $4::bigint,
+    task = $5::bytea,
+    finished_ms = CASE WHEN $6::boolean THEN coalesce(finished_ms, $7::bigint) ELSE finished_ms END,
+    lease_owner = $13::text,
+    lease_until = $16::bigint
+  WHERE id = $1::text AND finished_ms IS NULL
+    AND ($17::bigint IS NULL OR lease_until < $17::bigint)
+  RETURNING version, history_len
+), m AS (
+  INSERT INTO a2a_task_messages (task_id, seq, message)
+  SELECT $1::text, history_len, $8::bytea FROM t WHERE $8::bytea IS NOT NULL
+), a AS (
+  INSERT INTO a2a_task_artifacts (task_id, idx, artifact)
+  SELECT $1::text, $9::int, $10::bytea FROM t WHERE $10::bytea IS NOT NULL
+  ON CONFLICT (task_id, idx) DO UPDATE SET artifact = excluded.artifact
+)
+INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer, append, last_chunk)
+SELECT $1::text, version, $11::text, $9::int, $7::bigint, $12::bytea, $13::text, $14::boolean, $15::boolean FROM t
+RETURNING seq::float8 AS seq`;
+
+const history = `ARRAY(SELECT message FROM a2a_task_messages WHERE task_id = t.id ORDER BY seq) AS history`;
+const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id = t.id ORDER BY idx) AS artifacts`;
+
+export const getTask = `
+SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}
+FROM a2a_tasks t WHERE t.id = $1::text`;
+
+/** ListTasks' filter (spec 3.1.4), always within one tenant and owner (D26). */
+const listFilter = `
+t.tenant = $1::text AND t.owner = $2::text
+AND ($3::text = '' OR t.context_id = $3::text)
+AND ($4::int = 0 OR t.state = $4::int)
+AND ($5::float8 IS NULL OR t.status_ms >= $5::float8)`;
+
+/** One page, newest status first, ties by id descending; the cursor is the last row of the page before. */
+export const listTasks = `
+SELECT t.id, t.status_ms::float8 AS status_ms, t.task, ${history}, ${artifacts}
+FROM a2a_tasks t
+WHERE ${listFilter}
+AND ($6::bigint IS NULL OR (t.status_ms, t.id) < ($6::bigint, $7::text COLLATE "C"))
+ORDER BY t.status_ms DESC, t.id DESC
+LIMIT $8::int`;
+
+export const countTasks = `SELECT count(*)::int AS n FROM a2a_tasks t WHERE ${listFilter}`;
+
+/** Finished tasks before a time, with everything of theirs (ON DELETE CASCADE). */
+export const deleteFinished = `DELETE FROM a2a_tasks WHERE finished_ms IS NOT NULL AND finished_ms < $1::bigint RETURNING 1`;
+
+const configColumns = `task_id, id, tenant, url, token, auth_scheme, auth_credentials`;
+
+export const putConfig = `
+INSERT INTO a2a_push_configs (${configColumns})
+VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text)
+ON CONFLICT (task_id, id) DO UPDATE SET
+  tenant = excluded.tenant, url = excluded.url, token = excluded.token,
+  auth_scheme = excluded.auth_scheme, auth_credentials = excluded.auth_credentials`;
+
+export const getConfig = `SELECT ${configColumns} FROM a2a_push_configs WHERE task_id = $1::text AND id = $2::text`;
+
+export const configsOf = `SELECT ${configColumns} FROM a2a_push_configs WHERE task_id = $1::text ORDER BY id`;
+
+export const listConfigs = `
+SELECT ${configColumns} FROM a2a_push_configs
+WHERE task_id = $1::text AND ($2::text IS NULL OR id > $2::text COLLATE "C")
+ORDER BY id LIMIT $3::int`;
+
+export const deleteConfig = `DELETE FROM a2a_push_configs WHERE task_id = $1::text AND id = $2::text`;
+
+/** A task's events after `seq`, in order. */
+export const eventsAfter = `
+SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk
+FROM a2a_task_events WHERE task_id = $1::text AND seq > $2::bigint ORDER BY seq`;
+
+/** The leases this instance holds, renewed (D72). */
+export const renewLeases = `
+UPDATE a2a_tasks SET lease_until = $2::bigint
+WHERE lease_owner = $1::text AND lease_until IS NOT NULL AND finished_ms IS NULL`;
+
+/** Tasks whose lease lapsed: their instance stopped renewing it (D72). */
+export const lapsedLeases = `
+SELECT id FROM a2a_tasks
+WHERE lease_until < $1::bigint AND finished_ms IS NULL
+ORDER BY lease_until LIMIT 100`;

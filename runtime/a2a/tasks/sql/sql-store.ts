@@ -1,0 +1,520 @@
+/**
+ * The durable task store (issue 14, D70): one schema (migrations.ts) and one
+ * query set (queries.ts) on two engines (driver.ts), PGlite embedded in the
+ * agent's process with a data directory on disk, or a Postgres server that
+ * several instances of an agent share.
+ *
+ * Tasks are protobuf bytes of the handler's own Task type (`attach`): the
+ * row holds the Task without its history and artifacts, which are rows of
+ * their own, so each change the runtime reports (TaskChange) writes the
+ * task's small row, the one message or artifact it touched, and an event,
+ * in one statement. What `get` and `list` answer are new copies, decoded
+ * from the rows; the runtime keeps its own object of a running task (a
+ * store of rows is what TaskStore was written for).
+ *
+ * A task's writes go to the database in the order the runtime made them:
+ * each waits for the one before (the runtime may report a cancel while an
+ * executor's event is being written), and each encodes the task as it was
+ * when reported.
+ */
+import type { DescMessage } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { decodeBinary, encodeBuffer } from "../../../core/codec/binary-codec.js";
+import { randomUUID } from "node:crypto";
+import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
+import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
+import type { ConfigPage, ForeignChange, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
+import { importPeer, pgDriver, pgliteDriver, type PGliteLike, type PgPoolLike, type SqlDriver } from "./driver.js";
+import { LogFollowers } from "./log-follower.js";
+import { migrate } from "./migrations.js";
+import * as q from "./queries.js";
+
+export interface SqlTaskStoreOptions {
+  /** Errors of the store's background work (following other instances' changes, its pool's idle connections). Default: console.error. */
+  readonly onError?: (error: unknown) => void;
+  /**
+   * How long a finished task (COMPLETED, FAILED, CANCELED, REJECTED) is
+   * kept, with its history, artifacts, push configs and events. Default:
+   * kept until deleted (`deleteFinished`).
+   */
+  readonly terminalTtlMs?: number;
+  /**
+   * How long a SUBMITTED or WORKING task's lease lasts (D72): the instance that wrote the task
+   * last renews it every third of this, and any instance moves a task whose lease lapsed (its
+   * instance died) to FAILED. Default 30 s.
+   */
+  readonly leaseMs?: number;
+}
+
+export interface PGliteTaskStoreOptions extends SqlTaskStoreOptions {
+  /**
+   * The data directory, created if missing: the tasks are there after a
+   * restart. Unset keeps the database in memory (gone with the process).
+   */
+  readonly dataDir?: string;
+  /** A PGlite instance of your own instead (not closed by the store). */
+  readonly db?: PGliteLike;
+}
+
+export interface PostgresTaskStoreOptions extends SqlTaskStoreOptions {
+  /** `postgres://user:password@host:port/database`: the store opens a pool of its own (closed with it). */
+  readonly connectionString?: string;
+  /** How many connections that pool opens at most. Default 10. */
+  readonly maxConnections?: number;
+  /** A node-postgres Pool of your own instead (not closed by the store); the store holds one of its connections to LISTEN. */
+  readonly pool?: PgPoolLike;
+}
+
+/** A task store on PGlite or a Postgres server. */
+export interface SqlTaskStore extends TaskStore {
+  /** "pglite" or "postgres". */
+  readonly engine: string;
+  /** The schema version the database is at: the last migration applied. */
+  readonly schemaVersion: number;
+  list(owner: TaskOwner, query: TaskQuery): Promise<TaskPage>;
+  configsOf(taskId: string): Promise<readonly PushConfigLike[]>;
+  get(id: string): Promise<(StoredTask & { readonly version: number }) | undefined>;
+  /** A task's change log after `seq` (0 for all), in order: seq 1 is `created`. */
+  events(taskId: string, afterSeq?: number): Promise<readonly TaskEventRow[]>;
+  follow(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
+  /** Moves the SUBMITTED and WORKING tasks whose lease lapsed before `now` to FAILED (D72); answers how many. A timer calls it every half lease. */
+  reapLapsed(now?: number): Promise<number>;
+  /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
+  deleteFinished(beforeMs: number): Promise<number>;
+  /** Waits for the writes under way, then closes what the store opened. */
+  close(): Promise<void>;
+}
+
+/** One row of a task's event log. */
+export interface TaskEventRow {
+  readonly seq: number;
+  readonly kind: "created" | TaskChange["kind"];
+  /** The artifact's index, for `artifact`. */
+  readonly index: number | undefined;
+  readonly atMs: number;
+  /** What the change wrote, as protobuf bytes: the Task (`created`), the TaskStatus, the Artifact (with `append`, only the chunk appended), or the Message. */
+  readonly body: Uint8Array | undefined;
+  /** An artifact chunk appended to the artifact of its id. */
+  readonly append: boolean;
+  readonly lastChunk: boolean;
+  /** The store instance that wrote it. */
+  readonly writer: string | undefined;
+}
+
+/** A store on an embedded PGlite database: one process, durable in `dataDir`. */
+export async function createPGliteTaskStore(options: PGliteTaskStoreOptions = {}): Promise<SqlTaskStore> {
+  let db = options.db;
+  if (db === undefined) {
+    const { PGlite } = await importPeer("@electric-sql/pglite", () => import("@electric-sql/pglite"));
+    db = (await PGlite.create(options.dataDir === undefined ? {} : { dataDir: options.dataDir })) as unknown as PGliteLike;
+  }
+  return openSqlTaskStore(pgliteDriver(db, options.db === undefined), options);
+}
+
+/** A store on a Postgres server, which any number of agent instances may share. */
+export async function createPostgresTaskStore(options: PostgresTaskStoreOptions): Promise<SqlTaskStore> {
+  let pool = options.pool;
+  if (pool === undefined) {
+    if (options.connectionString === undefined) throw new Error("createPostgresTaskStore: give a connectionString or a pool");
+    const pg = await importPeer("pg", () => import("pg"));
+    const Pool = (pg.default ?? pg).Pool;
+    const own = new Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+    own.on("error", options.onError ?? reportError);
+    pool = own as unknown as PgPoolLike;
+  }
+  return openSqlTaskStore(pgDriver(pool, options.pool === undefined), options);
+}
+
+/** Migrates the database, then serves the store on it. Closes the driver if migrating fails. */
+export async function openSqlTaskStore(driver: SqlDriver, options: SqlTaskStoreOptions = {}): Promise<SqlTaskStore> {
+  let version: number;
+  try {
+    version = await migrate(driver);
+  } catch (err) {
+    await driver.close().catch(() => undefined);
+    throw err;
+  }
+  return new Store(driver, version, options);
+}
+
+const reportError = (err: unknown) => console.error("SQL task store:", err);
+
+/** The bigint columns of a status time: whole epoch milliseconds. */
+const msOf = (task: TaskLike): number => (task.status?.timestamp === undefined ? 0 : Math.floor(timestampMs(task.status.timestamp)));
+
+const defaultConfigPage = 50;
+
+interface ConfigRow {
+  task_id: string;
+  id: string;
+  tenant: string;
+  url: string;
+  token: string;
+  auth_scheme: string | null;
+  auth_credentials: string | null;
+}
+
+interface EventRow {
+  seq: number;
+  kind: TaskEventRow["kind"];
+  idx: number | null;
+  at_ms: number;
+  body: Uint8Array | null;
+  writer: string | null;
+  append: boolean;
+  last_chunk: boolean;
+}
+
+interface TaskRow {
+  task: Uint8Array;
+  history: Uint8Array[];
+  artifacts: Uint8Array[];
+}
+
+class Store implements SqlTaskStore {
+  readonly engine: string;
+  #schemas: TaskSchemas | undefined;
+  /** Per task, the last write reported: the next one waits for it. */
+  readonly #writes = new Map<string, Promise<void>>();
+  readonly #timer: ReturnType<typeof setInterval> | undefined;
+  #sweep: Promise<unknown> | undefined;
+  readonly #leaseMs: number;
+  readonly #leaseTimers: ReturnType<typeof setInterval>[] = [];
+  /** The renewal or reaping under way: one at a time each; close() waits for them. */
+  #renewing: Promise<unknown> | undefined;
+  #reaping: Promise<unknown> | undefined;
+  #states: TaskStates | undefined;
+  readonly #onError: (error: unknown) => void;
+  #closed = false;
+  /** This instance, in the event log: its own events are not handed to `follow`. */
+  readonly #writer = randomUUID();
+  readonly #followers: LogFollowers<EventRow>;
+
+  constructor(
+    readonly driver: SqlDriver,
+    readonly schemaVersion: number,
+    options: SqlTaskStoreOptions,
+  ) {
+    this.engine = driver.engine;
+    this.#onError = options.onError ?? reportError;
+    this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#eventRows(taskId, after), this.#onError);
+    const leaseMs = options.leaseMs ?? 30_000;
+    if (!(leaseMs > 0)) throw new Error("leaseMs must be > 0");
+    this.#leaseMs = leaseMs;
+    const renew = setInterval(() => {
+      this.#renewing ??= this.driver
+        .query(q.renewLeases, [this.#writer, Date.now() + leaseMs])
+        .catch(this.#onError)
+        .finally(() => (this.#renewing = undefined));
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+    const reap = setInterval(() => {
+      if (this.#schemas === undefined) return;
+      this.#reaping ??= this.reapLapsed()
+        .catch(this.#onError)
+        .finally(() => (this.#reaping = undefined));
+    }, Math.max(1, Math.floor(leaseMs / 2)));
+    for (const timer of [renew, reap]) timer.unref();
+    this.#leaseTimers.push(renew, reap);
+    const ttl = options.terminalTtlMs;
+    if (ttl !== undefined) {
+      if (!(ttl > 0)) throw new Error("terminalTtlMs must be > 0");
+      // Finished tasks expire while the agent is idle too; the timer never keeps the process alive.
+      // One sweep at a time; close() waits for the one under way. A failed sweep is tried again at the next tick.
+      this.#timer = setInterval(() => {
+        if (this.#sweep !== undefined) return;
+        this.#sweep = this.deleteFinished(Date.now() - ttl).then(
+          () => (this.#sweep = undefined),
+          () => (this.#sweep = undefined),
+        );
+      }, Math.min(ttl, 60_000));
+      this.#timer.unref();
+    }
+  }
+
+  attach(schemas: TaskSchemas): void {
+    if (this.#schemas !== undefined && this.#schemas.task !== schemas.task) {
+      throw new Error(`this task store already keeps tasks of another ${this.#schemas.task.typeName}: give each task handler its own store`);
+    }
+    this.#schemas = schemas;
+    this.#states = taskStatesOf(schemas.taskState);
+  }
+
+  /** SUBMITTED and WORKING tasks are leased: an instance runs them. Interrupted and terminal ones wait for no one. */
+  #leaseUntil(task: TaskLike, now: number): number | null {
+    const state = task.status?.state ?? 0;
+    const states = this.#states!;
+    return state === states.submitted || state === states.working ? now + this.#leaseMs : null;
+  }
+
+  /**
+   * Moves the tasks whose lease lapsed to FAILED, with an agent message saying why, as a change
+   * of the task (its event tells the other instances). Answers how many. The timer calls it.
+   */
+  async reapLapsed(now = Date.now()): Promise<number> {
+    const s = this.#s;
+    const states = this.#states!;
+    const agent = s.role.values.find((v) => v.name === "ROLE_AGENT")?.number ?? 0;
+    let failed = 0;
+    for (const { id } of await this.driver.query<{ id: string }>(q.lapsedLeases, [now])) {
+      const record = await this.get(id);
+      if (record === undefined) continue;
+      const task = record.task;
+      const message = make<MessageLike>(s.message, {
+        messageId: randomUUID(),
+        role: agent,
+        taskId: task.id,
+        contextId: task.contextId,
+        parts: [{ content: { case: "text", value: "the agent instance running this task stopped before the task ended" } }],
+      });
+      const before = task.status?.timestamp === undefined ? 0 : timestampMs(task.status.timestamp);
+      task.status = make<TaskStatusLike>(s.taskStatus, { state: states.failed, message, timestamp: timestampFromMs(Math.max(now, Math.ceil(before))) });
+      task.history.push(message);
+      // Written as another writer than this instance's, so that this instance's own followers get it too.
+      if (await this.#update(record, { kind: "status", terminal: true }, now, `${this.#writer}/lease`)) failed++;
+    }
+    return failed;
+  }
+
+  get #s(): TaskSchemas {
+    if (this.#schemas === undefined) throw new Error("the SQL task store keeps tasks as protobuf bytes: attach it to a task handler (createA2AServiceTaskHandler does) before use");
+    return this.#schemas;
+  }
+
+  #encode(desc: DescMessage, value: object): Buffer {
+    return encodeBuffer(desc, value as never);
+  }
+
+  /** The row's Task: the task without its history and artifacts. */
+  #header(task: TaskLike): Buffer {
+    return this.#encode(this.#s.task, { ...task, history: [], artifacts: [] });
+  }
+
+  #decode(row: TaskRow): TaskLike {
+    const s = this.#s;
+    const task = decodeBinary(s.task, row.task) as unknown as TaskLike;
+    task.history = row.history.map((b) => decodeBinary(s.message, b) as unknown as MessageLike);
+    task.artifacts = row.artifacts.map((b) => decodeBinary(s.artifact, b) as unknown as ArtifactLike);
+    return task;
+  }
+
+  /** Runs `write` after the task's writes before it. */
+  #serial(id: string, write: () => Promise<unknown>): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("the task store is closed"));
+    const before = this.#writes.get(id) ?? Promise.resolve();
+    const mine = before.then(write, write).then(() => undefined);
+    this.#writes.set(id, mine);
+    void mine.then(
+      () => this.#forget(id, mine),
+      () => this.#forget(id, mine),
+    );
+    return mine;
+  }
+
+  #forget(id: string, write: Promise<void>): void {
+    if (this.#writes.get(id) === write) this.#writes.delete(id);
+  }
+
+  create(record: StoredTask): Promise<void> {
+    const { task } = record;
+    const state = task.status?.state ?? 0;
+    const now = Date.now();
+    const params = [
+      task.id,
+      record.tenant,
+      record.owner,
+      task.contextId,
+      state,
+      msOf(task),
+      null,
+      task.history.length,
+      this.#header(task),
+      task.history.map((m) => this.#encode(this.#s.message, m)),
+      task.artifacts.map((a) => this.#encode(this.#s.artifact, a)),
+      now,
+      this.#encode(this.#s.task, task),
+      this.#writer,
+      this.#leaseUntil(task, now),
+    ];
+    return this.#serial(task.id, () => this.driver.query(q.createTask, params));
+  }
+
+  async get(id: string): Promise<(StoredTask & { readonly version: number }) | undefined> {
+    const [row] = await this.driver.query<TaskRow & { tenant: string; owner: string; version: number }>(q.getTask, [id]);
+    return row === undefined ? undefined : { tenant: row.tenant, owner: row.owner, version: row.version, task: this.#decode(row) };
+  }
+
+  update(record: StoredTask, change: TaskChange): Promise<void> {
+    return this.#update(record, change, null, this.#writer).then(() => undefined);
+  }
+
+  /** Writes the change; with `lapsedBefore`, only if the task's lease lapsed before then. Answers whether it was written. */
+  #update(record: StoredTask, change: TaskChange, lapsedBefore: number | null, writer: string): Promise<boolean> {
+    const { task } = record;
+    const s = this.#s;
+    let terminal = false;
+    let message: Buffer | null = null;
+    let index: number | null = null;
+    let artifact: Buffer | null = null;
+    let append = false;
+    let lastChunk = false;
+    let body: Buffer | null;
+    if (change.kind === "status") {
+      terminal = change.terminal;
+      const last = task.history.at(-1);
+      // The status's message was put at the end of the history (TaskChange).
+      if (task.status?.message !== undefined && last !== undefined) message = this.#encode(s.message, last);
+      body = this.#encode(s.taskStatus, task.status ?? {});
+    } else if (change.kind === "artifact") {
+      const changed = task.artifacts[change.index];
+      if (changed === undefined) return Promise.reject(new Error(`task ${task.id} has no artifact ${change.index}`));
+      index = change.index;
+      artifact = this.#encode(s.artifact, changed);
+      append = change.append === true;
+      lastChunk = change.lastChunk === true;
+      // The event holds the chunk, as the streams got it; the row the whole artifact.
+      const parts = change.parts ?? changed.parts.length;
+      body = append ? this.#encode(s.artifact, { ...changed, parts: changed.parts.slice(changed.parts.length - parts) }) : artifact;
+    } else {
+      const last = task.history.at(-1);
+      if (last === undefined) return Promise.reject(new Error(`task ${task.id} has no history to add`));
+      message = body = this.#encode(s.message, last);
+    }
+    const now = Date.now();
+    const params = [
+      task.id,
+      message === null ? 0 : 1,
+      task.status?.state ?? 0,
+      msOf(task),
+      this.#header(task),
+      terminal,
+      now,
+      message,
+      index,
+      artifact,
+      change.kind,
+      body,
+      writer,
+      append,
+      lastChunk,
+      this.#leaseUntil(task, now),
+      lapsedBefore,
+    ];
+    let written = false;
+    return this.#serial(task.id, async () => {
+      written = (await this.driver.query(q.updateTask, params)).length > 0;
+    }).then(() => written);
+  }
+
+  async list(owner: TaskOwner, query: TaskQuery): Promise<TaskPage> {
+    const after = query.pageToken === "" ? undefined : decodeTaskCursor(query.pageToken);
+    const filter = [owner.tenant, owner.owner, query.contextId, query.state, query.statusAfterMs ?? null];
+    const [rows, [count]] = await Promise.all([
+      this.driver.query<TaskRow & { id: string; status_ms: number }>(q.listTasks, [...filter, after?.timeMs ?? null, after?.id ?? null, query.pageSize + 1]),
+      this.driver.query<{ n: number }>(q.countTasks, filter),
+    ]);
+    const page = rows.slice(0, query.pageSize);
+    const last = page.at(-1);
+    return {
+      tasks: page.map((r) => this.#decode(r)),
+      totalSize: count?.n ?? 0,
+      nextPageToken: rows.length > query.pageSize && last !== undefined ? encodeTaskCursor({ timeMs: last.status_ms, id: last.id }) : "",
+    };
+  }
+
+  async putConfig(config: PushConfigLike): Promise<void> {
+    const auth = config.authentication;
+    await this.driver.query(q.putConfig, [config.taskId, config.id, config.tenant, config.url, config.token, auth?.scheme ?? null, auth?.credentials ?? null]);
+  }
+
+  async getConfig(taskId: string, id: string): Promise<PushConfigLike | undefined> {
+    const [row] = await this.driver.query<ConfigRow>(q.getConfig, [taskId, id]);
+    return row === undefined ? undefined : configOf(row);
+  }
+
+  async configsOf(taskId: string): Promise<readonly PushConfigLike[]> {
+    return (await this.driver.query<ConfigRow>(q.configsOf, [taskId])).map(configOf);
+  }
+
+  async listConfigs(taskId: string, pageSize: number, pageToken: string): Promise<ConfigPage> {
+    const after = pageToken === "" ? null : decodeConfigCursor(pageToken);
+    const size = pageSize === 0 ? defaultConfigPage : pageSize;
+    const rows = await this.driver.query<ConfigRow>(q.listConfigs, [taskId, after, size + 1]);
+    const page = rows.slice(0, size).map(configOf);
+    return { configs: page, nextPageToken: rows.length > size ? encodeConfigCursor(page.at(-1)!.id) : "" };
+  }
+
+  async deleteConfig(taskId: string, id: string): Promise<void> {
+    await this.driver.query(q.deleteConfig, [taskId, id]);
+  }
+
+  #eventRows(taskId: string, afterSeq: number): Promise<EventRow[]> {
+    return this.driver.query<EventRow>(q.eventsAfter, [taskId, afterSeq]);
+  }
+
+  async events(taskId: string, afterSeq = 0): Promise<readonly TaskEventRow[]> {
+    return (await this.#eventRows(taskId, afterSeq)).map((r) => ({
+      seq: r.seq,
+      kind: r.kind,
+      index: r.idx ?? undefined,
+      atMs: r.at_ms,
+      body: r.body ?? undefined,
+      append: r.append,
+      lastChunk: r.last_chunk,
+      writer: r.writer ?? undefined,
+    }));
+  }
+
+  follow(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void {
+    return this.#followers.follow(
+      taskId,
+      version,
+      (row) => {
+        const change = this.#foreignChange(row);
+        if (change !== undefined) onChange(change);
+      },
+      catchUp,
+    );
+  }
+
+  #foreignChange(row: EventRow): ForeignChange | undefined {
+    const s = this.#s;
+    if (row.body === null) return undefined;
+    switch (row.kind) {
+      case "status":
+        return { kind: "status", status: decodeBinary(s.taskStatus, row.body) as unknown as TaskStatusLike };
+      case "artifact":
+        return { kind: "artifact", artifact: decodeBinary(s.artifact, row.body) as unknown as ArtifactLike, append: row.append, lastChunk: row.last_chunk };
+      case "history":
+        return { kind: "history", message: decodeBinary(s.message, row.body) as unknown as MessageLike };
+      default:
+        // `created` is seq 1: a task is followed from its creation on, never before.
+        return undefined;
+    }
+  }
+
+  async deleteFinished(beforeMs: number): Promise<number> {
+    const rows = await this.driver.query(q.deleteFinished, [Math.floor(beforeMs)]);
+    return rows.length;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    for (const timer of this.#leaseTimers) clearInterval(timer);
+    await Promise.allSettled([...this.#writes.values(), this.#sweep, this.#renewing, this.#reaping]);
+    await this.#followers.close();
+    await this.driver.close();
+  }
+}
+
+function configOf(row: ConfigRow): PushConfigLike {
+  return {
+    tenant: row.tenant,
+    id: row.id,
+    taskId: row.task_id,
+    url: row.url,
+    token: row.token,
+    authentication: row.auth_scheme === null ? undefined : { scheme: row.auth_scheme, credentials: row.auth_credentials ?? "" },
+  };
+}

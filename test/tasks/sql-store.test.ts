@@ -1,0 +1,565 @@
+/**
+ * What the SQL task store does beyond the TaskStore contract
+ * (store-conformance.ts has that), on a Postgres server of this suite's own
+ * (test/support/postgres.ts): the event log, two store instances on one
+ * database (as two agent instances), expiry of finished tasks, and the
+ * migrations. The statements are the same on PGlite (D70); the PGlite
+ * engine runs the contract in store-pglite.test.ts.
+ */
+import { jest } from "@jest/globals";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import pg from "pg";
+import { TaskState as S } from "@a2a-js/sdk";
+import type { A2ACallContext } from "protoc-gen-a2a/runtime";
+import { createPostgresTaskStore, type SqlTaskStore, type StoredTask, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
+import { importPeer } from "../../runtime/a2a/tasks/sql/driver.js";
+import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskState, TaskStatusSchema, type Task } from "../../generated/a2a_pb.js";
+import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
+import { startPostgres, type TestPostgres } from "../support/postgres.js";
+import { BINDINGS, asTask, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type TestAgent } from "../support/task-clients.js";
+import { schemas } from "./store-conformance.js";
+
+jest.setTimeout(30_000);
+
+let server: TestPostgres;
+const open: SqlTaskStore[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+});
+
+afterAll(async () => {
+  for (const store of open) await store.close();
+  await server?.stop();
+});
+
+/** A store instance of its own pool, attached to the generated types: one agent instance. */
+async function instance(options: { terminalTtlMs?: number; leaseMs?: number; onError?: (error: unknown) => void; name?: string } = {}): Promise<SqlTaskStore> {
+  const { name, ...rest } = options;
+  // A name is the connections' application_name, to find them in pg_stat_activity.
+  const connectionString = name === undefined ? server.url : `${server.url}?application_name=${name}`;
+  const store = await createPostgresTaskStore({ connectionString, ...rest });
+  store.attach?.(schemas);
+  open.push(store);
+  return store;
+}
+
+let counter = 0;
+const unique = (what: string) => `${what}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+
+function callContext(tenant: string, subject = "alice"): A2ACallContext {
+  return {
+    binding: "JSONRPC",
+    headers: new Headers(),
+    signal: new AbortController().signal,
+    principal: { subject },
+    protocolVersion: "1.0",
+    requestedExtensions: [],
+    activatedExtensions: new Set(),
+    tenant,
+  };
+}
+
+const message = (text: string, taskId = "") =>
+  create(MessageSchema, { messageId: unique("m"), role: Role.USER, taskId, parts: [{ content: { case: "text", value: text } }] });
+
+async function sendTask(handler: ReturnType<typeof createA2AServiceTaskHandler>, text: string, tenant: string, taskId = ""): Promise<Task> {
+  const answer = await handler.sendMessage(create(SendMessageRequestSchema, { message: message(text, taskId) }), callContext(tenant));
+  if (answer.payload.case !== "task") throw new Error("expected a task");
+  return answer.payload.value;
+}
+
+const said = (m: { parts: readonly { content: { case: string | undefined; value?: unknown } }[] }) =>
+  m.parts.map((p) => (p.content.case === "text" ? String(p.content.value) : "")).join("");
+
+/** Asks for input on "start", then answers with two chunks. */
+const twoTurns: A2AServiceExecutor = async function* ({ message: m }) {
+  if (said(m) === "start") {
+    yield { state: TaskState.WORKING };
+    yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+    return;
+  }
+  yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: "x" } }] } };
+  yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: "y" } }] }, append: true };
+};
+
+test("each change of a task is one event, numbered 1, 2, ... in the order it happened, holding what it wrote", async () => {
+  const store = await instance();
+  const handler = createA2AServiceTaskHandler(twoTurns, { store });
+  const tenant = unique("tenant");
+  try {
+    const task = await sendTask(handler, "start", tenant);
+    await sendTask(handler, "go", tenant, task.id);
+    const events = await store.events(task.id);
+    expect(events.map((e) => [e.seq, e.kind, e.index])).toEqual([
+      [1, "created", undefined],
+      [2, "status", undefined], // WORKING
+      [3, "status", undefined], // INPUT_REQUIRED, with its message
+      [4, "history", undefined], // "go"
+      [5, "artifact", 0],
+      [6, "artifact", 0],
+      [7, "status", undefined], // COMPLETED
+    ]);
+    const bodies = events.map((e) => {
+      if (e.kind === "created") return said(decodeBinary(TaskSchema, e.body!).history[0]!);
+      if (e.kind === "status") return TaskState[decodeBinary(TaskStatusSchema, e.body!).state];
+      if (e.kind === "history") return said(decodeBinary(MessageSchema, e.body!));
+      return said(decodeBinary(ArtifactSchema, e.body!));
+    });
+    // The second chunk's event holds the chunk, as streams got it; the artifact's row holds both.
+    expect(bodies).toEqual(["start", "WORKING", "INPUT_REQUIRED", "go", "x", "y", "COMPLETED"]);
+    expect(events.filter((e) => e.kind === "artifact").map((e) => e.append)).toEqual([false, true]);
+    expect((await store.events(task.id, 5)).map((e) => e.seq)).toEqual([6, 7]);
+    // Times never go back.
+    const at = events.map((e) => e.atMs);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+  } finally {
+    await handler.close();
+  }
+});
+
+test("writers on two instances: the task's changes are numbered without gaps or repeats, each change kept", async () => {
+  const a = await instance();
+  const b = await instance();
+  const tenant = unique("tenant");
+  const task = create(TaskSchema, {
+    id: unique("task"),
+    contextId: unique("ctx"),
+    status: { state: TaskState.WORKING, timestamp: timestampFromMs(Date.now()) },
+    history: [message("hello")],
+  });
+  await a.create({ tenant, owner: "alice", task: task as unknown as StoredTask["task"] });
+  // Each instance appends its own messages, all at once: 2 x 20 writes racing on one row.
+  const writer = async (store: SqlTaskStore, name: string) => {
+    const record = (await store.get(task.id))!;
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        record.task.history.push(message(`${name}${i}`) as never);
+        // Each write carries the message just added (the last of the history when reported).
+        return store.update(record, { kind: "history" });
+      }),
+    );
+  };
+  await Promise.all([writer(a, "a"), writer(b, "b")]);
+  const events = await b.events(task.id);
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 41 }, (_, i) => i + 1));
+  const history = (await a.get(task.id))!.task.history.map(said);
+  expect(history).toHaveLength(41);
+  expect(history[0]).toBe("hello");
+  // Every message once, and each instance's in the order it reported them.
+  for (const name of ["a", "b"]) expect(history.filter((t) => t.startsWith(name) && t !== "hello")).toEqual(Array.from({ length: 20 }, (_, i) => `${name}${i}`));
+});
+
+test("two agent instances on one database: a task run on A is read, continued, listed and canceled through B", async () => {
+  const storeA = await instance();
+  const storeB = await instance();
+  const a = createA2AServiceTaskHandler(twoTurns, { store: storeA, push: { allow: ["127.0.0.0/8"] } });
+  const b = createA2AServiceTaskHandler(twoTurns, { store: storeB, push: { allow: ["127.0.0.0/8"] } });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const waiting = await sendTask(a, "start", tenant);
+    expect(waiting.status?.state).toBe(TaskState.INPUT_REQUIRED);
+    const seen = await b.getTask({ id: waiting.id }, call);
+    expect(seen).toEqual(waiting);
+    await expect(b.getTask({ id: waiting.id }, callContext(tenant, "bob"))).rejects.toMatchObject({ name: "TaskNotFoundError" });
+
+    // B continues it; A reads the outcome.
+    const done = await sendTask(b, "go", tenant, waiting.id);
+    expect(done.status?.state).toBe(TaskState.COMPLETED);
+    const onA = await a.getTask({ id: waiting.id }, call);
+    expect([onA.history.map(said), onA.artifacts.map(said)]).toEqual([["start", "more?", "go"], ["xy"]]);
+
+    // A config made on B is A's to deliver to.
+    await b.createTaskPushNotificationConfig(create(TaskPushNotificationConfigSchema, { taskId: waiting.id, id: "hook", url: "http://127.0.0.1:9/hook" }), call);
+    expect((await storeA.configsOf(waiting.id)).map((c) => c.id)).toEqual(["hook"]);
+
+    // A task left waiting on A is canceled through B, and listed so on A.
+    const other = await sendTask(a, "start", tenant);
+    expect((await b.cancelTask({ id: other.id }, call)).status?.state).toBe(TaskState.CANCELED);
+    const listed = await a.listTasks({ contextId: "", status: TaskState.UNSPECIFIED, pageToken: "" }, call);
+    expect(listed.tasks.map((t) => [t.id, TaskState[t.status!.state]])).toEqual([
+      [other.id, "CANCELED"],
+      [waiting.id, "COMPLETED"],
+    ]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+/** The store without `follow`: an instance that has not heard yet of what others wrote (the window before a notification). */
+function deaf(store: SqlTaskStore): TaskStore {
+  return {
+    attach: (schemas) => store.attach?.(schemas),
+    create: (record) => store.create(record),
+    get: (id) => store.get(id),
+    update: (record, change) => store.update(record, change),
+    list: (owner, query) => store.list(owner, query),
+    putConfig: (config) => store.putConfig(config),
+    getConfig: (taskId, id) => store.getConfig(taskId, id),
+    configsOf: (taskId) => store.configsOf(taskId),
+    listConfigs: (taskId, size, token) => store.listConfigs(taskId, size, token),
+    deleteConfig: (taskId, id) => store.deleteConfig(taskId, id),
+  };
+}
+
+test("a task canceled through B stays CANCELED while its executor on A, not told yet, goes on to the end", async () => {
+  const gate = deferred();
+  const slow: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+    yield { artifact: { artifactId: "late", parts: [{ content: { case: "text", value: "after the cancel" } }] } };
+  };
+  const storeA = await instance();
+  const storeB = await instance();
+  const a = createA2AServiceTaskHandler(slow, { store: deaf(storeA) });
+  const b = createA2AServiceTaskHandler(slow, { store: storeB });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    expect(answer.payload.value.status?.state).toBe(TaskState.WORKING);
+    // A follows its own task: the stream ends when A has written what it takes for the end.
+    const onA = a.subscribeToTask({ id }, call);
+    const seenOnA: string[] = [];
+    const followed = (async () => {
+      for await (const e of onA) seenOnA.push(e.payload.case === "statusUpdate" ? TaskState[e.payload.value.status!.state] : e.payload.case!);
+    })();
+
+    expect((await b.cancelTask({ id }, call)).status?.state).toBe(TaskState.CANCELED);
+    gate.resolve();
+    await followed;
+    // A never heard of the cancel: its own view completed the task...
+    expect(seenOnA).toEqual(["task", "artifactUpdate", "COMPLETED"]);
+    // ...but what is stored, for A and B alike, is the cancel.
+    for (const handler of [a, b]) {
+      const stored = await handler.getTask({ id }, call);
+      expect([TaskState[stored.status!.state], stored.artifacts.length]).toEqual(["CANCELED", 0]);
+    }
+    expect((await storeA.events(id)).map((e) => e.kind)).toEqual(["created", "status", "status"]);
+  } finally {
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+/** A stream's events as labels, artifacts with their chunk flags. */
+function label(e: { payload: { case: string | undefined; value?: unknown } }): string {
+  const p = e.payload;
+  if (p.case === "statusUpdate") return `status:${TaskState[(p.value as { status: { state: TaskState } }).status.state]}`;
+  if (p.case === "artifactUpdate") {
+    const u = p.value as { artifact: { parts: { content: { case: string | undefined; value?: unknown } }[] }; append: boolean; lastChunk: boolean };
+    return `artifact:${said(u.artifact)}${u.append ? "+" : ""}${u.lastChunk ? "!" : ""}`;
+  }
+  if (p.case === "task") return `task:${TaskState[(p.value as Task).status!.state]}`;
+  return p.case ?? "";
+}
+
+/** Reads a stream: its first event at once, the rest in the background. */
+async function reader(stream: AsyncIterable<{ payload: { case: string | undefined; value?: unknown } }>) {
+  const iterator = stream[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done === true) throw new Error("the stream ended at once");
+  const seen = [label(first.value)];
+  const rest = (async () => {
+    for (let step = await iterator.next(); step.done !== true; step = await iterator.next()) seen.push(label(step.value));
+    return seen;
+  })();
+  return { seen, rest };
+}
+
+test("SubscribeToTask on B follows a task run on A: the events A's own stream gets, in order, ending with the task", async () => {
+  const gate = deferred();
+  const chunks: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+    for (const [i, part] of ["a", "b", "c", "d", "e"].entries()) {
+      yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: part } }] }, append: i > 0, lastChunk: i === 4 };
+    }
+    yield { state: TaskState.WORKING, message: "wrapping up" };
+  };
+  const a = createA2AServiceTaskHandler(chunks, { store: await instance() });
+  const b = createA2AServiceTaskHandler(chunks, { store: await instance() });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onA = await reader(a.subscribeToTask({ id }, call));
+    const onB = await reader(b.subscribeToTask({ id }, call));
+    expect([onA.seen, onB.seen]).toEqual([["task:WORKING"], ["task:WORKING"]]);
+    gate.resolve();
+    const [seenA, seenB] = await within("both streams to end", Promise.all([onA.rest, onB.rest]));
+    expect(seenA).toEqual(["task:WORKING", "artifact:a", "artifact:b+", "artifact:c+", "artifact:d+", "artifact:e+!", "status:WORKING", "status:COMPLETED"]);
+    expect(seenB).toEqual(seenA);
+    // B's own copy of the task followed too: what B answers now is what A wrote.
+    const fromB = await b.getTask({ id }, call);
+    expect([fromB.artifacts.map(said), fromB.history.map(said)]).toEqual([["abcde"], ["go", "wrapping up"]]);
+  } finally {
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("CancelTask through B stops the executor running on A, and A's streams end with CANCELED", async () => {
+  const aborted = deferred<string>();
+  const waits: A2AServiceExecutor = async function* ({ signal }) {
+    yield { state: TaskState.WORKING };
+    await new Promise<void>((resolve) =>
+      signal.addEventListener("abort", () => {
+        aborted.resolve(String((signal.reason as Error | undefined)?.message));
+        resolve();
+      }),
+    );
+    yield { artifact: { parts: [{ content: { case: "text", value: "too late" } }] } };
+  };
+  const a = createA2AServiceTaskHandler(waits, { store: await instance() });
+  const b = createA2AServiceTaskHandler(waits, { store: await instance() });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onA = await reader(a.subscribeToTask({ id }, call));
+    expect((await b.cancelTask({ id }, call)).status?.state).toBe(TaskState.CANCELED);
+    expect(await within("A's executor to be aborted", aborted.promise)).toBe("the task was made TASK_STATE_CANCELED by another instance");
+    expect(await within("A's stream to end", onA.rest)).toEqual(["task:WORKING", "status:CANCELED"]);
+    const stored = await a.getTask({ id }, call);
+    expect([TaskState[stored.status!.state], stored.artifacts.length]).toEqual(["CANCELED", 0]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test("B's listening connection killed mid-task: B listens again and its stream still gets every event, in order", async () => {
+  const gate = deferred();
+  const chunks: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+    for (const [i, part] of ["a", "b", "c"].entries()) yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: part } }] }, append: i > 0 };
+  };
+  const lostOnB = deferred<string>();
+  const a = createA2AServiceTaskHandler(chunks, { store: await instance({ onError: () => undefined }) });
+  const name = unique("b").replaceAll("-", "_");
+  const b = createA2AServiceTaskHandler(chunks, { store: await instance({ name, onError: (err) => lostOnB.resolve(String((err as Error).message)) }) });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onB = await reader(b.subscribeToTask({ id }, call));
+    // B listens (it follows the task); its listening connection is cut, as a restarted proxy would.
+    const listener = `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE 'LISTEN %'`;
+    const pid = await until("B to listen", async () => (await admin.query<{ pid: number }>(listener, [name])).rows[0]?.pid);
+    const { rows: cut } = await admin.query<{ cut: boolean }>("SELECT pg_terminate_backend($1) AS cut", [pid]);
+    expect(cut).toEqual([{ cut: true }]);
+    expect(await within("B to notice", lostOnB.promise)).toMatch(/terminat/i);
+    // The task goes on while B may not be listening yet: B reads what it missed once it is again.
+    gate.resolve();
+    expect(await within("B's stream to end", onB.rest)).toEqual(["task:WORKING", "artifact:a", "artifact:b+", "artifact:c+", "status:COMPLETED"]);
+  } finally {
+    gate.resolve();
+    await admin.end();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a task whose instance died is FAILED once its lease lapses, by another instance, and that instance's streams end with it", async () => {
+  const gate = deferred();
+  const stuck: A2AServiceExecutor = async function* ({ message: m }) {
+    if (said(m) === "start") {
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      return;
+    }
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  };
+  const storeA = await instance({ leaseMs: 300 });
+  const a = createA2AServiceTaskHandler(stuck, { store: storeA, onError: () => undefined });
+  const b = createA2AServiceTaskHandler(stuck, { store: await instance({ leaseMs: 300 }) });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const waiting = await sendTask(a, "start", tenant);
+    expect(waiting.status?.state).toBe(TaskState.INPUT_REQUIRED);
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onB = await reader(b.subscribeToTask({ id }, call));
+    // A dies: it renews nothing and writes nothing more.
+    await within("A to stop", storeA.close());
+    expect(await within("B's stream to end", onB.rest)).toEqual(["task:WORKING", "status:FAILED"]);
+    const failed = await b.getTask({ id }, call);
+    expect([TaskState[failed.status!.state], said(failed.status!.message!), said(failed.history.at(-1)!)]).toEqual([
+      "FAILED",
+      "the agent instance running this task stopped before the task ended",
+      "the agent instance running this task stopped before the task ended",
+    ]);
+    // A task waiting for its client runs nowhere: it has no lease, and stays.
+    expect((await b.getTask({ id: waiting.id }, call)).status?.state).toBe(TaskState.INPUT_REQUIRED);
+  } finally {
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a live instance keeps its running tasks' leases: nothing of its is reaped", async () => {
+  const gate = deferred();
+  const slow: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  };
+  const storeA = await instance({ leaseMs: 200 });
+  const a = createA2AServiceTaskHandler(slow, { store: storeA });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    // Wait for two renewals by A: its lease moves forward, past where it started.
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      const leaseOf = async () => Number((await admin.query("SELECT lease_until FROM a2a_tasks WHERE id = $1", [id])).rows[0].lease_until);
+      const first = await leaseOf();
+      await until("A to renew the lease twice", async () => (await leaseOf()) >= first + 2 * 66);
+    } finally {
+      await admin.end();
+    }
+    // Reaping now finds nothing of A's.
+    expect(await storeA.reapLapsed()).toBe(0);
+    expect((await a.getTask({ id }, call)).status?.state).toBe(TaskState.WORKING);
+  } finally {
+    gate.resolve();
+    await a.close();
+  }
+});
+
+test("finished tasks are deleted with what is theirs by deleteFinished, or once terminalTtlMs has passed; unfinished ones stay", async () => {
+  const store = await instance();
+  const handler = createA2AServiceTaskHandler(twoTurns, { store, push: { allow: ["127.0.0.0/8"] } });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(handler, "start", tenant);
+    const finished = await sendTask(handler, "go", tenant);
+    expect(finished.status?.state).toBe(TaskState.COMPLETED);
+    await handler.createTaskPushNotificationConfig(create(TaskPushNotificationConfigSchema, { taskId: finished.id, id: "c", url: "http://127.0.0.1:9/c" }), callContext(tenant));
+
+    // Nothing finished before an hour ago.
+    await store.deleteFinished(Date.now() - 3_600_000);
+    expect(await store.get(finished.id)).toBeDefined();
+    expect(await store.deleteFinished(Date.now() + 1)).toBeGreaterThanOrEqual(1);
+    expect(await store.get(finished.id)).toBeUndefined();
+    expect(await store.configsOf(finished.id)).toEqual([]);
+    expect(await store.events(finished.id)).toEqual([]);
+    expect((await store.get(waiting.id))?.task.status?.state).toBe(TaskState.INPUT_REQUIRED);
+  } finally {
+    await handler.close();
+  }
+
+  // With terminalTtlMs the store deletes them itself: a timer, checked here by its effect.
+  const expiring = await instance({ terminalTtlMs: 50 });
+  const h2 = createA2AServiceTaskHandler(twoTurns, { store: expiring });
+  try {
+    const done = await sendTask(h2, "go", tenant);
+    const deadline = Date.now() + 10_000;
+    while ((await expiring.get(done.id)) !== undefined) {
+      if (Date.now() > deadline) throw new Error("the finished task was not deleted within 10 s");
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    await h2.close();
+    // Its timer would delete the other tests' finished tasks too: it shares their database.
+    await expiring.close();
+  }
+});
+
+test("migrations run once per database, and a database at a newer schema version is refused", async () => {
+  const first = await instance();
+  expect(first.schemaVersion).toBe(3);
+  await instance();
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT version, name FROM a2a_schema_migrations ORDER BY version");
+    expect(rows).toEqual([
+      { version: 1, name: expect.stringContaining("event log") },
+      { version: 2, name: expect.stringContaining("notification") },
+      { version: 3, name: expect.stringContaining("leases") },
+    ]);
+    await client.query("INSERT INTO a2a_schema_migrations (version, name) VALUES (99, 'from the future')");
+    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 3/);
+  } finally {
+    await client.query("DELETE FROM a2a_schema_migrations WHERE version = 99");
+    await client.end();
+  }
+});
+
+test("a driver that is not installed is named, with the command that installs it", async () => {
+  const missing = "a2a-driver-that-is-not-installed";
+  await expect(importPeer(missing, () => import(missing))).rejects.toThrow(`this task store needs the package "${missing}": npm install ${missing}`);
+});
+
+describe("two agents on one database, through the SDK clients", () => {
+  /** Per message text: released to send the chunks, and told when the executor is aborted. */
+  const runs = new Map<string, { go: ReturnType<typeof deferred<void>>; aborted: ReturnType<typeof deferred<void>> }>();
+  const chunky: A2AServiceExecutor = async function* ({ message: m, signal }) {
+    const run = runs.get(said(m))!;
+    signal.addEventListener("abort", () => run.aborted.resolve());
+    yield { state: TaskState.WORKING };
+    await run.go.promise;
+    yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: "a" } }] } };
+    yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: "b" } }] }, append: true };
+    await run.aborted.promise;
+  };
+  let agentA: TestAgent;
+  let agentB: TestAgent;
+  beforeAll(async () => {
+    agentA = await startAgent(chunky, { store: await instance() });
+    agentB = await startAgent(chunky, { store: await instance() });
+  });
+  afterAll(async () => {
+    await agentA?.close();
+    await agentB?.close();
+  });
+
+  test.each(BINDINGS)("%s: a streaming task started on A is followed, canceled and listed through B", async (binding) => {
+    const text = `chunks over ${binding}`;
+    const run = { go: deferred(), aborted: deferred() };
+    runs.set(text, run);
+    const contextId = unique("ctx");
+    const clientA = await agentA.client(binding);
+    const clientB = await agentB.client(binding);
+    const origin = follow(binding, clientA.sendMessageStream(sdkSend(text, { contextId })));
+    await within("A's stream to start", origin.atLeast(2));
+    const id = asTask(origin.events[0]!.payload!.value).id;
+
+    const onB = follow(binding, clientB.resubscribeTask({ tenant: "", id }));
+    await within("B's snapshot", onB.atLeast(1));
+    run.go.resolve();
+    await within("B to get the chunks", onB.atLeast(3));
+    expect((await clientB.cancelTask({ tenant: "", id, metadata: undefined })).status?.state).toBe(S.TASK_STATE_CANCELED);
+    await within("A's executor to be aborted", run.aborted.promise);
+    expect(await within("both streams to end", Promise.all([origin.done, onB.done]))).toEqual(["ended", "ended"]);
+    expect(origin.events.map(sdkLabel)).toEqual(["task:SUBMITTED", "status:WORKING", "artifact:out:a", "artifact:out:b+", "status:CANCELED"]);
+    expect(onB.events.map(sdkLabel)).toEqual(["task:WORKING", "artifact:out:a", "artifact:out:b+", "status:CANCELED"]);
+    const listed = await clientB.listTasks(listParams({ contextId }));
+    expect(listed.tasks.map((t) => [t.id, t.status?.state, t.artifacts.length])).toEqual([[id, S.TASK_STATE_CANCELED, 0]]);
+  });
+});
