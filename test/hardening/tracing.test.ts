@@ -80,6 +80,10 @@ const handler: A2AServiceHandler = {
     tracer.startActiveSpan("handler work", (span) => span.end());
     if (request.id === "missing") throw new TaskNotFoundError(`no task ${request.id}`);
     if (request.id === "throws") throw new Error("the database is down");
+    if (request.id === "plain-value") {
+      // A plain object where Part.data's google.protobuf.Value goes: an answer no binding can encode (D33).
+      return { id: "plain-value", contextId: "c", status: { state: TaskState.COMPLETED }, artifacts: [{ artifactId: "a", parts: [{ content: { case: "data", value: { answer: 42 } as never } }] }] };
+    }
     return task(request.id);
   },
   async sendMessage(request) {
@@ -187,6 +191,15 @@ describe.each(["JSONRPC", "HTTP+JSON", "GRPC"] as const)("%s", (binding) => {
     const [span] = serverSpans();
     expect(span!.status.code).toBe(api.SpanStatusCode.ERROR);
     expect(span!.events.map((e) => [e.name, e.attributes?.["exception.message"]])).toEqual([["exception", "the database is down"]]);
+    if (binding === "GRPC") expect(span!.attributes["rpc.grpc.status_code"]).toBe(13);
+    if (binding === "JSONRPC") expect(span!.attributes["rpc.jsonrpc.error_code"]).toBe(-32603);
+    if (binding === "HTTP+JSON") expect(span!.attributes["http.response.status_code"]).toBe(500);
+  });
+
+  test("an answer that cannot be encoded: status ERROR, as INTERNAL (gRPC finds out only as grpc-js writes it)", async () => {
+    await expect(clients[binding]!.getTask({ id: "plain-value" })).rejects.toMatchObject({ name: "InternalError" });
+    const [span] = serverSpans();
+    expect(span!.status.code).toBe(api.SpanStatusCode.ERROR);
     if (binding === "GRPC") expect(span!.attributes["rpc.grpc.status_code"]).toBe(13);
     if (binding === "JSONRPC") expect(span!.attributes["rpc.jsonrpc.error_code"]).toBe(-32603);
     if (binding === "HTTP+JSON") expect(span!.attributes["http.response.status_code"]).toBe(500);
