@@ -21,6 +21,12 @@ import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { Role, TaskSchema, TaskState, type StreamResponse } from "../../generated/a2a_pb.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
+import { createA2AServiceHttpJsonListener } from "../../generated/a2a_http.js";
+import { createA2AServiceJsonRpcListener } from "../../generated/a2a_jsonrpc.js";
+import { addA2AServiceToServer } from "../../generated/a2a_grpc.js";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createGrpcServer, listenGrpc } from "protoc-gen-a2a/runtime/grpc";
 import { deferred } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
@@ -337,5 +343,45 @@ describe("tracing off", () => {
   test("a server with tracing off makes no span for a traced caller", async () => {
     await inSpan("caller", () => createA2AServiceJsonRpcClient(quiet.jsonRpcUrl!).getTask({ id: "q" }));
     expect(serverSpans()).toEqual([]);
+  });
+});
+
+describe("the generated listeners and addA2AServiceToServer: traced with the module as `tracing`, not without it", () => {
+  const listen = async (listener: Parameters<typeof createServer>[1]): Promise<{ url: string; close: () => Promise<void> }> => {
+    const http: HttpServer = createServer(listener);
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    return {
+      url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => http.close(() => resolve())),
+    };
+  };
+
+  test.each([true, false])("tracing given: %s", async (given) => {
+    const options = given ? { tracing: tracingApi } : {};
+    const jsonRpc = await listen(createA2AServiceJsonRpcListener(handler, options));
+    const rest = await listen(createA2AServiceHttpJsonListener(handler, options));
+    const grpc = createGrpcServer();
+    addA2AServiceToServer(grpc, handler, options);
+    const port = await listenGrpc(grpc, { host: "127.0.0.1", port: 0 });
+    const made = [createA2AServiceJsonRpcClient(jsonRpc.url), createA2AServiceHttpJsonClient(rest.url), createA2AServiceGrpcClient(`127.0.0.1:${port}`)];
+    try {
+      const { caller } = await inSpan("caller", async () => {
+        for (const client of made) await client.getTask({ id: "l-1" });
+      });
+      const spans = serverSpans();
+      if (!given) {
+        expect(spans).toEqual([]);
+        return;
+      }
+      expect(spans.map((s) => s.attributes["rpc.system"]).sort()).toEqual(["grpc", "http_json", "jsonrpc"]);
+      for (const span of spans) {
+        expect(parentOf(span)).toBe(caller.spanId);
+        expect(span.attributes["a2a.task.id"]).toBe("l-1");
+      }
+    } finally {
+      for (const client of made) client.close();
+      grpc.forceShutdown();
+      await Promise.all([jsonRpc.close(), rest.close()]);
+    }
   });
 });
