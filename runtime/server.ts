@@ -3,3 +3,5 @@
 export * from "./a2a/serve.js";
 // What serveA2AService (and each endpoint) tells of a handler's unexpected failures.
 export type { FailureInfo, Logger, OnError } from "./core/failures.js";
+// What the `tracing` option of serveA2AService, the endpoints and the clients takes: `@opentelemetry/api` (D35).
+export type { TracingApi } from "./core/tracing.js";

@@ -30,6 +30,7 @@ import {
 import type { AgentPolicy } from "./policy.js";
 import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
 import { createStreamCheck } from "./stream-rules.js";
+import { a2aTrace } from "./tracing.js";
 
 /** What an A2A endpoint takes besides a binding's own options. */
 export interface A2AOptions {
@@ -42,7 +43,7 @@ export interface A2AOptions {
 /** The options of generated A2A endpoints: the binding's own, and A2A's. */
 export type A2AJsonRpcOptions = Omit<JsonRpcOptions, "authenticate"> & A2AOptions;
 export type A2AHttpJsonOptions = Omit<HttpJsonOptions, "authenticate"> & A2AOptions;
-export type A2AGrpcOptions = Pick<DispatchConfig, "onError" | "logger"> & A2AOptions;
+export type A2AGrpcOptions = Pick<DispatchConfig, "onError" | "logger" | "tracing"> & A2AOptions;
 
 /** What a handler of A2AService learns about the call besides its request message. */
 export interface A2ACallContext<Principal = unknown> extends CallContext<Principal> {
@@ -186,6 +187,8 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
       const activated = scope.activatedHeader();
       return activated === undefined ? undefined : { "a2a-extensions": activated };
     },
+
+    trace: a2aTrace,
   };
 }
 

@@ -21,6 +21,7 @@ import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
 import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
 import type { Logger, OnError } from "../core/failures.js";
+import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
 import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
 import { A2AErrorTable } from "./errors.js";
@@ -50,6 +51,14 @@ export interface ServeOptions {
   readonly onError?: OnError;
   /** Where unexpected failures are logged without `onError`: pino, or any `{ error(obj, msg) }`. Default: one JSON line on stderr. */
   readonly logger?: Logger;
+  /**
+   * OpenTelemetry (D35): a server span per call on every binding. Default
+   * `true`: `@opentelemetry/api` is loaded if it is installed (nothing is
+   * traced and nothing loaded when it is not). `false` turns tracing off;
+   * the API module itself (`import * as api from "@opentelemetry/api"`) is
+   * used as given.
+   */
+  readonly tracing?: boolean | TracingApi;
   readonly versions?: VersionPolicy;
   readonly bodyLimit?: number;
   readonly heartbeatMs?: number;
@@ -143,6 +152,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
   const timeouts = { ...defaultServerTimeouts, ...options.timeouts };
+  const tracing = options.tracing === false ? undefined : options.tracing === true || options.tracing === undefined ? await loadTracingApi() : options.tracing;
   // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {
     required: config.required,
@@ -151,6 +161,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     authenticate: options.authenticate,
     onError: options.onError,
     logger: options.logger,
+    tracing,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     bodyTimeoutMs: timeouts.bodyMs,

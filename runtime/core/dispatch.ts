@@ -20,6 +20,7 @@ import { failureReporter, type FailureInfo, type Logger, type OnError } from "./
 import { createEventSource, releaseIterator, type EventEncoder } from "./event-stream.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import { coreProfile, type Profile, type StreamCheck } from "./profile.js";
+import { CallTracer, type CallSpan, type TracingApi } from "./tracing.js";
 import type { EventSource } from "./transport.js";
 
 /** What every binding's endpoint is made from: the generated tables, the handler, and optionally a profile. */
@@ -35,6 +36,11 @@ export interface DispatchConfig<H extends object = object> {
   readonly onError?: OnError | undefined;
   /** Where unexpected failures are logged when there is no `onError`: pino or any `{ error(obj, msg) }`. Default: one JSON line on stderr. */
   readonly logger?: Logger | undefined;
+  /**
+   * `@opentelemetry/api` (the module: `import * as api from "@opentelemetry/api"`):
+   * a server span per call (D35). Default none: no span, no cost.
+   */
+  readonly tracing?: TracingApi | undefined;
 }
 
 /** A call past its preamble: the decoded request and the handler's context. */
@@ -48,6 +54,8 @@ export interface Dispatcher {
   readonly errors: CoreErrorTable;
   /** The JSON media type of HTTP+JSON responses when the request states none it accepts. */
   readonly mediaType: string;
+  /** Starts each call's span when tracing is on (D35); undefined when it is off, the one thing a binding checks then. */
+  readonly tracer: CallTracer | undefined;
   /** Opens a transport request's scope; throws the error that refuses all its calls. */
   open(binding: Binding, request: ScopeRequest, query: URLSearchParams | undefined): CallScope;
   /**
@@ -70,15 +78,19 @@ export interface Dispatcher {
    * left-out method. For bindings that chain the result themselves.
    */
   invoke(spec: MethodSpec, request: Message, context: CallContext): unknown;
-  /** Calls a unary method and writes its result as ProtoJSON. */
-  unary(spec: MethodSpec, request: Message, context: CallContext): Promise<JsonValue>;
-  /** Calls a streaming method for gRPC: the handler's iterator, with the profile's stream rules applied to each result. */
-  streamMessages(spec: MethodSpec, request: Message, context: CallContext): MessageStream;
+  /** Calls a unary method (in the span's context, when traced) and writes its result as ProtoJSON. */
+  unary(spec: MethodSpec, request: Message, context: CallContext, span?: CallSpan): Promise<JsonValue>;
+  /**
+   * Calls a streaming method for gRPC: the handler's iterator, with the
+   * profile's stream rules applied to each result; pulled in the span's
+   * context when traced (the binding ends the span).
+   */
+  streamMessages(spec: MethodSpec, request: Message, context: CallContext, span?: CallSpan): MessageStream;
   /**
    * Calls a streaming method and pulls its first event, so an error before
    * it still throws here; later events and errors go through the source.
    */
-  openStream(spec: MethodSpec, request: Message, context: CallContext, framing: StreamFraming): Promise<EventSource>;
+  openStream(spec: MethodSpec, request: Message, context: CallContext, framing: StreamFraming, span?: CallSpan): Promise<EventSource>;
   /** Headers (or initial metadata) the profile adds to the response once the handler ran. */
   responseHeaders(scope: CallScope): Readonly<Record<string, string>> | undefined;
   /**
@@ -147,6 +159,7 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
   const handler = config.handler as Record<string, HandlerFn | undefined>;
   const write = (desc: DescMessage, value: unknown) => jsonWriter(desc, required)(value);
   const report = failureReporter(config);
+  const tracer = config.tracing === undefined ? undefined : new CallTracer(config.tracing, profile.trace);
 
   function invoke(spec: MethodSpec, request: Message, context: CallContext): unknown {
     const fn = handler[spec.localName];
@@ -179,9 +192,17 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
     return { request, context: profile.context(scope, request) };
   }
 
+  /** The handler's stream: its iterator, pulled in the span's context when traced. */
+  function iterate(spec: MethodSpec, request: Message, context: CallContext, span: CallSpan | undefined, endOnDone: boolean): AsyncIterator<unknown> {
+    if (span === undefined) return (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    const iterable = span.run(() => invoke(spec, request, context)) as AsyncIterable<unknown>;
+    return span.iterator(iterable[Symbol.asyncIterator](), endOnDone);
+  }
+
   return {
     errors,
     mediaType: profile.mediaType,
+    tracer,
 
     open: (binding, request, query) => profile.open(binding, request, query),
 
@@ -209,24 +230,29 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
 
     invoke,
 
-    streamMessages(spec, request, context) {
-      const source = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
-      return new CheckedMessages(source, profile.streamCheck(spec));
+    streamMessages(spec, request, context, span) {
+      return new CheckedMessages(iterate(spec, request, context, span, false), profile.streamCheck(spec));
     },
 
-    async unary(spec, request, context) {
-      return write(spec.output, await invoke(spec, request, context));
+    async unary(spec, request, context, span) {
+      if (span === undefined) return write(spec.output, await invoke(spec, request, context));
+      const result = await span.run(() => invoke(spec, request, context));
+      span.message(result, "response");
+      return write(spec.output, result);
     },
 
-    async openStream(spec, request, context, framing) {
+    async openStream(spec, request, context, framing, span) {
       const encoder = new FramedEvents(spec.output, profile.streamCheck(spec), framing, write);
       let iterator: AsyncIterator<unknown> | undefined;
       let first: string | undefined;
       try {
-        iterator = (invoke(spec, request, context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+        iterator = iterate(spec, request, context, span, true);
         const r = await iterator.next();
         // Nothing yielded: the profile may say a stream owes an event (A2A's D15 does).
-        if (r.done === true) endStream(encoder.check);
+        if (r.done === true) {
+          endStream(encoder.check);
+          span?.end();
+        }
         // Encoded before answering, so an unencodable first event is still a plain error response.
         else first = encoder.event(r.value);
       } catch (err) {

@@ -16,6 +16,7 @@ import type { Binding, CallContext } from "./call-context.js";
 import { CallScope, ScopedContext, type ScopeRequest } from "./call-scope.js";
 import { RpcError, coreErrors, type CoreErrorTable } from "./errors.js";
 import type { MethodSpec } from "./method-spec.js";
+import type { TraceProfile } from "./tracing.js";
 
 /** The rules one stream's events must follow; one object per stream, so it may count. */
 export interface StreamCheck {
@@ -46,6 +47,8 @@ export interface Profile<Scope extends CallScope = CallScope> {
   streamCheck(spec: MethodSpec): StreamCheck | undefined;
   /** Headers (HTTP) or initial metadata (gRPC) the response carries, once the handler ran. */
   responseHeaders(scope: Scope): Readonly<Record<string, string>> | undefined;
+  /** What the protocol adds to a call's span when tracing is on (D35): its names for the method, the messages and the error. */
+  readonly trace?: TraceProfile | undefined;
 }
 
 /** The profile of a service with none: the bindings' own rules, google.rpc.Code errors, `application/json`. */

@@ -11,6 +11,7 @@ import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/prot
 import { RpcError, isRpcError, type ErrorTableEntry, type RpcCodeName, type RpcErrorOptions } from "../errors.js";
 import type { CallContext } from "../call-context.js";
 import type { MethodSpec } from "../method-spec.js";
+import { loadTracingApi, type TracingApi } from "../tracing.js";
 
 /** What one call may carry besides its request. */
 export interface ClientCallOptions {
@@ -101,6 +102,34 @@ export interface ServiceClientConfig {
   readonly headers?: Readonly<Record<string, string>>;
   /** Headers computed per call, e.g. a fresh bearer token. */
   readonly callHeaders?: (spec: MethodSpec) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
+  /**
+   * OpenTelemetry (D35): the trace context active when a call is made goes
+   * with it (`traceparent`, `tracestate`) through the API's propagator.
+   * Default: `@opentelemetry/api` if it is installed; `false` sends none;
+   * or the API module itself.
+   */
+  readonly tracing?: TracingApi | false | undefined;
+}
+
+/**
+ * `@opentelemetry/api` for clients that did not say: loaded once, on the
+ * first client made, and known to every call once it settled (a call made
+ * before waits for it, so the first call is traced too).
+ */
+const autoTracing: { api: TracingApi | undefined; pending: Promise<unknown> | undefined } = { api: undefined, pending: undefined };
+let autoTracingStarted = false;
+function startAutoTracing(): void {
+  if (autoTracingStarted) return;
+  autoTracingStarted = true;
+  autoTracing.pending = loadTracingApi().then((api) => {
+    autoTracing.api = api;
+    autoTracing.pending = undefined;
+  });
+}
+
+/** The trace context of the caller, into a call's headers (D35). */
+function injectTrace(api: TracingApi, headers: Record<string, string>): void {
+  api.propagation.inject(api.context.active(), headers);
 }
 
 /**
@@ -110,16 +139,25 @@ export interface ServiceClientConfig {
  */
 export function createServiceClient(config: ServiceClientConfig): ClientBase & Record<string, (request: object, options?: ClientCallOptions | CallContext) => unknown> {
   const fixed = { ...config.profile.headers(), ...lowerCaseKeys(config.headers) };
+  const tracing = config.tracing;
+  if (tracing === undefined) startAutoTracing();
   const client: ClientBase & Record<string, (request: object, options?: ClientCallOptions | CallContext) => unknown> = {
     close: () => config.transport.close?.(),
   } as never;
   for (const spec of Object.values(config.methods)) {
     const prepare = async (request: object, given: ClientCallOptions | CallContext | undefined): Promise<OutgoingCall> => {
       const options = isCallContext(given) ? { signal: given.signal, headers: config.profile.forward(given) } : given;
+      const headers = { ...fixed, ...lowerCaseKeys(await config.callHeaders?.(spec)), ...lowerCaseKeys(options?.headers) };
+      if (tracing === undefined) {
+        if (autoTracing.pending !== undefined) await autoTracing.pending;
+        if (autoTracing.api !== undefined) injectTrace(autoTracing.api, headers);
+      } else if (tracing !== false) {
+        injectTrace(tracing, headers);
+      }
       return {
       spec,
       request: config.profile.request(spec, request),
-      headers: { ...fixed, ...lowerCaseKeys(await config.callHeaders?.(spec)), ...lowerCaseKeys(options?.headers) },
+      headers,
       signal: callSignal(options),
       deadline: options?.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
       };

@@ -10,6 +10,7 @@ import { createServiceClient, type ClientBase, type ClientCallOptions, type Clie
 import { coreClientErrors } from "./error-decoding.js";
 import { createHttpJsonTransport } from "./http-json.js";
 import { createJsonRpcTransport } from "./jsonrpc.js";
+import type { TracingApi } from "../tracing.js";
 
 /** What every client takes, whatever its binding. */
 export interface ClientOptions {
@@ -23,6 +24,12 @@ export interface ClientOptions {
    * applies to both), at a fraction of fetch's cost per call.
    */
   readonly fetch?: typeof fetch;
+  /**
+   * OpenTelemetry (D35): the caller's trace context is sent with every call
+   * (`traceparent`). Default: `@opentelemetry/api` if it is installed;
+   * `false` sends none; or the API module itself.
+   */
+  readonly tracing?: TracingApi | false;
 }
 
 export type MethodTable = Readonly<Record<string, MethodSpec>>;
@@ -50,13 +57,13 @@ export type ServiceClient = ClientBase & Record<string, (request: object, option
 export function createJsonRpcClient<M extends MethodTable>(tables: ClientTables<M>, url: string | URL, options: ClientOptions & Partial<ClientProfileConfig> = {}): ClientOf<M> {
   const { profile } = { ...coreProfileConfig, ...options };
   const transport = createJsonRpcTransport({ url, errors: profile.errors, required: tables.required, fetch: options.fetch });
-  return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders }));
+  return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }
 
 export function createHttpJsonClient<M extends MethodTable>(tables: ClientTables<M>, url: string | URL, options: ClientOptions & Partial<ClientProfileConfig> = {}): ClientOf<M> {
   const { profile, mediaType } = { ...coreProfileConfig, ...options };
   const transport = createHttpJsonTransport({ baseUrl: url, rules: tables.rules, errors: profile.errors, required: tables.required, mediaType, fetch: options.fetch });
-  return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders }));
+  return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }
 
 /** createServiceClient builds one method per table entry, as ClientOf<M> describes them. */

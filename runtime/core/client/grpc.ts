@@ -126,5 +126,5 @@ export function createGrpcClient<M extends MethodTable>(
 ): ClientOf<M> {
   const { profile } = { ...coreProfileConfig, ...options };
   const transport = createGrpcTransport({ address, errors: profile.errors, credentials: options.credentials, channelOptions: options.channelOptions });
-  return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders }));
+  return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }

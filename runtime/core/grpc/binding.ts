@@ -11,12 +11,14 @@ import { Metadata, status, type MethodDefinition, type Server, type ServerUnaryC
 import { signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
 import { grpcStatusOf, rpcCode } from "../error-encoding.js";
+import { RpcError } from "../errors.js";
 import { releaseIterator } from "../event-stream.js";
 import type { MethodSpec } from "../method-spec.js";
+import type { CallSpan } from "../tracing.js";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 
 /** What a generated `add<Service>ToServer` takes besides the handler: authentication, for a service with no profile. */
-export type GrpcOptions = Pick<DispatchConfig, "authenticate" | "onError" | "logger">;
+export type GrpcOptions = Pick<DispatchConfig, "authenticate" | "onError" | "logger" | "tracing">;
 
 export interface GrpcServiceConfig<H extends object> extends DispatchConfig<H> {
   /** The generated grpc-js service definition. */
@@ -33,10 +35,20 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
     implementation[key] =
       spec.kind === "unary"
         ? (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
-            unary(dispatch, spec, call, callback);
+            const tracer = dispatch.tracer;
+            if (tracer === undefined) {
+              unary(dispatch, spec, call, callback, new GrpcRequest(call), undefined);
+              return;
+            }
+            const req = new GrpcRequest(call);
+            const span = tracer.start("GRPC", spec, req);
+            span.run(() => unary(dispatch, spec, call, callback, req, span));
           }
         : (call: ServerWritableStream<Message, Message>) => {
-            new ServerStream(call, new GrpcRequest(call), dispatch).start(spec);
+            const stream = new ServerStream(call, new GrpcRequest(call), dispatch);
+            const tracer = dispatch.tracer;
+            if (tracer === undefined) stream.start(spec);
+            else stream.traced(spec, tracer.start("GRPC", spec, stream.req));
           };
   }
   server.addService(reportingEncodeFailures(config.definition, config.methods, dispatch), implementation);
@@ -62,6 +74,7 @@ function reportingEncodeFailures(definition: ServiceDefinition, methods: Readonl
               try {
                 return serialize(value);
               } catch (err) {
+                encodeFailures.count++;
                 dispatch.report(err, { binding: "GRPC", method: spec.name });
                 throw new Error("the handler's response could not be encoded");
               }
@@ -70,6 +83,13 @@ function reportingEncodeFailures(definition: ServiceDefinition, methods: Readonl
   }
   return out as ServiceDefinition;
 }
+
+/**
+ * Responses that could not be encoded, counted: grpc-js serializes a unary
+ * response inside the callback, so a traced call tells from the count
+ * whether its answer was written or failed.
+ */
+const encodeFailures = { count: 0 };
 
 type GrpcCall = ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>;
 
@@ -168,9 +188,13 @@ class GrpcRequest implements ScopeRequest {
   }
 }
 
-/** A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in `grpc-status-details-bin` (D19). */
-function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req: GrpcRequest, scope: CallScope | undefined): Partial<ServiceError> {
+/**
+ * A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in
+ * `grpc-status-details-bin` (D19). A traced call's span ends with it.
+ */
+function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req: GrpcRequest, scope: CallScope | undefined, span: CallSpan | undefined): Partial<ServiceError> {
   const failure = dispatch.failure(err, { binding: "GRPC", method: spec.name, requestId: req.header("x-request-id") ?? undefined }, scope);
+  span?.end(failure);
   const metadata = new Metadata();
   metadata.set("grpc-status-details-bin", Buffer.from(toBinary(StatusSchema, grpcStatusOf(failure))));
   return { code: rpcCode(failure.entry.grpcStatus) as status, details: failure.message, metadata };
@@ -190,18 +214,21 @@ function sendResponseHeaders(call: GrpcCall, dispatch: Dispatcher, scope: CallSc
  * called in the same tick and its promise is the only one the call makes:
  * this is the path every call of a busy gRPC agent takes.
  */
-function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>): void {
-  const req = new GrpcRequest(call);
+function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>, req: GrpcRequest, span: CallSpan | undefined): void {
   let scope: CallScope | undefined;
   const fail = (err: unknown) => {
     req.done();
-    callback(serviceError(err, dispatch, spec, req, scope));
+    callback(serviceError(err, dispatch, spec, req, scope, span));
   };
   let result: unknown;
   try {
     scope = dispatch.open("GRPC", req, undefined);
     const started = dispatch.start(spec, scope, () => dispatch.checked(spec, call.request));
-    result = isPromiseLike(started) ? started.then((s) => dispatch.invoke(spec, s.request, s.context)) : dispatch.invoke(spec, started.request, started.context);
+    if (span === undefined) {
+      result = isPromiseLike(started) ? started.then((s) => dispatch.invoke(spec, s.request, s.context)) : dispatch.invoke(spec, started.request, started.context);
+    } else {
+      result = isPromiseLike(started) ? started.then((s) => invokeTraced(dispatch, spec, s, span)) : invokeTraced(dispatch, spec, started, span);
+    }
   } catch (err) {
     fail(err);
     return;
@@ -211,12 +238,25 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
     req.done();
     sendResponseHeaders(call, dispatch, opened);
     // The handler's message or its init shape: the definition's serializeMessage writes either.
+    if (span === undefined) {
+      callback(null, value as Message);
+      return;
+    }
+    span.message(value, "response");
+    // grpc-js serializes in the callback: a response that cannot be encoded is INTERNAL (see reportingEncodeFailures).
+    const encoded = encodeFailures.count;
     callback(null, value as Message);
+    span.end(encodeFailures.count === encoded ? undefined : new RpcError(dispatch.errors.Internal, "the handler's response could not be encoded"));
   };
   if (isPromiseLike(result)) result.then(respond, fail);
   else respond(result);
 }
 
+/** The handler of a traced unary call, its request shown to the span. */
+function invokeTraced(dispatch: Dispatcher, spec: MethodSpec, started: Started, span: CallSpan): unknown {
+  span.message(started.request, "request");
+  return dispatch.invoke(spec, started.request, started.context);
+}
 
 /**
  * A server-streaming call: the preamble, then the handler's events written
@@ -233,12 +273,20 @@ class ServerStream implements Abortable {
   /** The call, for reporting a failure: its method and, once opened, its scope. */
   #spec: MethodSpec | undefined;
   #callScope: CallScope | undefined;
+  /** The call's span when tracing is on (D35). */
+  #span: CallSpan | undefined;
 
   constructor(
     private readonly call: ServerWritableStream<Message, Message>,
-    private readonly req: GrpcRequest,
+    readonly req: GrpcRequest,
     private readonly dispatch: Dispatcher,
   ) {}
+
+  /** start(), in the span's context; the span ends with the stream. */
+  traced(spec: MethodSpec, span: CallSpan): void {
+    this.#span = span;
+    span.run(() => this.start(spec));
+  }
 
   start(spec: MethodSpec): void {
     const { dispatch } = this;
@@ -259,7 +307,8 @@ class ServerStream implements Abortable {
 
   #open(spec: MethodSpec, scope: CallScope, started: Started): void {
     try {
-      this.#messages = this.dispatch.streamMessages(spec, started.request, started.context);
+      this.#span?.message(started.request, "request");
+      this.#messages = this.dispatch.streamMessages(spec, started.request, started.context, this.#span);
     } catch (err) {
       this.#fail(err);
       return;
@@ -289,6 +338,7 @@ class ServerStream implements Abortable {
       if (message === undefined) {
         req.done();
         call.end();
+        this.#span?.end();
         return;
       }
       if (this.#scope !== undefined) sendResponseHeaders(call, this.dispatch, this.#scope);
@@ -306,7 +356,8 @@ class ServerStream implements Abortable {
   #fail(err: unknown): void {
     this.abort();
     this.req.done();
-    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#callScope));
+    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#callScope, this.#span));
+    else this.#span?.cancelled();
   }
 
   /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */

@@ -14,12 +14,13 @@ import { httpErrorBody } from "../error-encoding.js";
 import { RpcError, toRpcError, type CoreErrorTable, type ErrorTableEntry } from "../errors.js";
 import type { FailureInfo } from "../failures.js";
 import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
+import type { CallSpan } from "../tracing.js";
 import { BodyRefusedError, BodyTimeoutError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 import { parsePathTemplate } from "./path-template.js";
 import { createRouter } from "./router.js";
 import { createTranscoder, type Transcoder } from "./transcoding.js";
 
-export interface HttpJsonOptions extends Pick<DispatchConfig, "authenticate" | "onError" | "logger"> {
+export interface HttpJsonOptions extends Pick<DispatchConfig, "authenticate" | "onError" | "logger" | "tracing"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
   /** Milliseconds the request body may take to arrive once read, else 408 (D32; adapters reading a socket). Default 30,000. */
@@ -83,9 +84,13 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   const { routeNotFound, methodNotAllowed, tooLarge, tooSlow, notJson } = httpErrors(errors);
   const jsonTypes = dispatch.mediaType === "application/json" ? "application/json" : `${dispatch.mediaType} or application/json`;
 
-  /** The answer to `err`; with the call (past routing), an unexpected failure is reported with its method. */
-  function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>, call?: [MethodSpec, CallScope, CoreRequest]): CoreResponse {
+  /**
+   * The answer to `err`; with the call (past routing), an unexpected failure
+   * is reported with its method. A traced call's span ends with the error.
+   */
+  function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>, call?: [MethodSpec, CallScope, CoreRequest], span?: CallSpan): CoreResponse {
     const failure = call === undefined ? toRpcError(err, errors.Internal) : dispatch.failure(err, failureInfo(call[0], call[2]), call[1]);
+    span?.end(failure);
     return {
       kind: "body",
       status: failure.entry.httpStatus,
@@ -132,6 +137,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       private readonly scope: CallScope,
       private readonly spec: MethodSpec,
       private readonly req: CoreRequest,
+      private readonly span: CallSpan | undefined,
     ) {}
 
     get heartbeatMs(): number {
@@ -151,7 +157,9 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     }
 
     error(err: unknown): string {
-      return JSON.stringify(httpErrorBody(dispatch.failure(err, failureInfo(this.spec, this.req), this.scope)));
+      const failure = dispatch.failure(err, failureInfo(this.spec, this.req), this.scope);
+      this.span?.fail(failure);
+      return JSON.stringify(httpErrorBody(failure));
     }
 
     abort(): void {
@@ -178,62 +186,76 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     return dispatch.decode(target.spec, json);
   }
 
+  /** One call past routing: in its span's context when traced (D35). */
+  async function serve(req: CoreRequest, target: Target, values: readonly string[], query: URLSearchParams | undefined, mediaType: string, span: CallSpan | undefined): Promise<CoreResponse> {
+    const { spec } = target;
+
+    let scope: CallScope;
+    let request: Message;
+    let context: CallContext;
+    try {
+      scope = dispatch.open("HTTP+JSON", req, query);
+    } catch (err) {
+      return errorResponse(err, mediaType, undefined, undefined, span);
+    }
+    try {
+      const started = dispatch.start(spec, scope, () => decode(req, target, values, query));
+      ({ request, context } = isPromiseLike(started) ? await started : started);
+      span?.message(request, "request");
+    } catch (err) {
+      return errorResponse(err, mediaType, undefined, [spec, scope, req], span);
+    }
+
+    if (spec.kind !== "unary") {
+      let events: EventSource;
+      try {
+        events = await dispatch.openStream(spec, request, context, new HttpJsonStream(scope, spec, req, span), span);
+      } catch (err) {
+        return errorResponse(err, mediaType, dispatch.responseHeaders(scope), [spec, scope, req], span);
+      }
+      return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
+    }
+    try {
+      const result = await dispatch.unary(spec, request, context, span);
+      const responseBody = target.rule.responseBody;
+      const body = responseBody === "" ? result : fieldOf(result, spec, responseBody);
+      const response: CoreResponse = { kind: "body", status: 200, headers: { "content-type": mediaType, ...dispatch.responseHeaders(scope) }, body: JSON.stringify(body) };
+      span?.end();
+      return response;
+    } catch (err) {
+      return errorResponse(err, mediaType, dispatch.responseHeaders(scope), [spec, scope, req], span);
+    }
+  }
+
   return {
-    async handle(req) {
+    // Not async: a call past routing answers with serve()'s own promise, with no second one around it.
+    handle(req) {
       const mediaType = mediaTypes.of(req);
       const q = req.url.indexOf("?");
       const fullPath = q < 0 ? req.url : req.url.slice(0, q);
       const query = q < 0 ? undefined : new URLSearchParams(req.url.slice(q + 1));
       if (basePath !== "" && fullPath !== basePath && !fullPath.startsWith(`${basePath}/`)) {
-        return errorResponse(new RpcError(routeNotFound, `no route for ${req.method} ${fullPath}`), mediaType);
+        return Promise.resolve(errorResponse(new RpcError(routeNotFound, `no route for ${req.method} ${fullPath}`), mediaType));
       }
       const path = fullPath.slice(basePath.length);
       const match = router.match(req.method, path);
       switch (match.kind) {
         case "not_found":
-          return errorResponse(new RpcError(routeNotFound, `no route for ${req.method} ${fullPath}`), mediaType);
+          return Promise.resolve(errorResponse(new RpcError(routeNotFound, `no route for ${req.method} ${fullPath}`), mediaType));
         case "method_not_allowed":
-          return errorResponse(new RpcError(methodNotAllowed, `${req.method} is not allowed on ${fullPath}; allowed: ${match.allow.join(", ")}`), mediaType, {
-            allow: match.allow.join(", "),
-          });
+          return Promise.resolve(
+            errorResponse(new RpcError(methodNotAllowed, `${req.method} is not allowed on ${fullPath}; allowed: ${match.allow.join(", ")}`), mediaType, {
+              allow: match.allow.join(", "),
+            }),
+          );
         case "bad_path":
-          return errorResponse(new RpcError(errors.InvalidParams, match.reason), mediaType);
+          return Promise.resolve(errorResponse(new RpcError(errors.InvalidParams, match.reason), mediaType));
       }
       const target = match.route.target;
-      const { spec } = target;
-
-      let scope: CallScope;
-      let request: Message;
-      let context: CallContext;
-      try {
-        scope = dispatch.open("HTTP+JSON", req, query);
-      } catch (err) {
-        return errorResponse(err, mediaType);
-      }
-      try {
-        const started = dispatch.start(spec, scope, () => decode(req, target, match.values, query));
-        ({ request, context } = isPromiseLike(started) ? await started : started);
-      } catch (err) {
-        return errorResponse(err, mediaType, undefined, [spec, scope, req]);
-      }
-
-      if (spec.kind !== "unary") {
-        let events: EventSource;
-        try {
-          events = await dispatch.openStream(spec, request, context, new HttpJsonStream(scope, spec, req));
-        } catch (err) {
-          return errorResponse(err, mediaType, dispatch.responseHeaders(scope), [spec, scope, req]);
-        }
-        return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
-      }
-      try {
-        const result = await dispatch.unary(spec, request, context);
-        const responseBody = target.rule.responseBody;
-        const body = responseBody === "" ? result : fieldOf(result, spec, responseBody);
-        return { kind: "body", status: 200, headers: { "content-type": mediaType, ...dispatch.responseHeaders(scope) }, body: JSON.stringify(body) };
-      } catch (err) {
-        return errorResponse(err, mediaType, dispatch.responseHeaders(scope), [spec, scope, req]);
-      }
+      const tracer = dispatch.tracer;
+      if (tracer === undefined) return serve(req, target, match.values, query, mediaType, undefined);
+      const span = tracer.start("HTTP+JSON", target.spec, req, { "http.request.method": req.method, "http.route": `${basePath}${target.rule.path}` });
+      return span.run(() => serve(req, target, match.values, query, mediaType, span));
     },
   };
 }

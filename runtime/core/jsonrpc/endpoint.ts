@@ -10,9 +10,10 @@ import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, 
 import { jsonRpcErrorObject } from "../error-encoding.js";
 import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
 import type { MethodSpec } from "../method-spec.js";
-import { BodyRefusedError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
+import type { CallSpan } from "../tracing.js";
+import { BodyRefusedError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 
-export interface JsonRpcOptions extends Pick<DispatchConfig, "authenticate" | "onError" | "logger"> {
+export interface JsonRpcOptions extends Pick<DispatchConfig, "authenticate" | "onError" | "logger" | "tracing"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
   readonly bodyLimit?: number;
   /** Milliseconds the request body may take to arrive once read, else 408 (D32; adapters reading a socket). Default 30,000. */
@@ -32,6 +33,9 @@ export interface JsonRpcEndpointConfig<H extends object> extends JsonRpcOptions,
 }
 
 type JsonRpcId = string | number | null;
+
+/** Where a call's trace parent is read from: the request's headers. */
+type ScopeRequestLike = Pick<CoreRequest, "header">;
 
 /** A call that passed framing: `id` is undefined for a notification. */
 interface Call {
@@ -60,12 +64,16 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     id,
     error: jsonRpcErrorObject(toRpcError(err, errors.Internal)),
   });
-  /** The envelope of a call that failed past its framing: an unexpected failure is reported with the call's method and id. */
-  const callFailure = (id: JsonRpcId, method: string, err: unknown, scope: CallScope) => ({
-    jsonrpc: "2.0",
-    id,
-    error: jsonRpcErrorObject(dispatch.failure(err, { binding: "JSONRPC", method, requestId: id === null ? undefined : String(id) }, scope)),
-  });
+  /**
+   * The envelope of a call that failed past its framing: an unexpected
+   * failure is reported with the call's method and id; a traced call's span
+   * ends with the error.
+   */
+  const callFailure = (id: JsonRpcId, method: string, err: unknown, scope: CallScope, span?: CallSpan) => {
+    const failure = dispatch.failure(err, { binding: "JSONRPC", method, requestId: id === null ? undefined : String(id) }, scope);
+    span?.end(failure);
+    return { jsonrpc: "2.0", id, error: jsonRpcErrorObject(failure) };
+  };
   const body = (status: number, value: unknown, headers?: Readonly<Record<string, string>>): CoreResponse => ({
     kind: "body",
     status,
@@ -98,15 +106,36 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     return { id: hasId ? id : undefined, spec, params };
   }
 
-  async function unary(call: Call, scope: CallScope): Promise<unknown> {
+  async function unary(call: Call, scope: CallScope, span?: CallSpan): Promise<unknown> {
     try {
       const started = dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
       const { request, context } = isPromiseLike(started) ? await started : started;
-      const result = await dispatch.unary(call.spec, request, context);
+      span?.message(request, "request");
+      const result = await dispatch.unary(call.spec, request, context, span);
+      span?.end();
       return { jsonrpc: "2.0", id: call.id ?? null, result };
     } catch (err) {
-      return callFailure(call.id ?? null, call.spec.name, err, scope);
+      return callFailure(call.id ?? null, call.spec.name, err, scope, span);
     }
+  }
+
+  /** The span of a call when tracing is on (D35), child of the request's traceparent. */
+  function startSpan(call: Call, req: ScopeRequestLike): CallSpan | undefined {
+    const tracer = dispatch.tracer;
+    if (tracer === undefined) return undefined;
+    return tracer.start("JSONRPC", call.spec, req, call.id === undefined || call.id === null ? undefined : { "rpc.jsonrpc.request_id": String(call.id) });
+  }
+
+  /** A unary call, in its span's context when traced. */
+  function answer(call: Call, scope: CallScope, req: ScopeRequestLike): Promise<unknown> {
+    const span = startSpan(call, req);
+    return span === undefined ? unary(call, scope) : span.run(() => unary(call, scope, span));
+  }
+
+  /** A call of a request refused as a whole (an unsupported version): answered with the refusal, its span ended with it. */
+  function refused(call: Call, refusal: unknown, req: ScopeRequestLike) {
+    startSpan(call, req)?.end(toRpcError(refusal, errors.Internal));
+    return errorEnvelope(call.id ?? null, refusal);
   }
 
   // One object per open stream with the call's id and scope; the methods
@@ -116,6 +145,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       private readonly id: JsonRpcId,
       private readonly method: string,
       private readonly scope: CallScope,
+      private readonly span: CallSpan | undefined,
     ) {}
 
     get heartbeatMs(): number {
@@ -127,7 +157,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     }
 
     error(err: unknown): string {
-      return JSON.stringify(callFailure(this.id, this.method, err, this.scope));
+      return JSON.stringify(callFailure(this.id, this.method, err, this.scope, this.span));
     }
 
     abort(): void {
@@ -135,14 +165,21 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     }
   }
 
-  async function stream(call: Call & { id: JsonRpcId }, scope: CallScope): Promise<CoreResponse> {
+  /** A streaming call, in its span's context when traced; the span ends with the stream. */
+  function stream(call: Call & { id: JsonRpcId }, scope: CallScope, req: ScopeRequestLike): Promise<CoreResponse> {
+    const span = startSpan(call, req);
+    return span === undefined ? openStream(call, scope, undefined) : span.run(() => openStream(call, scope, span));
+  }
+
+  async function openStream(call: Call & { id: JsonRpcId }, scope: CallScope, span: CallSpan | undefined): Promise<CoreResponse> {
     let events: EventSource;
     try {
       const started = dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
       const { request, context } = isPromiseLike(started) ? await started : started;
-      events = await dispatch.openStream(call.spec, request, context, new JsonRpcStream(call.id, call.spec.name, scope));
+      span?.message(request, "request");
+      events = await dispatch.openStream(call.spec, request, context, new JsonRpcStream(call.id, call.spec.name, scope, span), span);
     } catch (err) {
-      return body(200, callFailure(call.id, call.spec.name, err, scope), dispatch.responseHeaders(scope));
+      return body(200, callFailure(call.id, call.spec.name, err, scope, span), dispatch.responseHeaders(scope));
     }
     // After the first event, so what the handler did to the response headers (extensions it activated) is sent.
     return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
@@ -186,7 +223,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       }
       if (Array.isArray(parsed)) {
         const open = scope;
-        const answer = async (call: Call): Promise<unknown> => (open === undefined ? errorEnvelope(call.id ?? null, refusal) : unary(call, open));
+        const reply = async (call: Call): Promise<unknown> => (open === undefined ? refused(call, refusal, req) : answer(call, open, req));
         if (parsed.length === 0) return body(200, errorEnvelope(null, fail(errors.InvalidRequest, "an empty batch is not a request")));
         if (parsed.length > maxBatchSize) {
           return body(200, errorEnvelope(null, fail(errors.InvalidRequest, `a batch may hold at most ${maxBatchSize} requests; this one holds ${parsed.length}`)));
@@ -199,8 +236,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
               if (call.id === undefined) return undefined;
               return errorEnvelope(call.id, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
             }
-            const reply = await answer(call);
-            return call.id === undefined ? undefined : reply;
+            const replied = await reply(call);
+            return call.id === undefined ? undefined : replied;
           }),
         );
         const answered = replies.filter((r) => r !== undefined);
@@ -210,13 +247,16 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
 
       const call = frame(parsed);
       if (!("spec" in call)) return call.id === undefined ? noContent : body(200, errorEnvelope(call.id, call.error));
-      if (scope === undefined) return call.id === undefined ? noContent : body(200, errorEnvelope(call.id, refusal));
+      if (scope === undefined) {
+        const envelope = refused(call, refusal, req);
+        return call.id === undefined ? noContent : body(200, envelope);
+      }
       if (call.spec.kind !== "unary") {
         // A notification expects no response, and a stream is nothing but one.
         if (call.id === undefined) return noContent;
-        return stream({ ...call, id: call.id }, scope);
+        return stream({ ...call, id: call.id }, scope, req);
       }
-      const reply = await unary(call, scope);
+      const reply = await answer(call, scope, req);
       const headers = dispatch.responseHeaders(scope);
       return call.id === undefined ? { kind: "empty", status: 204, headers: headers ?? {} } : body(200, reply, headers);
     },

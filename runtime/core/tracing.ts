@@ -1,0 +1,292 @@
+/**
+ * OpenTelemetry on every binding (D35), through `@opentelemetry/api` given
+ * as an option: the module itself (`import * as api from
+ * "@opentelemetry/api"`), typed here by the parts used, so the core has no
+ * dependency on the package, not even a type one. Without the option nothing
+ * of this runs: a binding checks one field per call and takes the path it
+ * took before tracing existed.
+ *
+ * A server span per call of a method the service has, named
+ * `<package.Service>/<Method>`, kind SERVER, child of the span active when
+ * the call arrives (an HTTP or gRPC instrumentation's), else of the remote
+ * one in `traceparent` / `tracestate`; the handler runs in its context, so
+ * its own spans and the calls it makes are its children. Standard `rpc.*`
+ * attributes, the profile's own (A2A: method, task id, error reason), and
+ * status ERROR for the server-side failures of OTel's gRPC conventions.
+ */
+import type { Binding } from "./call-context.js";
+import type { RpcCodeName, RpcError } from "./errors.js";
+import { rpcCode } from "./error-encoding.js";
+import type { MethodSpec } from "./method-spec.js";
+
+/** An OpenTelemetry context (the API's `Context`), opaque here. */
+export interface TraceContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): TraceContext;
+  deleteValue(key: symbol): TraceContext;
+}
+
+export type TraceAttributes = Readonly<Record<string, string | number | boolean>>;
+
+/** The parts of an OpenTelemetry span used here. */
+export interface TraceSpan {
+  setAttribute(key: string, value: string | number | boolean): unknown;
+  setAttributes(attributes: TraceAttributes): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  recordException(exception: Error | string): void;
+  isRecording(): boolean;
+  end(): void;
+}
+
+/** The parts of an OpenTelemetry tracer used here. */
+export interface TraceTracer {
+  startSpan(name: string, options: { kind: number; attributes: TraceAttributes }, context: TraceContext): TraceSpan;
+}
+
+/** How headers or metadata are read and written by the API's propagators. */
+export interface TraceGetter<C> {
+  keys(carrier: C): string[];
+  get(carrier: C, key: string): string | string[] | undefined;
+}
+
+/** The parts of the `@opentelemetry/api` module used here: pass the module itself. */
+export interface TracingApi {
+  readonly trace: {
+    getTracer(name: string, version?: string): TraceTracer;
+    setSpan(context: TraceContext, span: TraceSpan): TraceContext;
+    getSpan(context: TraceContext): unknown;
+  };
+  readonly context: {
+    active(): TraceContext;
+    with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: TraceContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F>;
+  };
+  readonly propagation: {
+    extract<C>(context: TraceContext, carrier: C, getter?: TraceGetter<C>): TraceContext;
+    inject<C>(context: TraceContext, carrier: C): void;
+  };
+  readonly SpanKind: { readonly SERVER: number };
+  readonly SpanStatusCode: { readonly ERROR: number };
+}
+
+/** Where a call's parent comes from: its headers or metadata, read as the scope reads them. */
+export interface TraceCarrier {
+  header(name: string): string | null;
+}
+
+/** Reads `traceparent` and `tracestate` (and whatever else a propagator asks for) from a request. */
+const carrierGetter: TraceGetter<TraceCarrier> = {
+  // Only what a propagator asks for by name is read; keys() serves propagators that scan (baggage does not).
+  keys: () => [],
+  get: (carrier, key) => carrier.header(key) ?? undefined,
+};
+
+/** The tracer's name and the instrumentation scope of every span (OTel: the library's package). */
+const instrumentationName = "protoc-gen-a2a";
+
+/**
+ * The statuses whose server spans are ERROR (OTel semantic conventions for
+ * gRPC, server side): the server's failures, not the caller's mistakes.
+ * The same on every binding, from the error's table row.
+ */
+const serverFailures: ReadonlySet<RpcCodeName> = new Set<RpcCodeName>(["UNKNOWN", "DEADLINE_EXCEEDED", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS"]);
+
+/** What a profile adds to a call's span (optional on Profile): the protocol's names for what a call says. */
+export interface TraceProfile {
+  /** Attributes of every span of `spec`'s calls (computed once per method). */
+  method?(spec: MethodSpec): TraceAttributes | undefined;
+  /** Attributes of a message of the call: the decoded request, a unary result, a stream's events. */
+  message?(spec: MethodSpec, message: unknown, role: "request" | "response"): TraceAttributes | undefined;
+  /** Attributes of the error a call failed with. */
+  error?(err: RpcError): TraceAttributes | undefined;
+}
+
+/** Per binding: `rpc.system`, as OTel spells it (D35 for HTTP+JSON). */
+const rpcSystem: Readonly<Record<Binding, string>> = { JSONRPC: "jsonrpc", "HTTP+JSON": "http_json", GRPC: "grpc" };
+
+/** The tracing of one endpoint: starts a span per call. Made once, with the endpoint. */
+export class CallTracer {
+  readonly #api: TracingApi;
+  readonly #tracer: TraceTracer;
+  readonly #profile: TraceProfile | undefined;
+  /** Span name and attributes per binding and method, made on first use. */
+  readonly #methods = new Map<string, { readonly name: string; readonly attributes: TraceAttributes }>();
+
+  constructor(api: TracingApi, profile: TraceProfile | undefined) {
+    this.#api = api;
+    this.#tracer = api.trace.getTracer(instrumentationName);
+    this.#profile = profile;
+  }
+
+  /**
+   * Starts the span of one call, child of the active span or of the
+   * request's `traceparent`. `extra` are the binding's own attributes.
+   */
+  start(binding: Binding, spec: MethodSpec, carrier: TraceCarrier, extra?: TraceAttributes): CallSpan {
+    const api = this.#api;
+    const method = this.#method(binding, spec);
+    const active = api.context.active();
+    const parent = api.trace.getSpan(active) === undefined ? api.propagation.extract(active, carrier, carrierGetter) : active;
+    const span = this.#tracer.startSpan(method.name, { kind: api.SpanKind.SERVER, attributes: extra === undefined ? method.attributes : { ...method.attributes, ...extra } }, parent);
+    return new CallSpan(api, span, api.trace.setSpan(parent, span), binding, spec, this.#profile);
+  }
+
+  #method(binding: Binding, spec: MethodSpec): { readonly name: string; readonly attributes: TraceAttributes } {
+    const key = `${binding} ${spec.grpcPath}`;
+    let method = this.#methods.get(key);
+    if (method === undefined) {
+      // grpcPath is `/<package.Service>/<Method>`: the span name is it without the leading slash (OTel's RPC span name).
+      const name = spec.grpcPath.slice(1);
+      const service = name.slice(0, name.lastIndexOf("/"));
+      const attributes: Record<string, string | number | boolean> = { "rpc.system": rpcSystem[binding], "rpc.service": service, "rpc.method": spec.name };
+      if (binding === "JSONRPC") attributes["rpc.jsonrpc.version"] = "2.0";
+      Object.assign(attributes, this.#profile?.method?.(spec));
+      method = { name, attributes };
+      this.#methods.set(key, method);
+    }
+    return method;
+  }
+}
+
+/** One call's span: what the binding tells it, and the context the handler runs in. */
+export class CallSpan {
+  #ended = false;
+  #failed = false;
+  #responded = false;
+
+  constructor(
+    private readonly api: TracingApi,
+    readonly span: TraceSpan,
+    /** The span's context: the handler runs in it. */
+    readonly context: TraceContext,
+    private readonly binding: Binding,
+    private readonly spec: MethodSpec,
+    private readonly profile: TraceProfile | undefined,
+  ) {}
+
+  /** Runs `fn` in the span's context. */
+  run<T>(fn: () => T): T {
+    return this.api.context.with(this.context, fn);
+  }
+
+  /** A message of the call (the request, a result, an event): the profile's attributes of it. */
+  message(message: unknown, role: "request" | "response"): void {
+    if (this.#ended || !this.span.isRecording()) return;
+    // A stream's first event says what the call is about (its task); the rest would only repeat it.
+    if (role === "response") {
+      if (this.#responded) return;
+      this.#responded = true;
+    }
+    const attributes = this.profile?.message?.(this.spec, message, role);
+    if (attributes !== undefined) this.span.setAttributes(attributes);
+  }
+
+  /** The call failed with `err` (what the client is answered): status, code attributes, the profile's. */
+  fail(err: RpcError): void {
+    if (this.#ended || this.#failed) return;
+    this.#failed = true;
+    const span = this.span;
+    const status = err.entry.grpcStatus;
+    if (this.binding === "GRPC") span.setAttribute("rpc.grpc.status_code", rpcCode(status));
+    if (this.binding === "JSONRPC") {
+      span.setAttribute("rpc.jsonrpc.error_code", err.entry.jsonRpcCode);
+      span.setAttribute("rpc.jsonrpc.error_message", err.message);
+    }
+    if (this.binding === "HTTP+JSON") span.setAttribute("http.response.status_code", err.entry.httpStatus);
+    const attributes = this.profile?.error?.(err);
+    if (attributes !== undefined) span.setAttributes(attributes);
+    if (serverFailures.has(status)) {
+      span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: err.message });
+      // What the client never sees: the failure behind an Internal answer.
+      const cause = err.cause;
+      if (cause !== undefined && cause !== err) span.recordException(cause instanceof Error ? cause : String(cause));
+    }
+  }
+
+  /** Ends the span; once. A call that did not fail ends with its binding's success code. */
+  end(failed?: RpcError): void {
+    if (this.#ended) return;
+    if (failed !== undefined) this.fail(failed);
+    if (!this.#failed) {
+      if (this.binding === "GRPC") this.span.setAttribute("rpc.grpc.status_code", 0);
+      else if (this.binding === "HTTP+JSON") this.span.setAttribute("http.response.status_code", 200);
+    }
+    this.#ended = true;
+    this.span.end();
+  }
+
+  /** Ends the span of a stream the client left (or whose deadline passed) before it ended: CANCELLED, not an error of the server's. */
+  cancelled(): void {
+    if (this.#ended) return;
+    if (!this.#failed && this.binding === "GRPC") {
+      this.#failed = true;
+      this.span.setAttribute("rpc.grpc.status_code", rpcCode("CANCELLED"));
+    }
+    this.end();
+  }
+
+  /**
+   * The handler's stream, each pull in the span's context; the span ends
+   * when the client leaves, or at the stream's end when `endOnDone` (else
+   * the binding ends it, after the profile's end-of-stream rules).
+   */
+  iterator<T>(inner: AsyncIterator<T>, endOnDone: boolean): AsyncIterator<T> {
+    return new TracedIterator(inner, this, endOnDone);
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+}
+
+/**
+ * A handler's stream pulled in its span's context (a generator resumes in
+ * the context of whoever calls next(): the writer's, not the call's). The
+ * span ends when the stream does: its end, an error (which the binding
+ * reports with `fail` first), or the client leaving (`return`).
+ */
+class TracedIterator<T> implements AsyncIterator<T> {
+  #seen = false;
+  readonly #onResult = (r: IteratorResult<T>): IteratorResult<T> => {
+    if (r.done !== true) {
+      this.#seen = true;
+      this.span.message(r.value, "response");
+    } else if (this.endOnDone && this.#seen) {
+      // An empty stream is the binding's to end: the profile may refuse it.
+      this.span.end();
+    }
+    return r;
+  };
+
+  constructor(
+    private readonly inner: AsyncIterator<T>,
+    private readonly span: CallSpan,
+    private readonly endOnDone: boolean,
+  ) {}
+
+  next(): Promise<IteratorResult<T>> {
+    return this.span.run(() => this.inner.next()).then(this.#onResult);
+  }
+
+  return(value?: unknown): Promise<IteratorResult<T>> {
+    // The client left, the deadline passed, or the binding released the stream after an error it framed (then already failed).
+    this.span.cancelled();
+    const ret = this.inner.return;
+    return ret === undefined ? Promise.resolve({ done: true, value: value as T }) : this.span.run(() => ret.call(this.inner, value));
+  }
+}
+
+/**
+ * `@opentelemetry/api` when it is installed, else undefined: loaded once,
+ * with a dynamic import, by what turns tracing on by itself (serveA2AService,
+ * generated clients). Nothing else of this runtime imports it.
+ */
+let loading: Promise<TracingApi | undefined> | undefined;
+export function loadTracingApi(): Promise<TracingApi | undefined> {
+  // A variable, so bundlers and tsc leave the specifier alone: the package is an optional peer.
+  const specifier = "@opentelemetry/api";
+  loading ??= import(specifier).then(
+    (m: { default?: unknown } & Partial<TracingApi>) => (m.trace !== undefined ? (m as TracingApi) : (m.default as TracingApi | undefined)),
+    () => undefined,
+  );
+  return loading;
+}
