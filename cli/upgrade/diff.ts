@@ -626,6 +626,7 @@ class Differ {
     const el = (f: DescField) => `${f.parent.typeName}.${f.name}`;
     const sideNew = this.side(n.typeName, this.b);
     const sideOld = this.side(o.typeName, this.a);
+    const oneofRenames = this.oneofs(o, n);
     for (const f of added) {
       const required = isRequired(f);
       const { breaking, reason } = required
@@ -658,11 +659,10 @@ class Differ {
             : `Same number (${nf.number}): binary and gRPC are unchanged, but JSON now says "${nf.jsonName}" instead of "${of.jsonName}", so a JSON peer on the old proto sends a field the other side ignores as unknown (D10), and code that uses ${of.localName} no longer compiles.`,
       });
     }
-    for (const [of, nf] of [...same, ...renamed]) this.field(of, nf, renamed.some(([x]) => x === of), sideNew);
-    this.oneofs(o, n);
+    for (const [of, nf] of [...same, ...renamed]) this.field(of, nf, renamed.some(([x]) => x === of), sideNew, oneofRenames);
   }
 
-  field(of: DescField, nf: DescField, wasRenamed: boolean, sideNew: { request: boolean; response: boolean }): void {
+  field(of: DescField, nf: DescField, wasRenamed: boolean, sideNew: { request: boolean; response: boolean }, oneofRenames: ReadonlyMap<string, string>): void {
     const el = `${nf.parent.typeName}.${nf.name}`;
     if (of.number !== nf.number) {
       this.add({
@@ -725,7 +725,8 @@ class Differ {
     }
     const oo = of.oneof?.name;
     const no = nf.oneof?.name;
-    if (oo !== no) {
+    // A member of a renamed oneof has not moved: the oneof's rename is the change.
+    if ((oo === undefined ? undefined : (oneofRenames.get(oo) ?? oo)) !== no) {
       this.add({
         subject: "field",
         action: "changed",
@@ -764,7 +765,8 @@ class Differ {
     this.deprecated("field", el, of.deprecated, nf.deprecated);
   }
 
-  oneofs(o: DescMessage, n: DescMessage): void {
+  /** Reports the oneofs' changes; returns old name -> new name of the oneofs renamed. */
+  oneofs(o: DescMessage, n: DescMessage): Map<string, string> {
     const byName = (m: DescMessage) => new Map(m.oneofs.map((x) => [x.name, x]));
     const sig = (x: DescOneof) => (x.fields.length === 0 ? undefined : x.fields.map((f) => f.number).sort((p, q) => p - q).join(","));
     const { same, renamed, removed, added } = pairUp(byName(o), byName(n), sig);
@@ -795,6 +797,7 @@ class Differ {
       });
     }
     for (const [ox, nx] of [...same, ...renamed]) this.comments("oneof", el(nx), ox, nx);
+    return new Map(renamed.map(([ox, nx]) => [ox.name, nx.name]));
   }
 
   services(): void {

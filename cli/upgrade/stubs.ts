@@ -346,14 +346,11 @@ function pbModuleFor(sf: TsMorph.SourceFile, serviceProto: string, protoFile: st
 
 /** Binds names in a file through new import lines, reusing what it imports already. */
 class Imports {
-  readonly lines: string[] = [];
+  private readonly pending = new Map<string, { values: string[]; types: string[] }>();
   private readonly taken: Set<string>;
   private readonly bound = new Map<string, string>();
 
-  constructor(
-    readonly sf: TsMorph.SourceFile,
-    readonly morphMod: Morph,
-  ) {
+  constructor(readonly sf: TsMorph.SourceFile) {
     this.taken = new Set<string>();
     for (const imp of sf.getImportDeclarations()) {
       const spec = imp.getModuleSpecifierValue();
@@ -376,19 +373,30 @@ class Imports {
   }
 
   /** The local name of `name` from `spec`, importing it (type-only unless `value`) if the file does not yet. */
-  use(spec: string, name: string, value: boolean, eol: string): string {
+  use(spec: string, name: string, value: boolean): string {
     const key = `${spec}\u0000${name}`;
     const have = this.bound.get(key);
     if (have !== undefined) return have;
-    // The same name imported from elsewhere (e.g. the runtime through another specifier): reuse it if it is the runtime's.
     let local = name;
     if (this.taken.has(local)) local = `${name}FromProto`;
     let i = 2;
     while (this.taken.has(local)) local = `${name}FromProto${i++}`;
     this.taken.add(local);
     this.bound.set(key, local);
-    this.lines.push(`import ${value ? "" : "type "}{ ${local === name ? name : `${name} as ${local}`} } from ${JSON.stringify(spec)};${eol}`);
+    const group = this.pending.get(spec) ?? { values: [], types: [] };
+    this.pending.set(spec, group);
+    (value ? group.values : group.types).push(local === name ? name : `${name} as ${local}`);
     return local;
+  }
+
+  /** The new import declarations: per module, in the order first used, one for values and one for types. */
+  lines(eol: string): string[] {
+    const out: string[] = [];
+    for (const [spec, { values, types }] of this.pending) {
+      if (values.length > 0) out.push(`import { ${values.join(", ")} } from ${JSON.stringify(spec)};${eol}`);
+      if (types.length > 0) out.push(`import type { ${types.join(", ")} } from ${JSON.stringify(spec)};${eol}`);
+    }
+    return out;
   }
 }
 
@@ -482,7 +490,7 @@ export async function editHandlers(options: EditHandlersOptions): Promise<Handle
       const file = rel(scan.path);
       let imports = importsOf.get(scan.path);
       if (imports === undefined) {
-        imports = new Imports(sf, m);
+        imports = new Imports(sf);
         importsOf.set(scan.path, imports);
       }
       const list = insertions.get(scan.path) ?? [];
@@ -539,10 +547,12 @@ export async function editHandlers(options: EditHandlersOptions): Promise<Handle
         const streaming = r.kind !== "unary";
         const returns = streaming ? `AsyncGenerator<${local.output}>` : `Promise<${local.init}<typeof ${local.output}>>`;
         return [
-          `${i1}/** ${r.service}.${r.name}: new in the proto${options.to === undefined ? "" : ` ${options.to}`}, added by protoc-gen-a2a upgrade. Until it is written it answers UnsupportedOperation. */${eol}`,
+          ...(site.kind === "class" ? [eol] : []),
+          `${i1}/** ${r.service}.${r.name}: new in ${options.to === undefined ? "the new a2a.proto" : `a2a.proto ${options.to}`}, added by protoc-gen-a2a upgrade. Until it is written it answers UnsupportedOperation. */${eol}`,
           `${i1}async ${streaming ? "*" : ""}${r.method}(_request: ${local.input}, _context: ${local.ctx}): ${returns} {${eol}`,
           `${i2}throw new ${local.err}(${JSON.stringify(`${r.name} is not implemented by this agent yet`)});${eol}`,
           `${i1}}${site.kind === "object" ? "," : ""}${eol}`,
+          ...(site.kind === "object" ? [eol] : []),
         ].join("");
       };
       // Where the stubs go: first in an object literal (no comma to add to another member's line; a spread
@@ -581,11 +591,11 @@ export async function editHandlers(options: EditHandlersOptions): Promise<Handle
           continue;
         }
         const local = {
-          err: imports.use(runtime, "UnsupportedOperationError", true, eol),
-          ctx: imports.use(runtime, delta.a2a ? "A2ACallContext" : "CallContext", false, eol),
-          input: imports.use(inSpec, r.input.shape, false, eol),
-          output: imports.use(outSpec, r.kind === "unary" ? `${r.output.shape}Schema` : r.output.shape, false, eol),
-          init: r.kind === "unary" ? imports.use("@bufbuild/protobuf", "MessageInitShape", false, eol) : undefined,
+          err: imports.use(runtime, "UnsupportedOperationError", true),
+          ctx: imports.use(runtime, delta.a2a ? "A2ACallContext" : "CallContext", false),
+          input: imports.use(inSpec, r.input.shape, false),
+          output: imports.use(outSpec, r.kind === "unary" ? `${r.output.shape}Schema` : r.output.shape, false),
+          init: r.kind === "unary" ? imports.use("@bufbuild/protobuf", "MessageInitShape", false) : undefined,
         };
         list.push({ pos, text: stubText(r, local), edit: { file, handler: site.display, action: "stub-added", rpc: rpcFull, method: r.method } });
       }
@@ -600,14 +610,15 @@ export async function editHandlers(options: EditHandlersOptions): Promise<Handle
     const sf = sources.get(f) as TsMorph.SourceFile;
     const text = sf.getFullText();
     const eol = text.includes("\r\n") ? "\r\n" : "\n";
-    if (imports !== undefined && imports.lines.length > 0 && list.some((i) => i.edit.action === "stub-added")) {
+    const importLines = imports?.lines(eol) ?? [];
+    if (importLines.length > 0 && list.some((i) => i.edit.action === "stub-added")) {
       const last = sf.getImportDeclarations().at(-1);
       let at = 0;
       if (last !== undefined) {
         const nl = text.indexOf("\n", last.getEnd());
         at = nl < 0 ? text.length : nl + 1;
       }
-      const block = imports.lines.join("");
+      const block = importLines.join("");
       list.push({ pos: at, text: at === text.length && !text.endsWith("\n") ? eol + block : block, edit: { file: rel(f), handler: "", action: "stub-added", rpc: "", method: "" } });
     }
     if (list.length === 0) continue;
