@@ -7,8 +7,8 @@
  * paired as a rename when exactly one old and one new element have the same
  * shape (D62), else reported as removed and added.
  */
-import { createFileRegistry, getOption, hasOption, ScalarType, type DescEnum, type DescEnumValue, type DescField, type DescFile, type DescMessage, type DescMethod, type DescOneof, type DescService } from "@bufbuild/protobuf";
-import { FeatureSet_FieldPresence, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
+import { create, createFileRegistry, getOption, hasOption, ScalarType, type DescEnum, type DescEnumValue, type DescField, type DescFile, type DescMessage, type DescMethod, type DescOneof, type DescService } from "@bufbuild/protobuf";
+import { FeatureSet_FieldPresence, FileDescriptorSetSchema, type FileDescriptorProto, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import { http } from "../../runtime/gen/google/api/annotations_pb.js";
 import { FieldBehavior, field_behavior } from "../../runtime/gen/google/api/field_behavior_pb.js";
 import type { HttpRule } from "../../runtime/gen/google/api/http_pb.js";
@@ -131,8 +131,27 @@ interface Side {
   readonly responseSide: Set<string>;
 }
 
+/** The set's files with every file after those it imports, as createFileRegistry needs them (buf and protoc write them so; a set put together by hand may not be). */
+function dependencyOrder(set: FileDescriptorSet): FileDescriptorSet {
+  const byName = new Map(set.file.map((f) => [f.name ?? "", f]));
+  const out: FileDescriptorProto[] = [];
+  const seen = new Set<string>();
+  const visit = (f: FileDescriptorProto) => {
+    const name = f.name ?? "";
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const dep of f.dependency) {
+      const d = byName.get(dep);
+      if (d !== undefined) visit(d);
+    }
+    out.push(f);
+  };
+  set.file.forEach(visit);
+  return create(FileDescriptorSetSchema, { file: out });
+}
+
 function readSide(set: FileDescriptorSet): Side {
-  const registry = createFileRegistry(set);
+  const registry = createFileRegistry(dependencyOrder(set));
   const side: Side = {
     files: new Map(),
     services: new Map(),

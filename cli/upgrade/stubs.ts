@@ -622,11 +622,13 @@ export async function editHandlers(options: EditHandlersOptions): Promise<Handle
       list.push({ pos: at, text: at === text.length && !text.endsWith("\n") ? eol + block : block, edit: { file: rel(f), handler: "", action: "stub-added", rpc: "", method: "" } });
     }
     if (list.length === 0) continue;
-    // Stable: by position, imports (pushed last) before anything at the same spot; applied back to front.
-    const ordered = list.map((ins, i) => ({ ins, i })).sort((x, y) => x.ins.pos - y.ins.pos || (x.ins.edit.rpc === "" ? -1 : y.ins.edit.rpc === "" ? 1 : x.i - y.i));
+    // Stable: by position; at one spot imports, then stubs, then marks (a mark, and its @ts-expect-error,
+    // must stay right above the member it is about); applied back to front.
+    const rank = (ins: Insertion) => (ins.edit.rpc === "" ? 0 : ins.edit.action === "stub-added" ? 1 : 2);
+    const ordered = list.map((ins, i) => ({ ins, i })).sort((x, y) => x.ins.pos - y.ins.pos || rank(x.ins) - rank(y.ins) || x.i - y.i);
     let out = text;
+    // Spliced as text at the positions ts-morph found: its own manipulation would rewrite the file's line ends.
     for (const { ins } of [...ordered].reverse()) out = out.slice(0, ins.pos) + ins.text + out.slice(ins.pos);
-    sf.replaceWithText(out);
     // Lines, in the edited file, where each insertion starts.
     let shift = 0;
     for (const { ins } of ordered) {
@@ -635,7 +637,7 @@ export async function editHandlers(options: EditHandlersOptions): Promise<Handle
       if (ins.edit.rpc !== "") edits.push({ ...ins.edit, line, text: ins.text });
     }
     const before = originals.get(f) as string;
-    const after = (before.startsWith("\uFEFF") ? "\uFEFF" : "") + sf.getFullText();
+    const after = (before.startsWith("\uFEFF") ? "\uFEFF" : "") + out;
     if (!onlyLinesInserted(before, after)) throw new Error(`editHandlers: internal error, an edit of ${rel(f)} changed a line of its own; nothing was written`);
     changed.push({ path: rel(f), before, after });
   }
