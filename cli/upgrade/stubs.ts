@@ -10,7 +10,7 @@
  * `<Service>Handler` (annotation, `satisfies`, `as`, a function's return
  * type), a class that `implements` it, or what is passed to
  * `serve<Service>` and the endpoint factories. ts-morph is an optional peer
- * dependency, loaded only here (D64).
+ * dependency, loaded only here (D63).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, posix, relative, resolve, sep } from "node:path";
