@@ -333,6 +333,24 @@ function rulesOf(m: DescMethod): RuleInfo[] {
 }
 
 const routeOf = (r: RuleInfo) => `${r.verb} ${r.path}`;
+/** The route with `{x}` spelled `{x=*}`: two spellings of one template compare equal. */
+const normalRoute = (r: RuleInfo) => `${r.verb} ${r.path.replace(/\{([^}=]+)\}/g, "{$1=*}")}`;
+/** The URL shape a caller sends: the route without its variables' names. */
+const routeShape = (r: RuleInfo) => `${r.verb} ${r.path.replace(/\{([^}=]+)(?:=([^}]*))?\}/g, (_m, _name: string, pattern: string | undefined) => `{${pattern ?? "*"}}`)}`;
+const routeVariables = (r: RuleInfo) => [...r.path.matchAll(/\{([^}=]+)(?:=[^}]*)?\}/g)].map((m) => m[1] ?? "");
+
+/** The field numbers from `m` down to the field a path variable (`item.id`) binds; undefined when there is none. */
+function numberPath(m: DescMessage, dotted: string): string | undefined {
+  const numbers: number[] = [];
+  let at: DescMessage | undefined = m;
+  for (const name of dotted.split(".")) {
+    const f: DescField | undefined = at?.fields.find((x) => x.name === name);
+    if (f === undefined) return undefined;
+    numbers.push(f.number);
+    at = f.fieldKind === "message" ? f.message : undefined;
+  }
+  return numbers.join(".");
+}
 const describeRule = (r: RuleInfo) => `${routeOf(r)}${r.body === "" ? "" : ` body "${r.body}"`}${r.responseBody === "" ? "" : ` response_body "${r.responseBody}"`}`;
 
 function shapeOf(m: DescMessage): string {
@@ -975,13 +993,52 @@ class Differ {
     const matchedOld = new Set<RuleInfo>();
     const matchedNew = new Set<RuleInfo>();
     const pairs: [RuleInfo, RuleInfo][] = [];
-    // Same verb and path: the same route.
+    // Same verb and path (`{x}` and `{x=*}` alike): the same route.
     for (const r of news) {
-      const o = olds.find((x) => !matchedOld.has(x) && routeOf(x) === routeOf(r));
+      const o = olds.find((x) => !matchedOld.has(x) && normalRoute(x) === normalRoute(r));
       if (o === undefined) continue;
       matchedOld.add(o);
       matchedNew.add(r);
       pairs.push([o, r]);
+    }
+    // Same URL shape, other variable names (D62): renamed when each variable binds the field of the
+    // same number (the field was renamed, the URL is unchanged), else the route binds other fields.
+    for (const r of news) {
+      if (matchedNew.has(r)) continue;
+      const o = olds.find((x) => !matchedOld.has(x) && routeShape(x) === routeShape(r));
+      if (o === undefined) continue;
+      matchedOld.add(o);
+      matchedNew.add(r);
+      pairs.push([o, r]);
+      const ov = routeVariables(o);
+      const nv = routeVariables(r);
+      const same = ov.length === nv.length && ov.every((v, i) => {
+        const a = numberPath(om.input, v);
+        return a !== undefined && a === numberPath(nm.input, nv[i] ?? "");
+      });
+      if (same) {
+        this.add({
+          subject: "http-rule",
+          action: "renamed",
+          element: `${base} ${routeOf(r)}`,
+          oldElement: `${base} ${routeOf(o)}`,
+          before: routeOf(o),
+          after: routeOf(r),
+          breaking: "none",
+          reason: "Only the path variables' names changed, with the fields they bind (same numbers): callers send the same URL and it fills the same fields. The field renames are listed on their own.",
+        });
+      } else {
+        this.add({
+          subject: "http-rule",
+          action: "changed",
+          aspect: "http-route",
+          element: `${base} ${routeOf(r)}`,
+          before: describeRule(o),
+          after: describeRule(r),
+          breaking: "both",
+          reason: `The URL has the same shape but its variables now bind other fields (${ov.join(", ")} -> ${nv.join(", ")}): a caller on the old proto puts values where an upgraded agent reads something else. JSON-RPC and gRPC are unaffected.`,
+        });
+      }
     }
     // A left-over old and new rule at the same position: that rule, moved.
     for (const r of news) {

@@ -147,8 +147,10 @@ describe("the synthetic fixture: one change of each kind", () => {
       ["http-rule.changed.http-route", "shop.v1.ShopService.CountItems GET /items/count", "both"],
       ["rpc.removed", "shop.v1.ShopService.DeleteItem", "both"],
       ["http-rule.added", "shop.v1.ShopService.GetItem GET /v2/items/{id}", "none"],
+      ["http-rule.changed.http-route", "shop.v1.ShopService.GetPrice GET /prices/{tenant}", "both"],
       ["http-rule.removed", "shop.v1.ShopService.ListItems GET /items", "both"],
       ["rpc.renamed", "shop.v1.ShopService.PlaceOrder", "both"],
+      ["http-rule.renamed", "shop.v1.ShopService.RenameItem POST /items/{item.title}:rename", "none"],
       ["rpc.added", "shop.v1.ShopService.RestockItem", "none"],
       ["http-rule.changed.http-body", "shop.v1.ShopService.UpdateItem PATCH /items/{item.id}", "both"],
       ["rpc.changed.streaming", "shop.v1.ShopService.WatchItem", "both"],
@@ -170,6 +172,10 @@ describe("the synthetic fixture: one change of each kind", () => {
     expect(by("field.changed.field-behavior", "shop.v1.ListItemsRequest.filter")).toMatchObject({ before: "(none)", after: "REQUIRED" });
     expect(by("field.changed.field-behavior", "shop.v1.ListItemsRequest.filter")?.reason).toContain("refuses a request without it with InvalidParams (D11)");
     expect(by("http-rule.changed.http-route", "shop.v1.ShopService.CountItems GET /items/count")).toMatchObject({ before: "GET /items:count", after: "GET /items/count" });
+    // An HTTP path variable renamed with its field keeps the URL; one that binds another field does not; `{id}` is `{id=*}`.
+    expect(by("http-rule.renamed", "shop.v1.ShopService.RenameItem POST /items/{item.title}:rename")).toMatchObject({ before: "POST /items/{item.name}:rename", after: "POST /items/{item.title}:rename" });
+    expect(by("http-rule.changed.http-route", "shop.v1.ShopService.GetPrice GET /prices/{tenant}")?.reason).toContain("now bind other fields (id -> tenant)");
+    expect(diff.changes.filter((c) => c.element.startsWith("shop.v1.ShopService.GetItem GET /items/"))).toEqual([]);
     expect(by("http-rule.changed.http-body", "shop.v1.ShopService.UpdateItem PATCH /items/{item.id}")).toMatchObject({ before: '"item"', after: '"*"' });
     expect(by("field.changed.comments", "shop.v1.Item.comment")).toMatchObject({ before: "What the seller says.", after: "What the seller says about the item." });
   });
@@ -189,14 +195,14 @@ describe("the synthetic fixture: one change of each kind", () => {
     expect(text.split("\n").slice(0, 3)).toEqual([
       "a2a.proto old -> new",
       "",
-      "36 changes: 26 breaking (24 for servers and clients, 1 for servers only, 1 for clients only), 10 not breaking; and 1 comment changed.",
+      "38 changes: 27 breaking (25 for servers and clients, 1 for servers only, 1 for clients only), 11 not breaking; and 1 comment changed.",
     ]);
     const headings = text.split("\n").filter((l) => /^[A-Z]/.test(l));
     expect(headings).toEqual([
-      "Breaking for servers and clients (24)",
+      "Breaking for servers and clients (25)",
       "Breaking for servers (agents) (1)",
       "Breaking for clients (callers) (1)",
-      "Not breaking (10)",
+      "Not breaking (11)",
       "Comments changed (1)",
     ]);
     expect(text).toContain(
@@ -216,8 +222,8 @@ describe("the synthetic fixture: one change of each kind", () => {
     expect(renderText(again)).toBe(renderText(diff));
     expect(renderJson(again)).toBe(renderJson(diff));
     const json = JSON.parse(renderJson(diff, { from: "old", to: "new" })) as ReturnType<typeof reportJson>;
-    expect(json.changes).toHaveLength(37);
-    expect(json.summary).toEqual({ total: 37, breakingBoth: 24, breakingServers: 1, breakingClients: 1, notBreaking: 10, comments: 1 });
+    expect(json.changes).toHaveLength(39);
+    expect(json.summary).toEqual({ total: 39, breakingBoth: 25, breakingServers: 1, breakingClients: 1, notBreaking: 11, comments: 1 });
     expect(json.handlers).toBeNull();
   });
 
