@@ -124,6 +124,7 @@ describe("the synthetic fixture: one change of each kind", () => {
       ["message.added", "shop.v1.CountResponse", "none"],
       ["message.removed", "shop.v1.DeleteItemRequest", "both"],
       ["message.renamed", "shop.v1.Form", "both"],
+      ["field.added", "shop.v1.GetItemRequest.reason", "both"],
       ["oneof.renamed", "shop.v1.Item.category", "both"],
       ["field.changed.comments", "shop.v1.Item.comment", "none"],
       ["field.added", "shop.v1.Item.description", "none"],
@@ -143,6 +144,8 @@ describe("the synthetic fixture: one change of each kind", () => {
       ["field.changed.field-behavior", "shop.v1.ListItemsRequest.filter", "both"],
       ["field.changed.field-behavior", "shop.v1.ListItemsResponse.next_page_token", "clients"],
       ["field.changed.field-behavior", "shop.v1.ListItemsResponse.total_size", "servers"],
+      ["service.renamed", "shop.v1.Reporting", "both"],
+      ["enum.renamed", "shop.v1.SalesChannel", "both"],
       ["rpc.changed.output", "shop.v1.ShopService.CountItems", "both"],
       ["http-rule.changed.http-route", "shop.v1.ShopService.CountItems GET /items/count", "both"],
       ["rpc.removed", "shop.v1.ShopService.DeleteItem", "both"],
@@ -163,6 +166,9 @@ describe("the synthetic fixture: one change of each kind", () => {
     expect(by("rpc.renamed", "shop.v1.ShopService.PlaceOrder")).toMatchObject({ oldElement: "shop.v1.ShopService.OrderItem", before: "OrderItem", after: "PlaceOrder" });
     expect(by("field.renamed", "shop.v1.Item.title")).toMatchObject({ oldElement: "shop.v1.Item.name", before: "name (JSON name)", after: "title (JSON title)" });
     expect(by("message.renamed", "shop.v1.Form")).toMatchObject({ oldElement: "shop.v1.Shape" });
+    expect(by("enum.renamed", "shop.v1.SalesChannel")).toMatchObject({ oldElement: "shop.v1.Channel" });
+    expect(by("service.renamed", "shop.v1.Reporting")).toMatchObject({ oldElement: "shop.v1.Reports" });
+    expect(by("field.added", "shop.v1.GetItemRequest.reason")?.reason).toMatch(/^A new field marked REQUIRED, in a request: an upgraded agent refuses a request without it/);
     expect(by("enum-value.renamed", "shop.v1.Color.COLOR_NAVY")).toMatchObject({ oldElement: "shop.v1.Color.COLOR_BLUE" });
     expect(diff.changes.filter((c) => c.element === "shop.v1.Item.shape")).toEqual([]);
     expect(diff.changes.filter((c) => c.element === "shop.v1.Item.book" || c.element === "shop.v1.Item.toy")).toEqual([]);
@@ -195,11 +201,11 @@ describe("the synthetic fixture: one change of each kind", () => {
     expect(text.split("\n").slice(0, 3)).toEqual([
       "a2a.proto old -> new",
       "",
-      "38 changes: 27 breaking (25 for servers and clients, 1 for servers only, 1 for clients only), 11 not breaking; and 1 comment changed.",
+      "41 changes: 30 breaking (28 for servers and clients, 1 for servers only, 1 for clients only), 11 not breaking; and 1 comment changed.",
     ]);
     const headings = text.split("\n").filter((l) => /^[A-Z]/.test(l));
     expect(headings).toEqual([
-      "Breaking for servers and clients (25)",
+      "Breaking for servers and clients (28)",
       "Breaking for servers (agents) (1)",
       "Breaking for clients (callers) (1)",
       "Not breaking (11)",
@@ -222,8 +228,8 @@ describe("the synthetic fixture: one change of each kind", () => {
     expect(renderText(again)).toBe(renderText(diff));
     expect(renderJson(again)).toBe(renderJson(diff));
     const json = JSON.parse(renderJson(diff, { from: "old", to: "new" })) as ReturnType<typeof reportJson>;
-    expect(json.changes).toHaveLength(39);
-    expect(json.summary).toEqual({ total: 39, breakingBoth: 25, breakingServers: 1, breakingClients: 1, notBreaking: 11, comments: 1 });
+    expect(json.changes).toHaveLength(42);
+    expect(json.summary).toEqual({ total: 42, breakingBoth: 28, breakingServers: 1, breakingClients: 1, notBreaking: 11, comments: 1 });
     expect(json.handlers).toBeNull();
   });
 
