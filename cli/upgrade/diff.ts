@@ -235,6 +235,16 @@ function fileOf(d: Described): DescFile {
   }
 }
 
+/** A comment as the reader wrote it: the blocks joined, one leading space dropped per line (after `//`), trimmed. */
+function commentText(raw: string): string {
+  return raw
+    .replace(/\n\u0000\n/g, "\n")
+    .split("\n")
+    .map((l) => (l.startsWith(" ") ? l.slice(1) : l))
+    .join("\n")
+    .trim();
+}
+
 function commentsOf(side: Side, d: Described): string {
   return side.comments.get(fileOf(d))?.get(sourcePath(d).join(",")) ?? "";
 }
@@ -467,8 +477,8 @@ class Differ {
       action: "changed",
       aspect: "comments",
       element,
-      before: before.replace(/\n\u0000\n/g, "\n").trim(),
-      after: after.replace(/\n\u0000\n/g, "\n").trim(),
+      before: commentText(before),
+      after: commentText(after),
       breaking: "none",
       reason: "Only the comment changed: nothing on the wire or in the generated API, only the generated doc comments.",
     });

@@ -57,7 +57,7 @@ describe("the pinned versions of a2a.proto", () => {
     );
     const get = diff.changes.find((c) => c.element === "lf.a2a.v1.GetTaskRequest.tenant");
     expect(get?.before).toBe("Optional. Tenant ID, provided as a path parameter.");
-    expect(get?.after).toBe("Optional. Opaque routing identifier. Must match the `tenant` value from\n the selected `AgentInterface` in the Agent Card when that field is set.");
+    expect(get?.after).toBe("Optional. Opaque routing identifier. Must match the `tenant` value from\nthe selected `AgentInterface` in the Agent Card when that field is set.");
     expect(diff.services).toEqual([]);
 
     const text = renderText(diff, { from: "v1.0.0", to: "v1.0.1" });
