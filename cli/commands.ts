@@ -4,6 +4,7 @@
  */
 import type { CommandSpec, ParsedArgs } from "./args.js";
 import type { CliIo } from "./io.js";
+import { initSpec } from "./init-command.js";
 import { pullSpec } from "./pull-command.js";
 
 export interface Command {
@@ -12,5 +13,6 @@ export interface Command {
 }
 
 export const commands: readonly Command[] = [
+  { spec: initSpec, run: async (args, io) => (await import("./init-command.js")).runInit(args, io) },
   { spec: pullSpec, run: async (args, io) => (await import("./pull-command.js")).runPull(args, io) },
 ];

@@ -75,6 +75,7 @@ describe("main", () => {
     expect(await main(["--help"], io)).toBe(0);
     expect(io.stdout.join("")).toBe(programHelp());
     expect(programHelp()).toContain("  pull ");
+    expect(programHelp()).toContain("  init ");
     const pull = captureIo("/");
     expect(await main(["help", "pull"], pull)).toBe(0);
     expect(pull.stdout.join("")).toContain("Usage: protoc-gen-a2a pull [options] [version]");
