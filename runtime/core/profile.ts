@@ -46,6 +46,8 @@ export interface Profile<Scope extends CallScope = CallScope> {
   streamCheck(spec: MethodSpec): StreamCheck | undefined;
   /** Headers (HTTP) or initial metadata (gRPC) the response carries, once the handler ran. */
   responseHeaders(scope: Scope): Readonly<Record<string, string>> | undefined;
+  /** Words added to JSON-RPC's MethodNotFound for a method name the service lacks (A2A: 0.3's names, D5). */
+  methodHint?(method: string): string | undefined;
 }
 
 /** The profile of a service with none: the bindings' own rules, google.rpc.Code errors, `application/json`. */
