@@ -62,6 +62,16 @@ async function initRepo(name: string, ...options: string[]): Promise<string> {
   return dir;
 }
 
+/** The first code block of `lang` starting with `start` in the README's "In your own repo". */
+function readmeBlock(lang: string, start: string): string {
+  const readme = readFileSync(join(projectRoot, "README.md"), "utf8");
+  const from = readme.indexOf("## In your own repo\n");
+  const section = readme.slice(from, readme.indexOf("\n## ", from + 1));
+  const block = [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].find((m) => m[1] === lang && m[2]?.startsWith(start));
+  if (block?.[2] === undefined) throw new Error(`README.md's "In your own repo" has no ${lang} block starting with "${start}"`);
+  return block[2];
+}
+
 let dir = "";
 let jsonOnlyDir = "";
 beforeAll(async () => {
@@ -109,6 +119,14 @@ describe("an agent repo with every binding", () => {
         expect(response.payload.case === "task" ? textOf(response.payload.value.artifacts[0]) : response.payload.case).toBe("You said: Hello");
         client.close();
       }
+
+      // The README's first calls, as written there, on this agent's port.
+      const curl = readmeBlock("sh", "curl ").replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`);
+      const answer = JSON.parse((await run("sh", ["-c", curl], { env })).stdout) as { result: { task: { artifacts: { parts: { text: string }[] }[] } } };
+      expect(answer.result.task.artifacts[0]?.parts[0]?.text).toBe("You said: Hello");
+      writeFileSync(join(dir, "src/call.ts"), readmeBlock("ts", "").replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`));
+      await run(join(dir, "node_modules/.bin/tsc"), [], { cwd: dir, env });
+      expect((await run("node", ["dist/src/call.js"], { cwd: dir, env })).stdout).toBe("You said: Hello\n");
     } finally {
       if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
     }
