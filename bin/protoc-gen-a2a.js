@@ -5,8 +5,10 @@
 // is the CLI (dist/cli/main.js; D31). Modules are imported, not loaded up front, so
 // that what runs decides what loads (plugin/protoplugin.ts: no TypeScript
 // compiler unless a request asks for js or dts; the CLI never loads for buf).
+// `--version` alone stays protoplugin's answer ("protoc-gen-a2a v0.1.0"), as it was before there
+// was a CLI, and what bench/plugin-time.mjs times as the plugin's loading.
 const args = process.argv.slice(2);
-if (args.length === 0 && !process.stdin.isTTY) {
+if ((args.length === 0 && !process.stdin.isTTY) || (args.length === 1 && args[0] === "--version")) {
   const [{ runNodeJs }, { protocGenA2a }] = await Promise.all([
     import("../dist/plugin/protoplugin.js"),
     import("../dist/plugin/plugin.js"),

@@ -38,7 +38,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return first === undefined ? 2 : 0;
   }
   if (first === "--version" || first === "-v") {
-    io.out(`${packageManifest().version}\n`);
+    // As the plugin answers it (protoplugin's runNodeJs), which is what the binary runs for `--version`.
+    io.out(`${program} v${packageManifest().version}\n`);
     return 0;
   }
   const command = commands.find((c) => c.spec.name === first);

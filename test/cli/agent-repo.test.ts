@@ -128,7 +128,11 @@ describe("an agent repo with every binding", () => {
       await run(join(dir, "node_modules/.bin/tsc"), [], { cwd: dir, env });
       expect((await run("node", ["dist/src/call.js"], { cwd: dir, env })).stdout).toBe("You said: Hello\n");
     } finally {
-      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+      if (child.pid !== undefined && child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        process.kill(-child.pid, "SIGTERM");
+        await exited;
+      }
     }
   });
 

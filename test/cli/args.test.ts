@@ -87,7 +87,7 @@ describe("main", () => {
   test("--version prints the package's version", async () => {
     const io = captureIo("/");
     expect(await main(["--version"], io)).toBe(0);
-    expect(io.stdout.join("")).toBe(`${packageManifest().version}\n`);
+    expect(io.stdout.join("")).toBe(`protoc-gen-a2a v${packageManifest().version}\n`);
   });
 
   test("an unknown command or option exits 2 and lists the commands", async () => {
