@@ -1,27 +1,14 @@
 /**
- * Where this package is installed: the folder of its package.json, found by
- * walking up from this module. The same code runs from `cli/` (ts-jest) and
- * from `dist/cli/` (the built package), so no fixed number of `..` fits both.
+ * This package's folder and package.json, for the CLI: found once, by the
+ * plugin's own walk up from its module (plugin/package-root.ts), which runs
+ * from plugin/ in tests and from dist/plugin/ when installed.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-let found: string | undefined;
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot as root } from "../plugin/package-root.js";
 
 export function packageRoot(): string {
-  if (found !== undefined) return found;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "protoc-gen-a2a") {
-      found = dir;
-      return dir;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("protoc-gen-a2a: cannot find the package's own package.json above " + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
+  return root;
 }
 
 /** This package's package.json. */
@@ -35,5 +22,5 @@ export interface PackageManifest {
 }
 
 export function packageManifest(): PackageManifest {
-  return JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as PackageManifest;
+  return JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as PackageManifest;
 }
