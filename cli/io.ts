@@ -7,6 +7,11 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  // Output piped into `head` that closes early: the reader has what it wanted, not a crash.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit(process.exitCode ?? 0);
+  });
   return {
     cwd: process.cwd(),
     env: process.env,
