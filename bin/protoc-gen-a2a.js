@@ -2,7 +2,7 @@
 // One binary, two uses. buf and protoc start a plugin with no arguments and a
 // CodeGeneratorRequest on stdin (a pipe): that is the plugin. A person runs it
 // with a command (`init`, `pull`, `--help`), or with none at a terminal: that
-// is the CLI (dist/cli/main.js; D31). Modules are imported, not loaded up front, so
+// is the CLI (dist/cli/main.js; D40). Modules are imported, not loaded up front, so
 // that what runs decides what loads (plugin/protoplugin.ts: no TypeScript
 // compiler unless a request asks for js or dts; the CLI never loads for buf).
 // `--version` alone stays protoplugin's answer ("protoc-gen-a2a v0.1.0"), as it was before there

@@ -1,7 +1,7 @@
 /**
  * `protoc-gen-a2a init <dir>`: a new agent repo from templates/agent, with
  * a2a.proto pulled at a pinned version (the same pull as `pull`), ready for
- * `npm install && npm start` and `npm test` (D33).
+ * `npm install && npm start` and `npm test` (D42).
  */
 import { existsSync, readdirSync } from "node:fs";
 import { basename, isAbsolute, relative, resolve } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * The CLI, for a person running `protoc-gen-a2a <command>` (bin/protoc-gen-a2a.js
- * runs the buf plugin instead (D31) when it gets no arguments and stdin is not a
+ * runs the buf plugin instead (D40) when it gets no arguments and stdin is not a
  * terminal, which is how buf and protoc start a plugin).
  */
 import { commandHelp, parseCommand, program } from "./args.js";

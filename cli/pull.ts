@@ -2,7 +2,7 @@
  * Pulls a2a.proto at a pinned version, and the googleapis protos it imports,
  * into a folder: one implementation for the project's own `npm run
  * pull-proto` (scripts/pull-proto.mjs) and the CLI's `pull` (and `init`,
- * and `upgrade`, which call `pullProto`; D32). a2a.proto is taken by version and
+ * and `upgrade`, which call `pullProto`; D41). a2a.proto is taken by version and
  * checked against the sha256 of proto/a2a-versions.json, whatever its source:
  *
  *   1. each of `specDirs` (laid out as `<version>/a2a.proto`) that has it;

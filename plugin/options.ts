@@ -6,7 +6,7 @@
 export interface Options {
   /** Module that generated code imports the runtime from. */
   readonly runtimeImport: string;
-  /** Whether `_grpc.ts` is emitted (and `serve<Service>` can serve gRPC): `grpc=false` for agents without @grpc/grpc-js (D34). */
+  /** Whether `_grpc.ts` is emitted (and `serve<Service>` can serve gRPC): `grpc=false` for agents without @grpc/grpc-js (D43). */
   readonly grpc: boolean;
 }
 

@@ -14,7 +14,7 @@ import { importSchema } from "./type-imports.js";
  * `grpcImportExtension` is protoplugin's `import_extension` when `_grpc.ts` is
  * emitted, undefined with `grpc=false`. The gRPC definition is imported when
  * gRPC is served, not when the server module loads, so an agent with
- * `grpcPort: false` never loads @grpc/grpc-js (D34).
+ * `grpcPort: false` never loads @grpc/grpc-js (D43).
  */
 export function emitServer(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string, grpcImportExtension: "none" | "js" | "ts" | undefined): void {
   const serverRuntime = names.serverRuntime(runtimeImport);

@@ -6,7 +6,7 @@
  * gating) applied identically everywhere. Imported as
  * "protoc-gen-a2a/runtime/server"; grpc-js, and the gRPC definition, are
  * imported only when gRPC is served, so `grpcPort: false` runs without
- * @grpc/grpc-js installed (D34).
+ * @grpc/grpc-js installed (D43).
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";

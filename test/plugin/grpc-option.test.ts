@@ -1,5 +1,5 @@
 /**
- * `grpc=false` (D34): no `_grpc.ts`, and a server module that names no gRPC
+ * `grpc=false` (D43): no `_grpc.ts`, and a server module that names no gRPC
  * file; with gRPC (the default) the server imports its definition only when
  * gRPC is served, addressed as protoplugin addresses every relative import.
  */
