@@ -6,6 +6,8 @@
 export interface Options {
   /** Module that generated code imports the runtime from. */
   readonly runtimeImport: string;
+  /** Whether `_grpc.ts` is emitted (and `serve<Service>` can serve gRPC): `grpc=false` for agents without @grpc/grpc-js (D43). */
+  readonly grpc: boolean;
 }
 
 const standardOptions = [
@@ -27,10 +29,17 @@ const ownOptions: Record<string, { readonly help: string; readonly parse: (value
       into.runtimeImport = value;
     },
   },
+  grpc: {
+    help: "grpc=true|false (default true; false emits no _grpc.ts, for agents without @grpc/grpc-js)",
+    parse(value, into) {
+      if (value !== "true" && value !== "false") throw new Error(`grpc takes true or false, not "${value}"`);
+      into.grpc = value === "true";
+    },
+  },
 };
 
 export function parseOptions(raw: readonly { key: string; value: string }[]): Options {
-  const options = { runtimeImport: "protoc-gen-a2a/runtime" };
+  const options = { runtimeImport: "protoc-gen-a2a/runtime", grpc: true };
   for (const { key, value } of raw) {
     const own = ownOptions[key];
     if (own === undefined) {

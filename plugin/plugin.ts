@@ -53,8 +53,8 @@ function generateTs(schema: Schema<Options>): void {
     emitCodecRegistration(methods, codecs, model.desc, model.services.flatMap((s) => s.methods.flatMap((m) => [m.input, m.output])), runtime);
     emitJsonRpc(jsonRpc, model.desc, model.services, runtime);
     emitHttpJson(httpJson, model.desc, model.services, runtime);
-    emitGrpc(grpc, model.desc, model.services, runtime, codecs);
-    emitServer(server, model.desc, model.services, runtime);
+    if (schema.options.grpc) emitGrpc(grpc, model.desc, model.services, runtime, codecs);
+    emitServer(server, model.desc, model.services, runtime, schema.options.grpc ? schema.options.importExtension : undefined);
     emitTasks(tasks, model.desc, model.services, runtime);
     emitClient(client, model.desc, model.services, runtime);
   }

@@ -10,6 +10,7 @@
  * createEcmaScriptPlugin answers that ours does not, or TypeScript loading for target=ts.
  */
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import type { CodeGeneratorRequest, Edition } from "@bufbuild/protobuf/wkt";
 import type { EcmaScriptPluginOptions, FileInfo, Plugin, Schema, Target } from "@bufbuild/protoplugin";
 
@@ -82,11 +83,30 @@ let transpiler: typeof transpile | undefined;
 export function transpile(files: FileInfo[], js: boolean, dts: boolean, jsImportStyle: JsImportStyle): FileInfo[] {
   if (transpiler === undefined) {
     const require = createRequire(import.meta.url);
-    const exports = createRequire(require.resolve("@bufbuild/protoplugin"))("./transpile.js") as { transpile?: unknown };
+    const fromProtoplugin = createRequire(require.resolve("@bufbuild/protoplugin"));
+    useOwnTypeScriptLibs(fromProtoplugin);
+    const exports = fromProtoplugin("./transpile.js") as { transpile?: unknown };
     if (typeof exports.transpile !== "function") {
       throw new Error("protoc-gen-a2a: @bufbuild/protoplugin's transpile.js exports no function transpile: it is not the version protoc-gen-a2a pins");
     }
     transpiler = exports.transpile as typeof transpile;
   }
   return transpiler(files, js, dts, jsImportStyle);
+}
+
+/**
+ * protoplugin compiles with its own TypeScript (it pins 5.4.5), but @typescript/vfs, which hands
+ * that compiler the standard library (`lib.*.d.ts`, every one a root file), reads them from
+ * whichever `typescript` it resolves itself: the project's. TypeScript 7's package ships no
+ * `lib.*.d.ts` beside its entry, so under it the compiler saw no Promise or AsyncIterable and
+ * target=dts failed (TS4057, "Contact the plugin author"). vfs takes the folder as an argument
+ * protoplugin does not pass; this makes it default to the folder of the compiler that runs.
+ */
+function useOwnTypeScriptLibs(fromProtoplugin: NodeJS.Require): void {
+  const libDir = dirname(fromProtoplugin.resolve("typescript"));
+  const vfs = fromProtoplugin("@typescript/vfs") as { createDefaultMapFromNodeModules: (options: object, ts?: object, libDir?: string) => Map<string, string> };
+  const original = vfs.createDefaultMapFromNodeModules;
+  if ((original as { ownLibs?: true }).ownLibs === true) return;
+  const withOwnLibs = Object.assign((options: object, ts?: object, dir?: string) => original(options, ts, dir ?? libDir), { ownLibs: true as const });
+  vfs.createDefaultMapFromNodeModules = withOwnLibs;
 }

@@ -33,7 +33,9 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
         `@generated from service ${serviceName}`,
       ]),
     );
-    f.print(f.export("const", names.grpcDefinition(s.desc)), " = {");
+    // Annotated, not `as const satisfies`: the declaration emitter (target=dts) then keeps the
+    // type's import; from `satisfies` it wrote the name without it.
+    f.print(f.export("const", names.grpcDefinition(s.desc)), ": ", f.import("ServiceDefinition", "@grpc/grpc-js", true), " = {");
     for (const m of s.methods) {
       const input = importShape(f, m.input);
       const inputCodec = codec(m.input);
@@ -51,7 +53,7 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
       f.print("    responseDeserialize: (bytes: Buffer): ", output, " => ", deserialize, "(", outputCodec, ", bytes),");
       f.print("  },");
     }
-    f.print("} as const satisfies ", f.import("ServiceDefinition", "@grpc/grpc-js", true), ";");
+    f.print("};");
     f.print();
     f.print(
       docLines(f, [

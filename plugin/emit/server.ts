@@ -10,7 +10,13 @@ import { importSchema } from "./type-imports.js";
  * its full name, D21) when it hands out an Agent Card: the public card, of
  * that type, is what the capability policy reads.
  */
-export function emitServer(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string): void {
+/**
+ * `grpcImportExtension` is protoplugin's `import_extension` when `_grpc.ts` is
+ * emitted, undefined with `grpc=false`. The gRPC definition is imported when
+ * gRPC is served, not when the server module loads, so an agent with
+ * `grpcPort: false` never loads @grpc/grpc-js (D43).
+ */
+export function emitServer(f: GeneratedFile, file: DescFile, services: readonly ServiceModel[], runtimeImport: string, grpcImportExtension: "none" | "js" | "ts" | undefined): void {
   const serverRuntime = names.serverRuntime(runtimeImport);
   for (const s of services) {
     const card = s.a2a?.card;
@@ -45,7 +51,11 @@ export function emitServer(f: GeneratedFile, file: DescFile, services: readonly 
     f.print("      jsonRpcMethods: ", localImport(f, names.jsonRpcTable(s.desc), names.jsonRpcFile(file)), ",");
     f.print("      rules: ", localImport(f, names.httpRules(s.desc), names.methodsFile(file)), ",");
     f.print("      required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
-    f.print("      grpcDefinition: ", localImport(f, names.grpcDefinition(s.desc), names.grpcFile(file)), ",");
+    if (grpcImportExtension !== undefined) {
+      // The sibling _grpc file, addressed as protoplugin addresses every relative import.
+      const grpcModule = `./${names.grpcFile(file).split("/").pop()?.replace(/\.ts$/, grpcImportExtension === "none" ? "" : `.${grpcImportExtension}`)}`;
+      f.print("      loadGrpcDefinition: () => import(", f.string(grpcModule), ").then((m) => m.", names.grpcDefinition(s.desc), "),");
+    }
     f.print("      service: ", importSchema(f, s.desc), ",");
     f.print("    },");
     f.print("    options,");

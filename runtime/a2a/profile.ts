@@ -136,6 +136,21 @@ function tenantOf(request: Message): string | undefined {
   return typeof tenant === "string" && tenant !== "" ? tenant : undefined;
 }
 
+/** A2A 0.3's JSON-RPC method names, and the 1.0 method each became (D5). */
+const jsonRpc03Names: ReadonlyMap<string, string> = new Map(Object.entries({
+  "message/send": "SendMessage",
+  "message/stream": "SendStreamingMessage",
+  "tasks/get": "GetTask",
+  "tasks/list": "ListTasks",
+  "tasks/cancel": "CancelTask",
+  "tasks/resubscribe": "SubscribeToTask",
+  "tasks/pushNotificationConfig/set": "CreateTaskPushNotificationConfig",
+  "tasks/pushNotificationConfig/get": "GetTaskPushNotificationConfig",
+  "tasks/pushNotificationConfig/list": "ListTaskPushNotificationConfigs",
+  "tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfig",
+  "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard",
+}));
+
 export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
   const versions = options.versions ?? defaultVersions;
   const policy = options.policy;
@@ -147,6 +162,11 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
       const version = negotiateVersion(request.header("a2a-version"), query?.get("A2A-Version") ?? null, versions);
       if (!version.ok) throw new VersionNotSupportedError(version.message);
       return new A2AScope(binding, request, version.version);
+    },
+
+    methodHint(method) {
+      const renamed = jsonRpc03Names.get(method);
+      return renamed === undefined ? undefined : `it is A2A 0.3's name for ${renamed}; send A2A-Version: 1.0 and call ${renamed}`;
     },
 
     admit(spec, scope) {

@@ -4,7 +4,9 @@
  * port, the public Agent Card with `supportedInterfaces` filled from what is
  * mounted, and one policy (authentication, required extensions, capability
  * gating) applied identically everywhere. Imported as
- * "protoc-gen-a2a/runtime/server" since it loads grpc-js.
+ * "protoc-gen-a2a/runtime/server"; grpc-js, and the gRPC definition, are
+ * imported only when gRPC is served, so `grpcPort: false` runs without
+ * @grpc/grpc-js installed (D43).
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,8 +16,7 @@ import { createNodeListener } from "../adapters/node-http.js";
 import type { Binding } from "../core/call-context.js";
 import { httpErrorBody } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
-import { addGrpcService } from "../core/grpc/binding.js";
-import { addHealthService, addReflectionService, createGrpcServer, listenGrpc, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "../core/grpc/server.js";
+import type { GrpcServerOptions, HealthHandle, ListenOptions } from "../core/grpc/server.js";
 import { createHttpJsonEndpoint, httpErrors } from "../core/http/endpoint.js";
 import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
@@ -120,7 +121,12 @@ export interface ServeAgentConfig<H extends object> {
   readonly jsonRpcMethods: Readonly<Record<string, MethodSpec>>;
   readonly rules: readonly HttpRuleSpec[];
   readonly required: RequiredFieldTable;
-  readonly grpcDefinition: ServiceDefinition;
+  /**
+   * The gRPC definition, imported when gRPC is served (generated serve
+   * functions pass `() => import("./x_grpc.js")...`); none for code generated
+   * with `grpc=false`, which can only serve with `grpcPort: false`.
+   */
+  readonly loadGrpcDefinition?: () => Promise<ServiceDefinition>;
   /** The service's descriptor: what health reports and reflection describes (generated serve functions pass it). */
   readonly service?: DescService;
 }
@@ -148,6 +154,17 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   if (options.grpcPort !== false && grpcOptions.reflection === true && config.service === undefined) {
     throw new Error("serveAgent: grpc.reflection needs the service descriptor (config.service), which generated serve functions pass");
   }
+  if (options.grpcPort !== false && config.loadGrpcDefinition === undefined) {
+    throw new Error(
+      "serveAgent: this code was generated with grpc=false, so it cannot serve gRPC: pass `grpcPort: false`, " +
+        "or remove grpc=false from the plugin's options in buf.gen.yaml (and install @grpc/grpc-js) to serve it",
+    );
+  }
+  // Before anything listens, too: grpc-js and the definition, when gRPC is served.
+  const grpcParts =
+    options.grpcPort === false || config.loadGrpcDefinition === undefined
+      ? undefined
+      : await Promise.all([import("../core/grpc/binding.js"), import("../core/grpc/server.js"), config.loadGrpcDefinition()]);
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
@@ -214,10 +231,11 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   let grpc: GrpcServer | undefined;
   let grpcAddress: string | undefined;
   let health: HealthHandle | undefined;
-  if (options.grpcPort !== false) {
+  if (grpcParts !== undefined) {
+    const [{ addGrpcService }, { addHealthService, addReflectionService, createGrpcServer, listenGrpc }, definition] = grpcParts;
     const server = createGrpcServer(grpcOptions);
     try {
-      addGrpcService(server, { ...shared, definition: config.grpcDefinition, methods: config.methods });
+      addGrpcService(server, { ...shared, definition, methods: config.methods });
       const service = config.service;
       if (grpcOptions.health === true) health = addHealthService(server, { services: service === undefined ? [] : [service.typeName] });
       if (grpcOptions.reflection === true && service !== undefined) {
@@ -227,7 +245,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
       }
       const port = await listenGrpc(server, {
         host,
-        port: options.grpcPort ?? 50051,
+        port: typeof options.grpcPort === "number" ? options.grpcPort : 50051,
         ...(grpcOptions.tls === undefined ? { insecure: true } : { tls: grpcOptions.tls }),
       });
       grpc = server;

@@ -45,7 +45,8 @@ export function negotiateVersion(header: string | null, query: string | null, po
   return {
     ok: false,
     requested,
-    message: `Protocol version ${requested} is not supported. Supported: ${policy.supported.join(", ")}`,
+    // Says what to send: most callers that get here sent no version at all (D5: that is 0.3).
+    message: `Protocol version ${requested} is not supported. Supported: ${policy.supported.join(", ")}. Send A2A-Version: ${newest ?? "1.0"} with each request`,
   };
 }
 

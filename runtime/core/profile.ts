@@ -49,6 +49,8 @@ export interface Profile<Scope extends CallScope = CallScope> {
   responseHeaders(scope: Scope): Readonly<Record<string, string>> | undefined;
   /** What the protocol adds to a call's span when tracing is on (D35): its names for the method, the messages and the error. */
   readonly trace?: TraceProfile | undefined;
+  /** Words added to JSON-RPC's MethodNotFound for a method name the service lacks (A2A: 0.3's names, D5). */
+  methodHint?(method: string): string | undefined;
 }
 
 /** The profile of a service with none: the bindings' own rules, google.rpc.Code errors, `application/json`. */

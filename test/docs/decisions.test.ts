@@ -15,7 +15,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const decisionsPath = "docs/decisions.md";
 
 /** Where decisions are cited: source, templates, tests and docs. */
-const scanned = ["runtime", "plugin", "cli", "templates", "examples", "bench", "scripts", "test", "README.md", "bench/README.md"];
+const scanned = ["bin", "cli", "runtime", "plugin", "templates", "examples", "bench", "scripts", "test", "README.md", "bench/README.md"];
 
 /**
  * A citation: `D` and a number standing as a word of its own, so `D3Foo`,

@@ -1409,11 +1409,11 @@ describe.each(BINDINGS)("bad input on %s (raw requests)", (binding) => {
   test("A2A-Version 0.5 and a missing A2A-Version are VersionNotSupported; 1.0 (and 1.0.3) is served", async () => {
     const unsupported = await r.getTask(main, "whatever", { "a2a-version": "0.5" });
     expectSpecError(binding, unsupported, "VersionNotSupported");
-    expect(unsupported.message).toBe("Protocol version 0.5 is not supported. Supported: 1.0");
+    expect(unsupported.message).toBe("Protocol version 0.5 is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request");
     // Spec 3.6.2: no version means 0.3.
     const missing = await r.getTask(main, "whatever", {});
     expectSpecError(binding, missing, "VersionNotSupported");
-    expect(missing.message).toBe("Protocol version 0.3 is not supported. Supported: 1.0");
+    expect(missing.message).toBe("Protocol version 0.3 is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request");
     // With a supported version, the same call reaches the agent (which knows no such task).
     expectSpecError(binding, await r.getTask(main, "whatever", { "a2a-version": "1.0.3" }), "TaskNotFound");
   });

@@ -676,7 +676,7 @@ describe("other failures through the SDK", () => {
 
 describe("D5: A2A-Version in gRPC metadata", () => {
   const versionError = (requested: string) => ({
-    message: `Protocol version ${requested} is not supported. Supported: 1.0`,
+    message: `Protocol version ${requested} is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request`,
     reason: "VERSION_NOT_SUPPORTED",
     status: grpc.status.FAILED_PRECONDITION,
   });

@@ -84,7 +84,7 @@ test("an A2A error is its status code with ErrorInfo in grpc-status-details-bin"
 test("a missing version is VersionNotSupported (FAILED_PRECONDITION)", async () => {
   const r = await getTask("t1", metadata({}));
   expect(r.error?.code).toBe(grpc.status.FAILED_PRECONDITION);
-  expect(r.error?.details).toBe("Protocol version 0.3 is not supported. Supported: 1.0");
+  expect(r.error?.details).toBe("Protocol version 0.3 is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request");
 });
 
 test("a missing REQUIRED field is INVALID_ARGUMENT with a BadRequest", async () => {

@@ -4,7 +4,7 @@
  * over gRPC with HTTP/2 prior knowledge, schema from reflection alone), and a
  * Python client on Debian's python3-grpcio running the gRPC seed flow.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -149,6 +149,14 @@ describe("Python client (Debian python3-grpcio)", () => {
   const missing =
     "needs Debian packages python3-grpcio, python3-protobuf and protobuf-compiler for " +
     `${python} (the CI script .ci/run installs them: apt-get install -y python3-grpcio python3-protobuf protobuf-compiler)`;
+  // Without the packages this suite is skipped with a notice, so `npm test` passes on a fresh
+  // machine; .ci/run installs them and sets A2A_REQUIRE_PYTHON=1, which makes it fail instead.
+  const required = process.env.A2A_REQUIRE_PYTHON === "1";
+  const present = spawnSync(python, ["-c", "import grpc, google.protobuf"]).status === 0 && spawnSync("protoc", ["--version"]).status === 0;
+  if (!present && !required) {
+    process.stderr.write(`\nNOTICE: skipping the Python gRPC client test, which ${missing}. Set A2A_REQUIRE_PYTHON=1 to make it fail instead.\n\n`);
+  }
+  const pythonTest = present || required ? test : test.skip;
   let pbDir = "";
   afterAll(() => {
     if (pbDir !== "") rmSync(pbDir, { recursive: true, force: true });
@@ -169,7 +177,7 @@ describe("Python client (Debian python3-grpcio)", () => {
     return dir;
   }
 
-  test("the seed flow: stream, follow updates, GetTask, and a decoded A2A error", async () => {
+  pythonTest("the seed flow: stream, follow updates, GetTask, and a decoded A2A error", async () => {
     pbDir = await generatePython();
     const script = join(ROOT, "test/grpc/python/a2a_seed_client.py");
     const { stdout } = await run(python, [script, "--target", `127.0.0.1:${port}`, "--pb", pbDir], { timeout: 30_000 });

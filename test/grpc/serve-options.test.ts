@@ -179,7 +179,7 @@ test("reflection without the service's descriptor is refused, naming what is mis
         jsonRpcMethods: A2AServiceJsonRpcMethods,
         rules: A2AServiceHttpRules,
         required: A2AServiceRequiredFields,
-        grpcDefinition: A2AServiceGrpcDefinition,
+        loadGrpcDefinition: () => Promise.resolve(A2AServiceGrpcDefinition),
       },
       { port: 0, grpcPort: 0, grpc: { reflection: true } },
     ),

@@ -783,7 +783,7 @@ describe("other failures through the SDK's REST client", () => {
   test("D5: A2A-Version 0.3 is the SDK's VersionNotSupportedError, on a unary and a streaming call", async () => {
     const unary = await rejectionOf(client.transport.getTask({ tenant: "", id: "x" }, { serviceParameters: { "A2A-Version": "0.3" } }));
     expect(unary instanceof sdkErrors.RestVersionNotSupportedError).toBe(true);
-    expect(unary).toMatchObject({ message: "Protocol version 0.3 is not supported. Supported: 1.0", statusCode: 400 });
+    expect(unary).toMatchObject({ message: "Protocol version 0.3 is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request", statusCode: 400 });
     const streamed = await collectUntilError(client.transport.sendMessageStream(send("m-v", "x"), { serviceParameters: { "A2A-Version": "2.0" } }));
     expect(streamed.events).toEqual([]);
     expect(streamed.error instanceof sdkErrors.RestVersionNotSupportedError).toBe(true);

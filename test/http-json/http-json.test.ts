@@ -921,7 +921,7 @@ describe("errors (D2, D4)", () => {
     const r = await request("GET", "/tasks/t1", { headers });
     expect(r.status).toBe(400);
     expect(r.json).toEqual(
-      aip193(400, "FAILED_PRECONDITION", `Protocol version ${version} is not supported. Supported: 1.0`, [errorInfo("VERSION_NOT_SUPPORTED")]),
+      aip193(400, "FAILED_PRECONDITION", `Protocol version ${version} is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request`, [errorInfo("VERSION_NOT_SUPPORTED")]),
     );
     expect(calls).toEqual([]);
   });

@@ -752,7 +752,7 @@ describe("other failures through the SDK", () => {
     // Client always sends its own version (withNormalizedHeaders), so these go through the transport underneath it.
     const versionError = (requested: string) => ({
       envelopeCode: -32009,
-      message: `Protocol version ${requested} is not supported. Supported: 1.0`,
+      message: `Protocol version ${requested} is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request`,
       reason: "VERSION_NOT_SUPPORTED",
     });
     const old = await rejectionOf(client.transport.getTask({ tenant: "", id: "x" }, { serviceParameters: { "A2A-Version": "0.3" } }));

@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { create } from "@bufbuild/protobuf";
 import type { A2ACallContext } from "protoc-gen-a2a/runtime";
-import { createA2AServiceJsonRpcListener } from "../../generated/a2a_jsonrpc.js";
+import { A2AServiceJsonRpcMethods, createA2AServiceJsonRpcListener } from "../../generated/a2a_jsonrpc.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { TaskNotCancelableError, TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import { Role, StreamResponseSchema, TaskSchema, TaskState, type StreamResponse, type Task } from "../../generated/a2a_pb.js";
@@ -493,8 +493,27 @@ describe("invalid requests (D13)", () => {
 
 describe("methods and params (D13, Part B 10)", () => {
   test("unknown method -> -32601", async () => {
-    const r = await post({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: {} });
-    expect(r.json).toEqual(rpcError(1, -32601, 'method "tasks/get" does not exist'));
+    const r = await post({ jsonrpc: "2.0", id: 1, method: "tasks/fetch", params: {} });
+    expect(r.json).toEqual(rpcError(1, -32601, 'method "tasks/fetch" does not exist'));
+  });
+
+  // A 0.3 client's first call: the error says which 1.0 method to call instead (D5).
+  test.each<[string, string]>([
+    ["message/send", "SendMessage"],
+    ["message/stream", "SendStreamingMessage"],
+    ["tasks/get", "GetTask"],
+    ["tasks/list", "ListTasks"],
+    ["tasks/cancel", "CancelTask"],
+    ["tasks/resubscribe", "SubscribeToTask"],
+    ["tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"],
+    ["tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"],
+    ["tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"],
+    ["tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"],
+    ["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"],
+  ])("0.3's %s -> -32601 naming %s", async (old, renamed) => {
+    expect(A2AServiceJsonRpcMethods).toHaveProperty(renamed);
+    const r = await post({ jsonrpc: "2.0", id: 1, method: old, params: {} });
+    expect(r.json).toEqual(rpcError(1, -32601, `method "${old}" does not exist: it is A2A 0.3's name for ${renamed}; send A2A-Version: 1.0 and call ${renamed}`));
   });
 
   test("method names are case-sensitive", async () => {
@@ -927,7 +946,7 @@ describe("body limit (D16)", () => {
 
 describe("A2A-Version (D5, Part B 3, 4)", () => {
   const unsupported = (id: unknown, version: string) =>
-    rpcError(id, -32009, `Protocol version ${version} is not supported. Supported: 1.0`, [errorInfo("VERSION_NOT_SUPPORTED")]);
+    rpcError(id, -32009, `Protocol version ${version} is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request`, [errorInfo("VERSION_NOT_SUPPORTED")]);
 
   test("missing A2A-Version means 0.3 -> -32009 listing the supported versions", async () => {
     const r = await post(getTask(1), { headers: { "a2a-version": undefined } });

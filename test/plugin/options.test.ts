@@ -117,7 +117,7 @@ function specifiers(content: string): string[] {
 }
 
 const validList =
-  "Valid options: runtime_import=<module> (default protoc-gen-a2a/runtime); " +
+  "Valid options: runtime_import=<module> (default protoc-gen-a2a/runtime), grpc=true|false (default true; false emits no _grpc.ts, for agents without @grpc/grpc-js); " +
   "and the standard ones: target, import_extension, js_import_style, keep_empty_files, ts_nocheck, elide_plugin_version, rewrite_imports, map_imports";
 
 // ---------------------------------------------------------------------------

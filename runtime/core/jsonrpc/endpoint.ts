@@ -100,7 +100,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     const spec = byName.get(value.method);
     if (spec === undefined) {
       // A well-formed notification is never answered, not even with an error.
-      const error = fail(errors.MethodNotFound, `method ${JSON.stringify(value.method)} does not exist`);
+      const hint = config.profile?.methodHint?.(value.method);
+      const error = fail(errors.MethodNotFound, `method ${JSON.stringify(value.method)} does not exist${hint === undefined ? "" : `: ${hint}`}`);
       return { id: hasId ? id : undefined, error };
     }
     return { id: hasId ? id : undefined, spec, params };

@@ -1,0 +1,195 @@
+/**
+ * The whole way a new user goes (issue 16): this working tree packed with
+ * `npm pack`, `init` into a folder outside the project (so nothing resolves
+ * from our node_modules), the package installed from the tarball, the new
+ * repo's own `npm test` and `npm start`, and calls on every binding. One
+ * install per repo, shared by the tests below; the slowest suite there is.
+ *
+ * Packed with --ignore-scripts: prepack would delete and rebuild dist/ while
+ * other suites run from it, and `npm test` has just built it (pretest).
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { jest } from "@jest/globals";
+import { main } from "../../cli/main.js";
+import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient } from "../../generated/a2a_client.js";
+import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
+import { Role } from "../../generated/a2a_pb.js";
+import { textOf } from "../../runtime/index.js";
+import { projectRoot } from "../support/protos.js";
+import { captureIo } from "./io.js";
+
+jest.setTimeout(600_000);
+const run = promisify(execFile);
+
+// npm test's own npm_* variables (its prefix, its script) are not for the npm the test runs.
+const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith("npm_") && e[1] !== undefined));
+const npmFlags = ["--prefer-offline", "--no-audit", "--no-fund"];
+
+async function npm(cwd: string, ...args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run("npm", args, { cwd, env, maxBuffer: 64 << 20 });
+    return stdout;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`npm ${args.join(" ")} failed in ${cwd}: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+const work = mkdtempSync(join(tmpdir(), "a2a-agent-repo-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+let tarball = "";
+
+async function initRepo(name: string, ...options: string[]): Promise<string> {
+  const io = captureIo(work, { A2A_SPEC_DIR: join(projectRoot, "vendor/a2a") });
+  expect(await main(["init", name, "--package-spec", tarball, ...options], io)).toBe(0);
+  expect(io.stderr).toEqual([]);
+  const dir = join(work, name);
+  await npm(dir, "install", ...npmFlags);
+  return dir;
+}
+
+/** The first code block of `lang` starting with `start` in the README's "In your own repo". */
+function readmeBlock(lang: string, start: string): string {
+  const readme = readFileSync(join(projectRoot, "README.md"), "utf8");
+  const from = readme.indexOf("## In your own repo\n");
+  const section = readme.slice(from, readme.indexOf("\n## ", from + 1));
+  const block = [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].find((m) => m[1] === lang && m[2]?.startsWith(start));
+  if (block?.[2] === undefined) throw new Error(`README.md's "In your own repo" has no ${lang} block starting with "${start}"`);
+  return block[2];
+}
+
+let dir = "";
+let jsonOnlyDir = "";
+beforeAll(async () => {
+  await npm(projectRoot, "pack", "--ignore-scripts", "--pack-destination", work);
+  tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz")) ?? "");
+  // Both installs at once: they wait on the network and the disk more than on a core.
+  [dir, jsonOnlyDir] = await Promise.all([initRepo("echo-agent"), initRepo("json-agent", "--no-grpc")]);
+});
+
+describe("an agent repo with every binding", () => {
+
+  test("its npm test passes: the agent answers on JSON-RPC, HTTP+JSON and gRPC", async () => {
+    const out = await npm(dir, "test");
+    expect(out).toMatch(/^# pass 6$/m);
+    expect(out).toMatch(/^# fail 0$/m);
+    for (const binding of ["JSON-RPC", "HTTP+JSON", "gRPC"]) {
+      expect(out).toContain(`- ${binding}: SendMessage answers with a completed task\n`);
+      expect(out).toContain(`- ${binding}: SendStreamingMessage streams the artifact\n`);
+    }
+    expect(out).not.toMatch(/^not ok/m);
+  });
+
+  test("npm start serves it on the ports in PORT and GRPC_PORT, and the generated clients reach all three bindings", async () => {
+    const [port, grpcPort] = [await freePort(), await freePort()];
+    // Its own process group, so the agent under npm and sh goes with it.
+    const child: ChildProcess = spawn("npm", ["start"], { cwd: dir, env: { ...env, PORT: String(port), GRPC_PORT: String(grpcPort) }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout?.on("data", (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes("gRPC:")) resolve();
+        });
+        child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+        child.once("exit", (code) => reject(new Error(`npm start exited ${code}:\n${output}`)));
+      });
+      expect(output).toContain(`Agent card: http://127.0.0.1:${port}/.well-known/agent-card.json`);
+      const clients = {
+        jsonRpc: createA2AServiceJsonRpcClient(`http://127.0.0.1:${port}/a2a/jsonrpc`),
+        httpJson: createA2AServiceHttpJsonClient(`http://127.0.0.1:${port}/a2a/rest`),
+        grpc: createA2AServiceGrpcClient(`127.0.0.1:${grpcPort}`),
+      };
+      for (const client of Object.values(clients)) {
+        const response = await client.sendMessage({ message: { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text", value: "Hello" } }] } });
+        expect(response.payload.case === "task" ? textOf(response.payload.value.artifacts[0]) : response.payload.case).toBe("You said: Hello");
+        client.close();
+      }
+
+      // The README's first calls, as written there, on this agent's port.
+      const curl = readmeBlock("sh", "curl ").replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`);
+      const answer = JSON.parse((await run("sh", ["-c", curl], { env })).stdout) as { result: { task: { artifacts: { parts: { text: string }[] }[] } } };
+      expect(answer.result.task.artifacts[0]?.parts[0]?.text).toBe("You said: Hello");
+      writeFileSync(join(dir, "src/call.ts"), readmeBlock("ts", "").replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`));
+      await run(join(dir, "node_modules/.bin/tsc"), [], { cwd: dir, env });
+      expect((await run("node", ["dist/src/call.js"], { cwd: dir, env })).stdout).toBe("You said: Hello\n");
+    } finally {
+      if (child.pid !== undefined && child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        process.kill(-child.pid, "SIGTERM");
+        await exited;
+      }
+    }
+  });
+
+  test("the installed binary is the CLI for people and pulls by the repo's lock", async () => {
+    expect(await npm(dir, "exec", "--", "protoc-gen-a2a", "--help")).toContain("Usage: protoc-gen-a2a <command> [options]");
+    const pulled = await npm(dir, "run", "pull");
+    expect(pulled).toContain("(already in place)");
+  });
+
+  test("a CommonJS caller can require the runtime", async () => {
+    const { stdout } = await run("node", ["-e", 'const r = require("protoc-gen-a2a/runtime"); process.stdout.write(typeof r.textOf + typeof require("protoc-gen-a2a/runtime/tasks").createInMemoryTaskStore)'], { cwd: dir, env });
+    expect(stdout).toBe("functionfunction");
+  });
+
+  test("target=js+dts output generates under TypeScript 7 and type-checks on 7 and 5", async () => {
+    await npm(dir, "install", "--no-save", ...npmFlags, "typescript@7");
+    const tsVersion = (JSON.parse(readFileSync(join(dir, "node_modules/typescript/package.json"), "utf8")) as { version: string }).version;
+    expect(tsVersion).toMatch(/^7\./);
+    writeFileSync(
+      join(dir, "buf.gen.dts.yaml"),
+      ["version: v2", "clean: true", "inputs:", "  - directory: proto/a2a", "plugins:",
+        ...["protoc-gen-es", "protoc-gen-a2a"].flatMap((p) => [`  - local: ${p}`, "    out: gen-dts", "    opt: [target=js+dts, import_extension=js]", ...(p === "protoc-gen-es" ? ["    include_imports: true"] : [])]), ""].join("\n"),
+    );
+    await npm(dir, "exec", "--", "buf", "generate", "--template", "buf.gen.dts.yaml");
+    expect(existsSync(join(dir, "gen-dts/a2a_server.d.ts"))).toBe(true);
+    writeFileSync(
+      join(dir, "use-dts.ts"),
+      [
+        'import { createA2AServiceJsonRpcClient } from "./gen-dts/a2a_client.js";',
+        'import { createA2AServiceGrpcClient } from "./gen-dts/a2a_grpc.js";',
+        'import { serveA2AService } from "./gen-dts/a2a_server.js";',
+        'import { createA2AServiceTaskHandler } from "./gen-dts/a2a_tasks.js";',
+        'import { Role } from "./gen-dts/a2a_pb.js";',
+        "const server = await serveA2AService(createA2AServiceTaskHandler(async function* () {}), { name: \"x\" }, { port: 0, grpcPort: false });",
+        "const response = await createA2AServiceJsonRpcClient(server.jsonRpcUrl ?? \"\").sendMessage({ message: { messageId: \"1\", role: Role.USER, parts: [] } });",
+        "export const kind: \"task\" | \"message\" | undefined = response.payload.case;",
+        "export const grpc = createA2AServiceGrpcClient(\"127.0.0.1:1\");",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(dir, "tsconfig.dts.json"),
+      JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: ["node"], skipLibCheck: false }, files: ["use-dts.ts"] }),
+    );
+    for (const tsc of [join(dir, "node_modules/.bin/tsc"), join(projectRoot, "node_modules/.bin/tsc")]) {
+      const result = await run(tsc, ["-p", "tsconfig.dts.json"], { cwd: dir, env }).catch((err: { stdout?: string; message: string }) => ({ stdout: `${err.message}\n${err.stdout ?? ""}` }));
+      expect(`${tsc}: ${result.stdout}`).toBe(`${tsc}: `);
+    }
+  });
+});
+
+describe("an agent repo without gRPC", () => {
+  test("installs without @grpc/grpc-js, and its npm test type-checks and calls JSON-RPC and HTTP+JSON", async () => {
+    expect(existsSync(join(jsonOnlyDir, "node_modules/@grpc/grpc-js"))).toBe(false);
+    const out = await npm(jsonOnlyDir, "test");
+    expect(out).toMatch(/^# pass 4$/m);
+    expect(out).toContain("- HTTP+JSON: SendMessage answers with a completed task\n");
+    expect(out).toMatch(/^# fail 0$/m);
+  });
+});

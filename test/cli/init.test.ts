@@ -1,0 +1,90 @@
+/**
+ * `init` writes a new agent repo from templates/agent: the files, the
+ * options' effect on them, and refusals that say what to do instead. The
+ * repo is installed, tested and started by test/cli/agent-repo.test.ts.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { main } from "../../cli/main.js";
+import { packageManifest } from "../../cli/package-root.js";
+import { readPin } from "../../cli/pin.js";
+import { readLock } from "../../cli/pull.js";
+import { projectRoot, scratchDir } from "../support/protos.js";
+import { captureIo } from "./io.js";
+
+const pin = readPin();
+const manifest = packageManifest();
+const scratch = scratchDir("cli-init");
+afterAll(() => scratch.done());
+const env = { A2A_SPEC_DIR: join(projectRoot, "vendor/a2a") };
+
+async function init(...argv: string[]) {
+  const io = captureIo(scratch.dir, env);
+  const status = await main(["init", ...argv], io);
+  return { status, stdout: io.stdout.join(""), stderr: io.stderr.join("") };
+}
+
+const read = (dir: string, file: string) => readFileSync(join(scratch.dir, dir, file), "utf8");
+
+test("a repo with every binding, the pinned proto and the lock", async () => {
+  const result = await init("My Agent");
+  expect(result.stderr).toBe("");
+  expect(result.status).toBe(0);
+  expect(result.stdout).toContain("Next: cd 'My Agent' && npm install && npm start");
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)).map((f) => `${e.name}/${f}`) : [e.name]));
+  expect(files(join(scratch.dir, "My Agent")).sort()).toEqual(
+    [
+      ".gitignore", "README.md", "a2a.lock.json", "buf.gen.yaml", "buf.yaml", "package.json", "tsconfig.json",
+      "proto/a2a/a2a.proto", ...pin.googleapis.files.map((f) => `proto/googleapis/${f}`),
+      "src/agent.ts", "src/main.ts", "test/agent.test.ts",
+    ].sort(),
+  );
+  const pkg = JSON.parse(read("My Agent", "package.json")) as { name: string; dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
+  expect(pkg.name).toBe("my-agent");
+  expect(pkg.dependencies).toEqual({
+    "@bufbuild/protobuf": manifest.dependencies?.["@bufbuild/protobuf"],
+    "@grpc/grpc-js": manifest.devDependencies?.["@grpc/grpc-js"],
+    "protoc-gen-a2a": `^${manifest.version}`,
+  });
+  expect(Object.keys(pkg.devDependencies).sort()).toEqual(["@bufbuild/buf", "@bufbuild/protoc-gen-es", "@types/node", "typescript"]);
+  expect(readLock(join(scratch.dir, "My Agent", "a2a.lock.json"))?.version).toBe(pin.default);
+  expect(read("My Agent", "buf.gen.yaml")).toContain("opt: [target=ts, import_extension=js]\n");
+  expect(read("My Agent", "src/agent.ts")).toContain("{ store: createInMemoryTaskStore() }");
+  expect(read("My Agent", "src/main.ts")).toContain("grpcPort: Number(process.env.GRPC_PORT ?? 50051),");
+  expect(read("My Agent", "test/agent.test.ts")).toContain('gRPC: createA2AServiceGrpcClient(server.grpcAddress ?? ""),');
+  expect(read("My Agent", "README.md")).toContain("npm install && npm start");
+  expect(read("My Agent", "README.md")).toContain("npm test ");
+});
+
+test("--no-grpc: no gRPC in the agent, its test, the plugin's options or the dependencies", async () => {
+  const tarball = join(scratch.dir, "pkg.tgz");
+  writeFileSync(tarball, "");
+  const result = await init("json-only", "--no-grpc", "--a2a-version", "v1.0.0", "--package-spec", "./pkg.tgz", "--name", "@me/json-agent");
+  expect(result.stderr).toBe("");
+  const pkg = JSON.parse(read("json-only", "package.json")) as { name: string; dependencies: Record<string, string> };
+  expect(pkg.name).toBe("@me/json-agent");
+  expect(pkg.dependencies["protoc-gen-a2a"]).toBe(`file:${tarball}`);
+  expect(pkg.dependencies["@grpc/grpc-js"]).toBeUndefined();
+  expect(read("json-only", "buf.gen.yaml")).toContain("opt: [target=ts, import_extension=js, grpc=false]\n");
+  expect(read("json-only", "src/main.ts")).toContain("grpcPort: false,");
+  expect(read("json-only", "test/agent.test.ts")).not.toMatch(/grpc(?!Port: false)/i);
+  expect(readLock(join(scratch.dir, "json-only", "a2a.lock.json"))?.version).toBe("v1.0.0");
+});
+
+test("refusals name what to fix and write nothing", async () => {
+  mkdirSync(join(scratch.dir, "taken"));
+  writeFileSync(join(scratch.dir, "taken", "x"), "");
+  expect(await init("taken")).toEqual({ status: 2, stdout: "", stderr: `protoc-gen-a2a init: ${join(scratch.dir, "taken")} is not empty; name a new folder (init never overwrites files)\n` });
+  const none = await init("none", "--no-jsonrpc", "--no-http-json", "--no-grpc");
+  expect(none.stderr).toBe("protoc-gen-a2a init: --no-jsonrpc, --no-http-json and --no-grpc leave no binding to serve; keep at least one\n");
+  const old = await init("old", "--a2a-version", "v0.3.0");
+  expect(old.status).toBe(2);
+  expect(old.stderr).toContain(`a2a.proto v0.3.0 is A2A 0.x (package a2a.v1)`);
+  expect(old.stderr).toContain(`start the agent at ${pin.default}`);
+  const store = await init("store", "--store", "redis");
+  expect(store.stderr).toBe('protoc-gen-a2a init: --store must be one of memory, not "redis"\n');
+  const missing = await init();
+  expect(missing.stderr).toBe("protoc-gen-a2a init: missing <dir> (the new repo's folder (created; if it exists it must be empty))\nUsage: protoc-gen-a2a init [options] <dir>\n");
+  for (const dir of ["none", "old", "store"]) expect(existsSync(join(scratch.dir, dir))).toBe(false);
+});

@@ -1,0 +1,94 @@
+/**
+ * `pull` in an agent repo: a2a.proto by pinned version into the proto folder,
+ * the googleapis protos beside it, a lock file recording the version, and
+ * nothing written when the bytes are not the pinned ones.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { main } from "../../cli/main.js";
+import { readPin } from "../../cli/pin.js";
+import { pullProto, readLock, sha256 } from "../../cli/pull.js";
+import { projectRoot, scratchDir } from "../support/protos.js";
+import { captureIo } from "./io.js";
+
+const pin = readPin();
+const scratch = scratchDir("cli-pull");
+afterAll(() => scratch.done());
+
+/** A spec folder holding the pinned v1.0.0 and v1.0.1 (from the project's vendor/, pulled by `npm run generate`). */
+const specDir = join(scratch.dir, "spec");
+for (const version of ["v1.0.0", "v1.0.1"]) {
+  mkdirSync(join(specDir, version), { recursive: true });
+  writeFileSync(join(specDir, version, "a2a.proto"), readFileSync(join(projectRoot, "vendor/a2a", version, "a2a.proto")));
+}
+
+test("pullProto writes a2a.proto, the googleapis protos and the lock, and reports its source", () => {
+  const repo = join(scratch.dir, "direct");
+  const result = pullProto({ version: "v1.0.0", protoDir: join(repo, "p"), googleapisDir: join(repo, "g"), specDirs: [join(scratch.dir, "nowhere"), specDir], lockFile: join(repo, "a2a.lock.json") });
+  expect(result.version).toBe("v1.0.0");
+  expect(result.from).toBe(join(specDir, "v1.0.0/a2a.proto"));
+  expect(sha256(readFileSync(join(repo, "p/a2a.proto")))).toBe(pin.versions["v1.0.0"]?.sha256);
+  expect(result.files.slice(1).map((f) => f.slice(join(repo, "g").length + 1))).toEqual(pin.googleapis.files);
+  for (const file of pin.googleapis.files) {
+    expect(readFileSync(join(repo, "g", file))).toEqual(readFileSync(join(projectRoot, "node_modules/google-proto-files", file)));
+  }
+  expect(readLock(join(repo, "a2a.lock.json"))).toEqual({ version: "v1.0.0", sha256: pin.versions["v1.0.0"]?.sha256, protoDir: "p", googleapisDir: "g" });
+  // Pulled again with no source at all: the copy in place is intact, so nothing is fetched.
+  const again = pullProto({ version: "v1.0.0", protoDir: join(repo, "p"), googleapisDir: join(repo, "g"), gitUrl: join(scratch.dir, "no-repo") });
+  expect(again.from).toBe(`${join(repo, "p/a2a.proto")} (already in place)`);
+});
+
+test("the pull command: default version, then the lock's version and folders", async () => {
+  const repo = join(scratch.dir, "repo");
+  mkdirSync(repo);
+  const io = captureIo(repo, { A2A_SPEC_DIR: specDir });
+  expect(await main(["pull"], io)).toBe(0);
+  expect(io.stderr).toEqual([]);
+  expect(io.stdout.join("")).toBe(
+    `a2a.proto ${pin.default} (sha256 ${pin.versions[pin.default]?.sha256}) from ${join(specDir, pin.default, "a2a.proto")}\n` +
+      `  wrote proto/a2a/a2a.proto, ${pin.googleapis.files.length} googleapis protos, a2a.lock.json\n`,
+  );
+  expect(existsSync(join(repo, "proto/googleapis/google/api/annotations.proto"))).toBe(true);
+
+  // Another version and folder, then a bare `pull` keeps both from the lock.
+  expect(await main(["pull", "v1.0.0", "--proto-dir", "api/a2a", "--dir", repo], captureIo("/", { A2A_SPEC_DIR: specDir }))).toBe(0);
+  expect(readLock(join(repo, "a2a.lock.json"))).toMatchObject({ version: "v1.0.0", protoDir: "api/a2a", googleapisDir: "proto/googleapis" });
+  const bare = captureIo(repo, {});
+  expect(await main(["pull"], bare)).toBe(0);
+  expect(bare.stdout.join("")).toContain(`a2a.proto v1.0.0 (sha256 ${pin.versions["v1.0.0"]?.sha256}) from ${join(repo, "api/a2a/a2a.proto")} (already in place)`);
+});
+
+test("--spec-dir is tried before A2A_SPEC_DIR", async () => {
+  const repo = join(scratch.dir, "spec-first");
+  const io = captureIo(scratch.dir, { A2A_SPEC_DIR: join(scratch.dir, "nowhere") });
+  expect(await main(["pull", "v1.0.1", "--dir", repo, "--spec-dir", specDir], io)).toBe(0);
+  expect(io.stdout.join("")).toContain(`from ${join(specDir, "v1.0.1/a2a.proto")}`);
+});
+
+test("a wrong checksum stops with both sums and writes nothing; an unknown version lists the pinned ones", async () => {
+  const bad = join(scratch.dir, "bad-spec");
+  mkdirSync(join(bad, "v1.0.1"), { recursive: true });
+  const tampered = Buffer.concat([readFileSync(join(specDir, "v1.0.1/a2a.proto")), Buffer.from("// tampered\n")]);
+  writeFileSync(join(bad, "v1.0.1/a2a.proto"), tampered);
+  const repo = join(scratch.dir, "bad");
+  const io = captureIo(repo, { A2A_SPEC_DIR: bad });
+  expect(await main(["pull", "v1.0.1"], io)).toBe(1);
+  expect(io.stderr.join("")).toBe(
+    `protoc-gen-a2a pull: checksum mismatch for ${join(bad, "v1.0.1/a2a.proto")} (a2a.proto v1.0.1):\n` +
+      `  expected sha256 ${pin.versions["v1.0.1"]?.sha256} (proto/a2a-versions.json)\n` +
+      `  actual   sha256 ${sha256(tampered)}\n`,
+  );
+  expect(existsSync(repo)).toBe(false);
+
+  const unknown = captureIo(scratch.dir);
+  expect(await main(["pull", "v9"], unknown)).toBe(1);
+  expect(unknown.stderr.join("")).toBe(`protoc-gen-a2a pull: unknown version "v9"; pinned versions: ${Object.keys(pin.versions).join(", ")}\n`);
+});
+
+test("--list prints the pinned versions, the default marked", async () => {
+  const io = captureIo("/");
+  expect(await main(["pull", "--list"], io)).toBe(0);
+  const lines = io.stdout.join("").trimEnd().split("\n");
+  expect(lines.map((l) => l.split(" ")[0])).toEqual(Object.keys(pin.versions));
+  expect(lines.find((l) => l.includes("(default)"))?.startsWith(pin.default)).toBe(true);
+});
