@@ -74,11 +74,44 @@ function readmeBlock(lang: string, start: string): string {
 
 let dir = "";
 let jsonOnlyDir = "";
+let oldDir = "";
 beforeAll(async () => {
   await npm(projectRoot, "pack", "--ignore-scripts", "--pack-destination", work);
   tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz")) ?? "");
-  // Both installs at once: they wait on the network and the disk more than on a core.
-  [dir, jsonOnlyDir] = await Promise.all([initRepo("echo-agent"), initRepo("json-agent", "--no-grpc")]);
+  // The installs at once: they wait on the network and the disk more than on a core.
+  [dir, jsonOnlyDir, oldDir] = await Promise.all([initRepo("echo-agent"), initRepo("json-agent", "--no-grpc"), initRepo("old-agent", "--a2a-version", "v1.0.0")]);
+});
+
+describe("an agent repo scaffolded at v1.0.0, upgraded (D60-D63)", () => {
+  test("upgrade --to v1.0.1 and then main: reports comment-only changes, regenerates, keeps every line of the agent, and it still compiles", async () => {
+    const agentFile = join(oldDir, "src/agent.ts");
+    const agentBefore = readFileSync(agentFile, "utf8");
+    const upgradeTo = (version: string) =>
+      run("npm", ["exec", "--", "protoc-gen-a2a", "upgrade", "--to", version], { cwd: oldDir, env: { ...env, A2A_SPEC_DIR: join(projectRoot, "vendor/a2a") } });
+    const first = await upgradeTo("v1.0.1");
+    expect(first.stdout).toMatch(/comment/i);
+    expect(first.stdout).toContain("a2a.lock.json: v1.0.0 -> v1.0.1");
+    expect(JSON.parse(readFileSync(join(oldDir, "a2a.lock.json"), "utf8")).version).toBe("v1.0.1");
+    const second = await upgradeTo("main");
+    expect(second.stdout).toMatch(/comment/i);
+    expect(second.stdout).toContain("a2a.lock.json: v1.0.1 -> main");
+    expect(readFileSync(agentFile, "utf8")).toBe(agentBefore);
+    await run(join(oldDir, "node_modules/.bin/tsc"), ["--noEmit"], { cwd: oldDir, env });
+  });
+
+  test("upgrade to v0.3.0 is refused and changes nothing", async () => {
+    const lockBefore = readFileSync(join(oldDir, "a2a.lock.json"), "utf8");
+    const failed = await run("npm", ["exec", "--", "protoc-gen-a2a", "upgrade", "--to", "v0.3.0"], {
+      cwd: oldDir,
+      env: { ...env, A2A_SPEC_DIR: join(projectRoot, "vendor/a2a") },
+    }).then(
+      () => undefined,
+      (err: { stderr?: string; code?: number }) => err,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toMatch(/0\.3/);
+    expect(readFileSync(join(oldDir, "a2a.lock.json"), "utf8")).toBe(lockBefore);
+  });
 });
 
 describe("an agent repo with every binding", () => {
