@@ -1,0 +1,51 @@
+/**
+ * What the fuzz campaign (`npm run fuzz`, fuzz/) found, each as a
+ * regression test over real sockets against serveA2AService over the
+ * reference agent: the request the campaign minimized, and the answer a
+ * client mistake should get (never Internal, never a crash), with the
+ * server's onError never called.
+ */
+import { jest } from "@jest/globals";
+import type { AgentServer, FailureInfo } from "protoc-gen-a2a/runtime/server";
+import { serveA2AService } from "../../generated/a2a_server.js";
+import { createReferenceAgent } from "../../examples/reference-agent/handler.js";
+import { referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
+
+const onError = jest.fn<(error: unknown, info: FailureInfo) => void>();
+let server: AgentServer;
+const agent = createReferenceAgent(referenceExtendedCard);
+beforeAll(async () => {
+  server = await serveA2AService(agent, referenceCard, { port: 0, grpcPort: 0, onError });
+});
+afterAll(() => server.close());
+beforeEach(() => onError.mockClear());
+
+const headers = { "content-type": "application/json", "a2a-version": "1.0" };
+/** `depth` arrays nested around one string, as JSON text (JSON.stringify itself overflows at such depths). */
+const nestedArrays = (depth: number) => `${"[".repeat(depth)}"x"${"]".repeat(depth)}`;
+
+describe("deeply nested arrays in a Struct or Value (found by the campaign: a stack overflow answered -32603)", () => {
+  // The fast ProtoJSON reader counted objects towards its depth bound but not arrays, so
+  // nested arrays recursed until the stack ran out: RangeError, onError, Internal.
+  test.each([200, 5000, 50_000])("JSON-RPC: %i levels in metadata or Part.data is -32602", async (depth) => {
+    for (const params of [
+      `{"id":"t","metadata":{"a":${nestedArrays(depth)}}}`,
+      `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":${nestedArrays(depth)}}]}}`,
+    ]) {
+      const method = params.startsWith('{"id"') ? "CancelTask" : "SendMessage";
+      const res = await fetch(server.jsonRpcUrl as string, { method: "POST", headers, body: `{"jsonrpc":"2.0","id":7,"method":"${method}","params":${params}}` });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { id: number; error?: { code: number } };
+      expect(body).toMatchObject({ id: 7, error: { code: -32602 } });
+    }
+    expect(onError).not.toHaveBeenCalled();
+  });
+
+  test("HTTP+JSON: nested arrays in a message's metadata are 400 INVALID_ARGUMENT", async () => {
+    const body = `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"a":${nestedArrays(5000)}}}}`;
+    const res = await fetch(`${server.httpJsonUrl}/message:send`, { method: "POST", headers, body });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { status: string } }).error.status).toBe("INVALID_ARGUMENT");
+    expect(onError).not.toHaveBeenCalled();
+  });
+});
