@@ -49,3 +49,21 @@ describe("deeply nested arrays in a Struct or Value (found by the campaign: a st
     expect(onError).not.toHaveBeenCalled();
   });
 });
+
+describe("a deeply nested array for a path-bound field in an HTTP+JSON body (found by the campaign: HTTP 500)", () => {
+  // The check that a body's value for a path-bound field agrees with the path ran String() and
+  // JSON.stringify over the body's value: nested arrays overflowed the stack.
+  test.each([
+    ["taskId", "/tasks/t-1/pushNotificationConfigs", `{"taskId":${nestedArrays(5000)},"url":"https://203.0.113.5/cb"}`],
+    ["tenant", "/t1/tasks/t-1/pushNotificationConfigs", `{"taskId":"t-1","url":"https://203.0.113.5/cb","tenant":${nestedArrays(5000)}}`],
+    ["id", "/tasks/t-1:cancel", `{"id":${nestedArrays(5000)}}`],
+    ["id (an object)", "/tasks/t-1:cancel", `{"id":{"a":1}}`],
+  ])("%s: 400 INVALID_ARGUMENT naming the field", async (field, path, body) => {
+    const res = await fetch(`${server.httpJsonUrl}${path}`, { method: "POST", headers, body });
+    expect(res.status).toBe(400);
+    const answer = (await res.json()) as { error: { status: string; message: string } };
+    expect(answer.error.status).toBe("INVALID_ARGUMENT");
+    expect(answer.error.message).toContain(field.split(" ")[0]);
+    expect(onError).not.toHaveBeenCalled();
+  });
+});
