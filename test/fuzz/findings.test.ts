@@ -5,6 +5,7 @@
  * client mistake should get (never Internal, never a crash), with the
  * server's onError never called.
  */
+import { connect } from "node:http2";
 import { jest } from "@jest/globals";
 import type { AgentServer, FailureInfo } from "protoc-gen-a2a/runtime/server";
 import { serveA2AService } from "../../generated/a2a_server.js";
@@ -67,3 +68,74 @@ describe("a deeply nested array for a path-bound field in an HTTP+JSON body (fou
     expect(onError).not.toHaveBeenCalled();
   });
 });
+
+/** One gRPC call over a raw HTTP/2 client: `message` in one length-prefixed frame; the status and message it ends with. */
+function rawGrpc(path: string, message: Buffer): Promise<{ status: number; message: string }> {
+  return new Promise((resolve, reject) => {
+    const session = connect(`http://${server.grpcAddress}`);
+    session.on("error", reject);
+    const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0" });
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(message.length, 1);
+    let status = -1;
+    let text = "";
+    const read = (h: Record<string, unknown>) => {
+      if (h["grpc-status"] !== undefined) {
+        status = Number(h["grpc-status"]);
+        text = decodeURIComponent(String(h["grpc-message"] ?? ""));
+      }
+    };
+    stream.on("response", read);
+    stream.on("trailers", read);
+    stream.on("data", () => undefined);
+    stream.on("error", reject);
+    stream.on("close", () => {
+      session.close();
+      resolve({ status, message: text });
+    });
+    stream.end(Buffer.concat([header, message]));
+  });
+}
+
+describe("protobuf bytes that are not a message of the method's type (found by the campaign: gRPC INTERNAL)", () => {
+  // grpc-js answers INTERNAL "Error deserializing request" when the request deserializer
+  // throws; the binding now answers InvalidParams (INVALID_ARGUMENT, D35), as the JSON
+  // bindings answer a body that does not decode.
+  test.each([
+    ["a field without its length (the minimized one)", "/lf.a2a.v1.A2AService/CreateTaskPushNotificationConfig", "1a"],
+    ["a length past the end", "/lf.a2a.v1.A2AService/GetTask", "12ffffffff0f"],
+    ["wire type 7", "/lf.a2a.v1.A2AService/SendMessage", "0f"],
+    ["a varint that never ends", "/lf.a2a.v1.A2AService/ListTasks", "20ffffffffffffffffffff"],
+    ["on a streaming method", "/lf.a2a.v1.A2AService/SubscribeToTask", "1a"],
+  ])("%s: INVALID_ARGUMENT naming the type", async (_, path, hex) => {
+    const answer = await rawGrpc(path, Buffer.from(hex, "hex"));
+    expect(answer.status).toBe(3);
+    expect(answer.message).toMatch(/^invalid params: the request is not a lf\.a2a\.v1\.\w+ in protobuf binary: /);
+    expect(onError).not.toHaveBeenCalled();
+  });
+
+  test("messages nested past the decoder's recursion limit are INVALID_ARGUMENT too", async () => {
+    // Part.data's google.protobuf.Value: a list_value (field 6) in a list_value ... 200 deep.
+    let value = Buffer.from([0x1a, 0x01, 0x78]); // string_value "x"
+    for (let i = 0; i < 200; i++) {
+      const list = Buffer.concat([Buffer.from([0x0a]), varint(value.length), value]); // ListValue.values
+      value = Buffer.concat([Buffer.from([0x32]), varint(list.length), list]); // Value.list_value
+    }
+    const part = Buffer.concat([Buffer.from([0x22]), varint(value.length), value]); // Part.data
+    const msg = Buffer.concat([Buffer.from([0x0a, 0x01, 0x6d, 0x20, 0x01, 0x2a]), varint(part.length), part]); // message_id, role, parts
+    const request = Buffer.concat([Buffer.from([0x12]), varint(msg.length), msg]); // SendMessageRequest.message
+    const answer = await rawGrpc("/lf.a2a.v1.A2AService/SendMessage", request);
+    expect(answer.status).toBe(3);
+    expect(onError).not.toHaveBeenCalled();
+  });
+});
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
