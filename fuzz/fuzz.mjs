@@ -8,6 +8,7 @@
 //   FUZZ_SEED=1               fast-check's seed (each chunk of 500 has its own, derived)
 //   FUZZ_WARMUP=20000         requests before the heap baseline
 //   FUZZ_TIMEOUT_MS=15000     an answer later than this is a hang
+//   FUZZ_REPORT=<file>        write the JSON report there instead of fuzz/.reports/ (the smoke in npm test)
 // Prints the report and writes it to fuzz/.reports/ (JSON and text); exits 1 on any finding.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -38,6 +39,10 @@ for (const name of bindings) {
 const summary = { date: started.toISOString(), seconds: (Date.now() - started.getTime()) / 1000, node: process.version, options: { ...options, log: undefined }, reports };
 const text = formatReport(summary);
 console.log(text);
+if (env.FUZZ_REPORT !== undefined) {
+  writeFileSync(env.FUZZ_REPORT, JSON.stringify(summary, null, 2));
+  process.exit(reports.every((r) => r.ok) ? 0 : 1);
+}
 const dir = join(fuzzDir, ".reports");
 mkdirSync(dir, { recursive: true });
 const stamp = started.toISOString().replace(/[:.]/g, "-");
