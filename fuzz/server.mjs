@@ -31,8 +31,11 @@
 // IPC: -> { ready, httpPort, grpcPort, jsonRpcPath, httpJsonPath }
 //      <- { cmd: "mem" }    -> { heap } (heapUsed after global.gc() three times)
 //      <- { cmd: "counts" } -> { uncaught, unhandled, onError, executorErrors, samples, pushed, tasks }
-//      <- { cmd: "soak", keys, ms } -> { open, aborted, completed, missing } once every key's
-//                                       call ended (aborted or completed), or after ms
+//      <- { cmd: "soak", keys, ms } -> { open, aborted, completed, failed, missing } once every
+//                                       key's call the server saw ended (aborted, completed, or
+//                                       failed) and no soak executor runs, or after ms
+//      <- { cmd: "idle", ms } -> { running } once no "__soak" executor runs, or after ms
+//      <- { cmd: "forget" } -> { forgotten } (the soak's records of calls are dropped)
 //      <- { cmd: "exit" }   -> closes the server, exits
 import { setTimeout as delay } from "node:timers/promises";
 import { isIP } from "node:net";
@@ -67,16 +70,29 @@ async function* executor({ message, task, signal }) {
   const soak = /^__soak (\d+)/.exec(text);
   if (soak !== null) {
     const n = Math.min(Number(soak[1]), 10_000);
-    yield { state: TaskState.WORKING };
-    for (let i = 0; i < n; i++) {
-      await delay(1, undefined, { signal }).catch(() => undefined);
-      if (signal.aborted) return;
-      yield { artifact: { artifactId: "soak", parts: [{ content: { case: "text", value: `chunk ${i}` } }] }, append: i > 0, lastChunk: i === n - 1 };
+    running++;
+    try {
+      yield { state: TaskState.WORKING };
+      for (let i = 0; i < n; i++) {
+        await delay(1, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) return;
+        yield { artifact: { artifactId: "soak", parts: [{ content: { case: "text", value: `chunk ${i}` } }] }, append: i > 0, lastChunk: i === n - 1 };
+      }
+    } finally {
+      running--;
+      if (running === 0) {
+        for (const w of idleWaiters.splice(0)) w();
+        soakWaiter?.check();
+      }
     }
     return;
   }
   yield { artifact: { artifactId: "echo", name: "echo", parts: [{ content: { case: "text", value: text.slice(0, 64) } }] } };
 }
+
+/** Soak executors running, and who waits for there to be none. */
+let running = 0;
+const idleWaiters = [];
 
 const realPush = createPushDelivery();
 const push = {
@@ -114,7 +130,7 @@ let soakWaiter;
 function wrapStream(method, keyOf) {
   return (request, context) => {
     const key = keyOf(request);
-    const call = { aborted: false, completed: false };
+    const call = { aborted: false, completed: false, failed: undefined };
     calls.set(key, call);
     context.signal.addEventListener("abort", () => {
       call.aborted = true;
@@ -123,9 +139,16 @@ function wrapStream(method, keyOf) {
     const inner = method.call(taskHandler, request, context);
     return {
       async *[Symbol.asyncIterator]() {
-        yield* inner;
-        call.completed = true;
-        soakWaiter?.check();
+        try {
+          yield* inner;
+          call.completed = true;
+        } catch (err) {
+          // An error answered to the client (SubscribeToTask on a task that finished meanwhile).
+          call.failed = String(err?.message ?? err).replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>");
+          throw err;
+        } finally {
+          soakWaiter?.check();
+        }
       },
     };
   };
@@ -159,12 +182,16 @@ function gc() {
 }
 
 function soakState(keys) {
-  const out = { open: [], aborted: 0, completed: 0, missing: [] };
+  const out = { open: [], aborted: 0, completed: 0, failed: 0, failures: {}, missing: [] };
   for (const key of keys) {
     const call = calls.get(key);
     if (call === undefined) out.missing.push(key);
     else if (call.aborted) out.aborted++;
     else if (call.completed) out.completed++;
+    else if (call.failed !== undefined) {
+      out.failed++;
+      out.failures[call.failed] = (out.failures[call.failed] ?? 0) + 1;
+    }
     else out.open.push(key);
   }
   return out;
@@ -181,9 +208,12 @@ process.on("message", async (msg) => {
       break;
     case "soak": {
       // Answers once every key's call has ended (its signal aborted or its stream done), or after ms.
+      // A key the server never saw is a stream cut before its request arrived: once every call
+      // it did see has ended and no soak executor runs (the calls that started one took
+      // 100 ms or more), no request of the soak is still on its way.
       const done = () => {
         const s = soakState(msg.keys);
-        return s.open.length === 0 && s.missing.length === 0 ? s : undefined;
+        return s.open.length === 0 && running === 0 ? s : undefined;
       };
       const first = done();
       if (first !== undefined) {
@@ -203,6 +233,19 @@ process.on("message", async (msg) => {
           process.send(s);
         },
       };
+      break;
+    }
+    case "idle": {
+      // Answers once no soak executor runs (or after ms), with how many still do.
+      const answer = () => process.send({ running });
+      if (running === 0) answer();
+      else {
+        const timer = setTimeout(answer, msg.ms);
+        idleWaiters.push(() => {
+          clearTimeout(timer);
+          answer();
+        });
+      }
       break;
     }
     case "forget":
