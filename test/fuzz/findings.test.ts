@@ -139,3 +139,27 @@ function varint(n: number): Buffer {
   out.push(n);
   return Buffer.from(out);
 }
+
+describe("a finished task whose metadata nests deeper than the binary decoder's bound (found by the campaign: -32603 on every later read)", () => {
+  // A finished task is kept as its protobuf bytes; a Struct or Value nests two messages per JSON
+  // level, so metadata ProtoJSON accepted (here 60 levels) was past the binary decoder's bound of
+  // 100 when read back: GetTask, ListTasks and anything else that met the task failed Internal.
+  test("JSON-RPC: the task is sent, finishes, and GetTask and ListTasks still read it", async () => {
+    const rpc = async (method: string, params: string) => {
+      const res = await fetch(server.jsonRpcUrl as string, { method: "POST", headers, body: `{"jsonrpc":"2.0","id":1,"method":"${method}","params":${params}}` });
+      return (await res.json()) as { result?: Record<string, unknown> & { task?: { id: string; status: { state: string } } }; error?: { code: number } };
+    };
+    const contextId = `deep-${Date.now()}`;
+    const sent = await rpc("SendMessage", `{"message":{"messageId":"m-deep","contextId":"${contextId}","role":"ROLE_USER","parts":[{"text":"hi"}],"metadata":{"deep":${nestedArrays(60)}}}}`);
+    expect(sent.error).toBeUndefined();
+    const id = sent.result?.task?.id as string;
+    expect(sent.result?.task?.status.state).toBe("TASK_STATE_COMPLETED");
+    const got = await rpc("GetTask", `{"id":"${id}"}`);
+    expect(got.error).toBeUndefined();
+    expect(got.result?.id).toBe(id);
+    const listed = await rpc("ListTasks", `{"contextId":"${contextId}"}`);
+    expect(listed.error).toBeUndefined();
+    expect((listed.result?.tasks as { id: string }[]).map((t) => t.id)).toEqual([id]);
+    expect(onError).not.toHaveBeenCalled();
+  });
+});
