@@ -208,11 +208,15 @@ function call(session, request, timeoutMs, streamMs = 500) {
 const statusNames = ["OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"];
 
 /**
- * grpc-js's own INTERNAL for a malformed grpc-timeout header, sent before any
- * of our code runs (grpc-go answers the same): counted apart, not a finding (D35).
+ * grpc-js's own INTERNAL answers, sent before any of our code runs: a
+ * malformed grpc-timeout header (grpc-go answers the same), and a message
+ * that does not decompress with the encoding it names (gRPC's status code
+ * table prescribes INTERNAL for that). Counted apart, not findings (D35).
  */
 function grpcJsOwn(answer) {
-  return answer.grpcStatus === 13 && typeof answer.grpcMessage === "string" && decodeURIComponent(answer.grpcMessage).startsWith("Invalid grpc-timeout value");
+  if (answer.grpcStatus !== 13 || typeof answer.grpcMessage !== "string") return false;
+  const message = decodeURIComponent(answer.grpcMessage);
+  return message.startsWith("Invalid grpc-timeout value") || message === "Failed to decompress message";
 }
 
 export function open(server, ctx) {
@@ -226,7 +230,7 @@ export function open(server, ctx) {
       if (answer.httpStatus >= 500) return `HTTP ${answer.httpStatus}`;
       return undefined;
     },
-    kind: (a) => (grpcJsOwn(a) ? "INTERNAL from grpc-js for a malformed grpc-timeout (D35; not a finding)" : a.cut ? "stream cut after 500 ms" : a.grpcStatus !== undefined ? statusNames[a.grpcStatus] ?? `status ${a.grpcStatus}` : a.reset !== undefined ? `reset ${a.reset} (HTTP ${a.httpStatus})` : `HTTP ${a.httpStatus}`),
+    kind: (a) => (grpcJsOwn(a) ? `INTERNAL from grpc-js: ${decodeURIComponent(a.grpcMessage).startsWith("Invalid grpc-timeout") ? "malformed grpc-timeout" : "message does not decompress"} (D35; not a finding)` : a.cut ? "stream cut after 500 ms" : a.grpcStatus !== undefined ? statusNames[a.grpcStatus] ?? `status ${a.grpcStatus}` : a.reset !== undefined ? `reset ${a.reset} (HTTP ${a.httpStatus})` : `HTTP ${a.httpStatus}`),
     printable: (r) => ({ headers: r.headers, frames: r.frames.map((f) => f.toString("hex")) }),
     printableAnswer: (a) => a,
     close: () => pool.close(),
