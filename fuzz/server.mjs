@@ -130,7 +130,8 @@ let soakWaiter;
 function wrapStream(method, keyOf) {
   return (request, context) => {
     const key = keyOf(request);
-    const call = { aborted: false, completed: false, failed: undefined };
+    // A signal the call gets already aborted (the client left before the handler ran) fires no event.
+    const call = { aborted: context.signal.aborted, completed: false, failed: undefined };
     calls.set(key, call);
     context.signal.addEventListener("abort", () => {
       call.aborted = true;
