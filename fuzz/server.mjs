@@ -198,6 +198,9 @@ function soakState(keys) {
   return out;
 }
 
+// A harness that dies (killed, out of memory) takes its server child with it.
+process.on("disconnect", () => process.exit(0));
+
 process.on("message", async (msg) => {
   switch (msg?.cmd) {
     case "mem":
