@@ -211,7 +211,7 @@ const statusNames = ["OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE
  * grpc-js's own INTERNAL answers, sent before any of our code runs: a
  * malformed grpc-timeout header (grpc-go answers the same), and a message
  * that does not decompress with the encoding it names (gRPC's status code
- * table prescribes INTERNAL for that). Counted apart, not findings (D35).
+ * table prescribes INTERNAL for that). Counted apart, not findings (D90).
  */
 function grpcJsOwn(answer) {
   if (answer.grpcStatus !== 13 || typeof answer.grpcMessage !== "string") return false;
@@ -230,7 +230,7 @@ export function open(server, ctx) {
       if (answer.httpStatus >= 500) return `HTTP ${answer.httpStatus}`;
       return undefined;
     },
-    kind: (a) => (grpcJsOwn(a) ? `INTERNAL from grpc-js: ${decodeURIComponent(a.grpcMessage).startsWith("Invalid grpc-timeout") ? "malformed grpc-timeout" : "message does not decompress"} (D35; not a finding)` : a.cut ? "stream cut after 500 ms" : a.grpcStatus !== undefined ? statusNames[a.grpcStatus] ?? `status ${a.grpcStatus}` : a.reset !== undefined ? `reset ${a.reset} (HTTP ${a.httpStatus})` : `HTTP ${a.httpStatus}`),
+    kind: (a) => (grpcJsOwn(a) ? `INTERNAL from grpc-js: ${decodeURIComponent(a.grpcMessage).startsWith("Invalid grpc-timeout") ? "malformed grpc-timeout" : "message does not decompress"} (D90; not a finding)` : a.cut ? "stream cut after 500 ms" : a.grpcStatus !== undefined ? statusNames[a.grpcStatus] ?? `status ${a.grpcStatus}` : a.reset !== undefined ? `reset ${a.reset} (HTTP ${a.httpStatus})` : `HTTP ${a.httpStatus}`),
     printable: (r) => ({ headers: r.headers, frames: r.frames.map((f) => f.toString("hex")) }),
     printableAnswer: (a) => a,
     close: () => pool.close(),

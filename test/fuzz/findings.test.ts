@@ -99,7 +99,7 @@ function rawGrpc(path: string, message: Buffer): Promise<{ status: number; messa
 
 describe("protobuf bytes that are not a message of the method's type (found by the campaign: gRPC INTERNAL)", () => {
   // grpc-js answers INTERNAL "Error deserializing request" when the request deserializer
-  // throws; the binding now answers InvalidParams (INVALID_ARGUMENT, D35), as the JSON
+  // throws; the binding now answers InvalidParams (INVALID_ARGUMENT, D90), as the JSON
   // bindings answer a body that does not decode.
   test.each([
     ["a field without its length (the minimized one)", "/lf.a2a.v1.A2AService/CreateTaskPushNotificationConfig", "1a"],

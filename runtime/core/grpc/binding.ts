@@ -48,7 +48,7 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
  * of the method's type. grpc-js answers INTERNAL ("Error deserializing
  * request") when the deserializer throws; passed on as this, the call is
  * answered InvalidParams (INVALID_ARGUMENT) like a JSON body that does not
- * decode (D35).
+ * decode (D90).
  */
 class UndecodableRequest {
   constructor(readonly reason: string) {}
@@ -68,7 +68,7 @@ function decoded(dispatch: Dispatcher, spec: MethodSpec, request: unknown): Mess
  * answers INTERNAL without saying why, as the JSON bindings answer Internal,
  * and the server hears of it as it does of a handler that throws. Each
  * request deserializer hands bytes it cannot decode on as an
- * UndecodableRequest, which the call answers InvalidParams (D35).
+ * UndecodableRequest, which the call answers InvalidParams (D90).
  */
 function reportingEncodeFailures(definition: ServiceDefinition, methods: Readonly<Record<string, MethodSpec>>, dispatch: Dispatcher): ServiceDefinition {
   const out: Record<string, MethodDefinition<unknown, unknown>> = {};
