@@ -215,6 +215,8 @@ function readEntries(json: JsonObject, read: (v: JsonValue) => unknown): Fields 
 function copyValue(json: JsonValue, depth: number): JsonValue | undefined {
   if (json === null || typeof json !== "object") return typeof json === "number" && !Number.isFinite(json) ? undefined : json;
   if (!Array.isArray(json)) return copyJson(json, depth + 1);
+  // Arrays count towards the depth as objects do: nested arrays alone used to recurse until the stack ran out.
+  if (depth > maxDepth) return undefined;
   const out: JsonValue[] = [];
   for (let i = 0; i < json.length; i++) {
     const v = copyValue(json[i] as JsonValue, depth + 1);

@@ -55,21 +55,50 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
 }
 
 /**
+ * What a request deserializer hands grpc-js for bytes that are not a message
+ * of the method's type. grpc-js answers INTERNAL ("Error deserializing
+ * request") when the deserializer throws; passed on as this, the call is
+ * answered InvalidParams (INVALID_ARGUMENT) like a JSON body that does not
+ * decode (D90).
+ */
+class UndecodableRequest {
+  constructor(readonly reason: string) {}
+}
+
+/** The request grpc-js decoded, or InvalidParams for bytes that were not one (UndecodableRequest). */
+function decoded(dispatch: Dispatcher, spec: MethodSpec, request: unknown): Message {
+  if (request instanceof UndecodableRequest) {
+    throw new RpcError(dispatch.errors.InvalidParams, `invalid params: the request is not a ${spec.input.typeName} in protobuf binary: ${request.reason}`);
+  }
+  return request as Message;
+}
+
+/**
  * The definition with each response serializer reporting what it cannot
  * encode (a plain object where a google.protobuf.Value goes, say): grpc-js
  * answers INTERNAL without saying why, as the JSON bindings answer Internal,
- * and the server hears of it as it does of a handler that throws.
+ * and the server hears of it as it does of a handler that throws. Each
+ * request deserializer hands bytes it cannot decode on as an
+ * UndecodableRequest, which the call answers InvalidParams (D90).
  */
 function reportingEncodeFailures(definition: ServiceDefinition, methods: Readonly<Record<string, MethodSpec>>, dispatch: Dispatcher): ServiceDefinition {
   const out: Record<string, MethodDefinition<unknown, unknown>> = {};
   for (const [key, method] of Object.entries(definition)) {
     const spec = methods[key];
     const serialize = method.responseSerialize;
+    const deserialize = method.requestDeserialize;
     out[key] =
       spec === undefined
         ? method
         : {
             ...method,
+            requestDeserialize: (bytes: Buffer) => {
+              try {
+                return deserialize(bytes);
+              } catch (err) {
+                return new UndecodableRequest(err instanceof Error ? err.message : String(err));
+              }
+            },
             responseSerialize: (value: unknown) => {
               try {
                 return serialize(value);
@@ -223,7 +252,7 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
   let result: unknown;
   try {
     scope = dispatch.open("GRPC", req, undefined);
-    const started = dispatch.start(spec, scope, () => dispatch.checked(spec, call.request));
+    const started = dispatch.start(spec, scope, () => dispatch.checked(spec, decoded(dispatch, spec, call.request)));
     if (span === undefined) {
       result = isPromiseLike(started) ? started.then((s) => dispatch.invoke(spec, s.request, s.context)) : dispatch.invoke(spec, started.request, started.context);
     } else {
@@ -296,7 +325,7 @@ class ServerStream implements Abortable {
     try {
       scope = dispatch.open("GRPC", this.req, undefined);
       this.#callScope = scope;
-      started = dispatch.start(spec, scope, () => dispatch.checked(spec, this.call.request));
+      started = dispatch.start(spec, scope, () => dispatch.checked(spec, decoded(dispatch, spec, this.call.request)));
     } catch (err) {
       this.#fail(err);
       return;

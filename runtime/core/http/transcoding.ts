@@ -129,11 +129,12 @@ function wrapperScalar(message: DescMessage): ScalarType | undefined {
 }
 
 function agree(path: FieldPath, given: JsonValue, fromPath: JsonValue, where: "body" | "query"): void {
-  if (String(given) !== String(fromPath)) {
-    throw new JsonDecodeError(
-      path.json,
-      `the ${where} says ${JSON.stringify(given)} but the path says ${JSON.stringify(fromPath)}; the path decides, so they must agree`,
-    );
+  // A path-bound field is a scalar, so an object or array given for it never agrees; it is not
+  // printed either: String() and JSON.stringify of one nested deep enough overflow the stack.
+  const scalar = given === null || typeof given !== "object";
+  if (!scalar || String(given) !== String(fromPath)) {
+    const said = scalar ? JSON.stringify(given) : Array.isArray(given) ? "an array" : "an object";
+    throw new JsonDecodeError(path.json, `the ${where} says ${said} but the path says ${JSON.stringify(fromPath)}; the path decides, so they must agree`);
   }
 }
 

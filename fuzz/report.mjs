@@ -1,0 +1,18 @@
+// The campaign's report as text.
+const mb = (b) => (b === undefined ? "?" : `${(b / 1048576).toFixed(2)} MB`);
+
+export function formatReport(summary) {
+  const lines = [`fuzz campaign ${summary.date}, ${summary.seconds.toFixed(0)} s, node ${summary.node}, seed ${summary.options.seed}, ${summary.options.concurrency} in flight`];
+  for (const r of summary.reports) {
+    lines.push("");
+    lines.push(`${r.binding}: ${r.requests} requests (+${r.warmup} warm-up) in ${r.seconds.toFixed(1)} s (${Math.round(r.requests / Math.max(r.seconds, 0.001))}/s): ${r.ok ? "OK" : "FINDINGS"}`);
+    lines.push(`  answers: ${Object.entries(r.outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+    lines.push(`  findings: ${r.findings.length === 0 ? "none" : Object.entries(r.problems).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+    const c = r.child;
+    lines.push(`  server child: uncaughtException ${c.uncaught}, unhandledRejection ${c.unhandled}, onError ${c.onError}, executor errors ${c.executorErrors}, tasks held ${c.tasks}, push deliveries (counted, not sent) ${c.pushed}`);
+    for (const s of c.samples ?? []) lines.push(`    ${s.kind}: ${s.error.split("\n").slice(0, 4).join(" | ")} ${JSON.stringify(s.info ?? {})}`);
+    lines.push(`  heap after gc: baseline ${mb(r.heap.baseline)}, after ${mb(r.heap.after)} (${r.heap.ratio === undefined ? "?" : `${((r.heap.ratio - 1) * 100).toFixed(1)}%`}; limit +5%)`);
+    for (const m of r.minimized) lines.push(`  minimized (${m.shrinks ?? 0} shrinks): ${m.problem}${m.note ? ` (${m.note})` : ""}\n    request: ${JSON.stringify(m.request)}\n    answer: ${JSON.stringify(m.answer)}`);
+  }
+  return lines.join("\n");
+}
