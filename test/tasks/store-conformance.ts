@@ -13,7 +13,7 @@
  * tests of a suite and never emptied.
  */
 import { jest } from "@jest/globals";
-import { create } from "@bufbuild/protobuf";
+import { create, type JsonValue } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { BadPageTokenError, type PushConfigLike, type StoredTask, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
@@ -127,6 +127,21 @@ export function describeTaskStore(name: string, under: StoreUnderTest): void {
       expect(got?.owner).toBe("bob");
       expect(got?.task).toEqual(task);
       expect(await store.get(unique("nothing"))).toBeUndefined();
+    });
+
+    test("a task whose metadata nests deeper than a client's bytes may (60 JSON levels) is read back, live and finished", async () => {
+      // A Struct or Value nests two messages per JSON level: past the binary decoder's bound of 100 for a
+      // client's bytes, within what ProtoJSON takes. A store reads its own bytes back (found by the fuzz campaign).
+      let deep: JsonValue = "bottom";
+      for (let i = 0; i < 60; i++) deep = [deep];
+      const task = newTask();
+      task.metadata = { deep };
+      const r = record(task, unique("tenant"));
+      await store.create(r);
+      expect((await store.get(task.id))?.task.metadata).toEqual({ deep });
+      task.status = create(TaskStatusSchema, { state: TaskState.COMPLETED, timestamp: timestampFromMs(Date.now()) });
+      await store.update(r, { kind: "status", terminal: true });
+      expect((await store.get(task.id))?.task.metadata).toEqual({ deep });
     });
 
     test("each kind of change is kept: status with its message, artifact added and appended to, history, terminal", async () => {

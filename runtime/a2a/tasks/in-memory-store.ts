@@ -9,7 +9,7 @@
  */
 import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { decodeBinary, encodeBuffer } from "../../core/codec/binary-codec.js";
+import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../core/codec/binary-codec.js";
 import type { PushConfigLike, TaskLike } from "./model.js";
 import { compareNewestFirst, decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor, type TaskCursor } from "./page-token.js";
 import { type ConfigPage, type StoredTask, type TaskChange, type TaskOwner, type TaskPage, type TaskQuery, type TaskStore } from "./task-store.js";
@@ -33,15 +33,6 @@ export interface InMemoryTaskStore extends TaskStore {
 }
 
 const defaultConfigPage = 50;
-
-/**
- * How a finished task's own bytes are read back. The binary decoder's default bound of 100
- * nested messages guards against a client's bytes; these are the store's, of a task it took,
- * and a Struct or Value nests two messages per JSON level, so metadata that ProtoJSON took
- * (up to protobuf-es's bound on JSON nesting) can exceed 100: such a task could then not be read
- * again, and every call that met it (GetTask, ListTasks) failed with Internal.
- */
-const frozenReadOptions = { recursionLimit: 1000 };
 
 /**
  * One task in the store. A finished task cannot change any more (no message
@@ -144,7 +135,7 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   };
   /** The stored task: the live object, or a new copy of a finished one. */
   const recordOf = (entry: Entry): StoredTask =>
-    entry.live ?? { tenant: entry.tenant, owner: entry.owner, task: decodeBinary(schema!, entry.frozen!, frozenReadOptions) as unknown as TaskLike };
+    entry.live ?? { tenant: entry.tenant, owner: entry.owner, task: decodeBinary(schema!, entry.frozen!, ownBytesReadOptions) as unknown as TaskLike };
 
   return {
     get size() {

@@ -59,6 +59,17 @@ export function encodeBinaryWith<Desc extends DescMessage, T>(
   return encodeWith(codec, value, copy);
 }
 
+/**
+ * How bytes this process wrote itself (a task store's) are read back. The
+ * decoder's default bound of 100 nested messages guards against a peer's
+ * bytes; a Struct or Value nests two messages per JSON level, so metadata
+ * that ProtoJSON took can be deeper than that, and a store that read its
+ * own task with the default bound could never read that task again (every
+ * GetTask or ListTasks that met it failed Internal; found by the fuzz
+ * campaign).
+ */
+export const ownBytesReadOptions: Partial<BinaryReadOptions> = { recursionLimit: 1000 };
+
 /** The message `fromBinary(desc, bytes, options)` gives. */
 export function decodeBinary<Desc extends DescMessage>(desc: Desc, bytes: Uint8Array, options?: Partial<BinaryReadOptions>): MessageShape<Desc> {
   const codec = codecOf(desc);

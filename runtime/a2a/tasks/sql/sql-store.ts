@@ -19,7 +19,7 @@
  */
 import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
-import { decodeBinary, encodeBuffer } from "../../../core/codec/binary-codec.js";
+import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
 import { randomUUID } from "node:crypto";
 import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
@@ -291,9 +291,9 @@ class Store implements SqlTaskStore {
 
   #decode(row: TaskRow): TaskLike {
     const s = this.#s;
-    const task = decodeBinary(s.task, row.task) as unknown as TaskLike;
-    task.history = row.history.map((b) => decodeBinary(s.message, b) as unknown as MessageLike);
-    task.artifacts = row.artifacts.map((b) => decodeBinary(s.artifact, b) as unknown as ArtifactLike);
+    const task = decodeBinary(s.task, row.task, ownBytesReadOptions) as unknown as TaskLike;
+    task.history = row.history.map((b) => decodeBinary(s.message, b, ownBytesReadOptions) as unknown as MessageLike);
+    task.artifacts = row.artifacts.map((b) => decodeBinary(s.artifact, b, ownBytesReadOptions) as unknown as ArtifactLike);
     return task;
   }
 
@@ -481,11 +481,11 @@ class Store implements SqlTaskStore {
     if (row.body === null) return undefined;
     switch (row.kind) {
       case "status":
-        return { kind: "status", status: decodeBinary(s.taskStatus, row.body) as unknown as TaskStatusLike };
+        return { kind: "status", status: decodeBinary(s.taskStatus, row.body, ownBytesReadOptions) as unknown as TaskStatusLike };
       case "artifact":
-        return { kind: "artifact", artifact: decodeBinary(s.artifact, row.body) as unknown as ArtifactLike, append: row.append, lastChunk: row.last_chunk };
+        return { kind: "artifact", artifact: decodeBinary(s.artifact, row.body, ownBytesReadOptions) as unknown as ArtifactLike, append: row.append, lastChunk: row.last_chunk };
       case "history":
-        return { kind: "history", message: decodeBinary(s.message, row.body) as unknown as MessageLike };
+        return { kind: "history", message: decodeBinary(s.message, row.body, ownBytesReadOptions) as unknown as MessageLike };
       default:
         // `created` is seq 1: a task is followed from its creation on, never before.
         return undefined;
