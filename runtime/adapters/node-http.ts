@@ -322,13 +322,14 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number, refuse
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    const refuse = (err: BodyRefusedError) => {
+    // Called with no error by the body watch: the body took too long.
+    const refuse = (err: BodyRefusedError = new BodyTimeoutError(timeoutMs)) => {
       refused.refusedAt = limit;
       cleanup();
       req.pause();
       reject(err);
     };
-    const pending: PendingBody = { startedAt: performance.now(), refuse: () => refuse(new BodyTimeoutError(timeoutMs)) };
+    const pending: PendingBody = { startedAt: performance.now(), refuse };
     watchBody(timeoutMs, pending);
     const onData = (chunk: Buffer) => {
       size += chunk.length;

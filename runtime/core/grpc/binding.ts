@@ -51,7 +51,7 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
             else stream.traced(spec, tracer.start("GRPC", spec, stream.req));
           };
   }
-  server.addService(reportingEncodeFailures(config.definition, config.methods, dispatch), implementation);
+  server.addService(withCodecFailures(config.definition, config.methods, dispatch), implementation);
 }
 
 /**
@@ -81,7 +81,7 @@ function decoded(dispatch: Dispatcher, spec: MethodSpec, request: unknown): Mess
  * request deserializer hands bytes it cannot decode on as an
  * UndecodableRequest, which the call answers InvalidParams (D90).
  */
-function reportingEncodeFailures(definition: ServiceDefinition, methods: Readonly<Record<string, MethodSpec>>, dispatch: Dispatcher): ServiceDefinition {
+function withCodecFailures(definition: ServiceDefinition, methods: Readonly<Record<string, MethodSpec>>, dispatch: Dispatcher): ServiceDefinition {
   const out: Record<string, MethodDefinition<unknown, unknown>> = {};
   for (const [key, method] of Object.entries(definition)) {
     const spec = methods[key];
@@ -272,7 +272,7 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
       return;
     }
     span.message(value, "response");
-    // grpc-js serializes in the callback: a response that cannot be encoded is INTERNAL (see reportingEncodeFailures).
+    // grpc-js serializes in the callback: a response that cannot be encoded is INTERNAL (see withCodecFailures).
     const encoded = encodeFailures.count;
     callback(null, value as Message);
     span.end(encodeFailures.count === encoded ? undefined : new RpcError(dispatch.errors.Internal, "the handler's response could not be encoded"));
@@ -295,13 +295,13 @@ function invokeTraced(dispatch: Dispatcher, spec: MethodSpec, started: Started, 
  */
 class ServerStream implements Abortable {
   #messages: MessageStream | undefined;
-  /** Until the first event is written, when the profile's response headers are sent. */
-  #scope: CallScope | undefined;
+  /** The profile's response headers go out with the first event. */
+  #headersSent = false;
   readonly #onResult = (r: IteratorResult<unknown>): void => this.#write(r);
   readonly #onError = (err: unknown): void => this.#fail(err);
-  /** The call, for reporting a failure: its method and, once opened, its scope. */
+  /** The call, for its response headers and for reporting a failure: its method and, once opened, its scope. */
   #spec: MethodSpec | undefined;
-  #callScope: CallScope | undefined;
+  #scope: CallScope | undefined;
   /** The call's span when tracing is on (D35). */
   #span: CallSpan | undefined;
 
@@ -320,21 +320,20 @@ class ServerStream implements Abortable {
   start(spec: MethodSpec): void {
     const { dispatch } = this;
     this.#spec = spec;
-    let scope: CallScope;
     let started: Started | Promise<Started>;
     try {
-      scope = dispatch.open("GRPC", this.req, undefined);
-      this.#callScope = scope;
+      const scope = dispatch.open("GRPC", this.req, undefined);
+      this.#scope = scope;
       started = dispatch.start(spec, scope, () => dispatch.checked(spec, decoded(dispatch, spec, this.call.request)));
     } catch (err) {
       this.#fail(err);
       return;
     }
-    if (isPromiseLike(started)) started.then((s) => this.#open(spec, scope, s), this.#onError);
-    else this.#open(spec, scope, started);
+    if (isPromiseLike(started)) started.then((s) => this.#open(spec, s), this.#onError);
+    else this.#open(spec, started);
   }
 
-  #open(spec: MethodSpec, scope: CallScope, started: Started): void {
+  #open(spec: MethodSpec, started: Started): void {
     try {
       this.#span?.message(started.request, "request");
       this.#messages = this.dispatch.streamMessages(spec, started.request, started.context, this.#span);
@@ -342,7 +341,6 @@ class ServerStream implements Abortable {
       this.#fail(err);
       return;
     }
-    this.#scope = scope;
     this.req.onClose(this);
     if (!this.req.closed) this.#pull();
   }
@@ -370,8 +368,10 @@ class ServerStream implements Abortable {
         this.#span?.end();
         return;
       }
-      if (this.#scope !== undefined) sendResponseHeaders(call, this.dispatch, this.#scope);
-      this.#scope = undefined;
+      if (!this.#headersSent) {
+        this.#headersSent = true;
+        sendResponseHeaders(call, this.dispatch, this.#scope as CallScope);
+      }
       ok = call.write(message);
     } catch (err) {
       this.#fail(err);
@@ -385,7 +385,7 @@ class ServerStream implements Abortable {
   #fail(err: unknown): void {
     this.abort();
     this.req.done();
-    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#callScope, this.#span));
+    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#scope, this.#span));
     else this.#span?.cancelled();
   }
 
