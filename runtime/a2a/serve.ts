@@ -160,6 +160,11 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
         "or remove grpc=false from the plugin's options in buf.gen.yaml (and install @grpc/grpc-js) to serve it",
     );
   }
+  const timeouts = { ...defaultServerTimeouts, ...options.timeouts };
+  for (const [name, ms] of Object.entries(timeouts)) {
+    if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);
+  }
+  if (timeouts.headersMs > timeouts.requestMs) throw new Error("serveAgent: timeouts.headersMs must not exceed timeouts.requestMs");
   // Before anything listens, too: grpc-js and the definition, when gRPC is served.
   const grpcParts =
     options.grpcPort === false || config.loadGrpcDefinition === undefined
@@ -168,7 +173,6 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
-  const timeouts = { ...defaultServerTimeouts, ...options.timeouts };
   const tracing = options.tracing === false ? undefined : options.tracing === true || options.tracing === undefined ? await loadTracingApi() : options.tracing;
   // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {
@@ -183,10 +187,6 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     bodyTimeoutMs: timeouts.bodyMs,
   };
-  for (const [name, ms] of Object.entries(timeouts)) {
-    if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);
-  }
-  if (timeouts.headersMs > timeouts.requestMs) throw new Error("serveAgent: timeouts.headersMs must not exceed timeouts.requestMs");
 
   const routes: { readonly path: string; readonly prefix: boolean; readonly core: Endpoint }[] = [];
   if (jsonRpcPath !== false) {
