@@ -7,13 +7,14 @@
  * JSON computes the bytes the signer signed.
  */
 import { createPrivateKey, createPublicKey, KeyObject, type JsonWebKey, type webcrypto } from "node:crypto";
+import type { JWK } from "jose";
 import { fromJson, type DescMessage, type JsonObject, type MessageShape } from "@bufbuild/protobuf";
 import { presenceJsonOf } from "../core/codec/presence-json.js";
 import { canonicalJson } from "../core/jcs.js";
 import { cardSignatureAlgorithms, loadJose } from "./jose.js";
 
-/** A JSON Web Key (RFC 7517) as a plain object. */
-export type Jwk = { readonly kty: string; readonly [member: string]: unknown };
+/** A JSON Web Key (RFC 7517) as a plain object: jose's type. */
+export type Jwk = JWK;
 
 /** One key a server signs its cards with. */
 export interface CardSigningKey {
@@ -116,6 +117,7 @@ export async function createCardSigner(schema: DescMessage, options: CardSigning
 }
 
 function privateKeyOf(given: Jwk | KeyObject | webcrypto.CryptoKey, where: string): KeyObject {
+  if (isJwk(given) && !("d" in given)) throw new Error(`${where}.privateKey is a public key; signing needs the private key (a JWK with "d")`);
   let key: KeyObject;
   try {
     if (given instanceof KeyObject) key = given;
