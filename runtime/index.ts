@@ -52,10 +52,3 @@ export { createFetchHandler } from "./adapters/fetch.js";
 export type { FetchHandler } from "./adapters/fetch.js";
 export type { Endpoint } from "./core/transport.js";
 
-// Signed Agent Cards (spec 8.4, D100-D102): the canonical form, and verifying a card's signatures.
-export { canonicalJson, JcsError } from "./core/jcs.js";
-export { presenceJson, presenceJsonOf, PresenceJsonError } from "./core/codec/presence-json.js";
-export type { PresenceJsonOptions } from "./core/codec/presence-json.js";
-export { AgentCardSignatureError, createCardVerifier } from "./a2a/client/card-verification.js";
-export type { CardJwksOptions, CardSignaturePolicy, CardSignatureProblem, CardVerificationOptions, CardVerifier, VerifiedSignature } from "./a2a/client/card-verification.js";
-export type { CardSigningKey, CardSigningOptions, Jwk } from "./a2a/card-signing.js";

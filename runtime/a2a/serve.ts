@@ -146,6 +146,8 @@ export interface AgentServer {
   readonly httpJsonUrl: string | undefined;
   /** `host:port` of the gRPC server. */
   readonly grpcAddress: string | undefined;
+  /** Where the public keys of `signing` are served, if they are. */
+  readonly jwksUrl: string | undefined;
   /** The card as served, `supportedInterfaces` included. */
   readonly card: JsonObject;
   /** Stops accepting calls, lets open ones finish (up to drainMs), then ends the rest. */
@@ -305,6 +307,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     jsonRpcUrl: jsonRpcPath === false ? undefined : `${base}${jsonRpcPath}`,
     httpJsonUrl: httpJsonPath === false ? undefined : `${base}${httpJsonPath}`,
     grpcAddress,
+    jwksUrl,
     card: served,
     close: () => {
       // Health checkers stop routing here before the calls in flight finish.

@@ -11,7 +11,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { exportJWK, FlattenedSign, generateKeyPair, type JWK } from "jose";
-import { AgentCardSignatureError, createCardVerifier, isRpcError, type CardSignatureProblem } from "protoc-gen-a2a/runtime";
+import { isRpcError } from "protoc-gen-a2a/runtime";
+import { AgentCardSignatureError, createCardVerifier, type CardSignatureProblem } from "protoc-gen-a2a/runtime/signing";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { createA2AServiceClient } from "../../generated/a2a_client.js";
 import { AgentCardSchema } from "../../generated/a2a_pb.js";
@@ -118,7 +119,7 @@ test("alg none is refused whatever the key, and so is an HMAC made with the publ
   expect((await refusal(noSignature)).problem).toBe("malformed");
 
   // HS256 keyed with the bytes of the public JWK a verifier trusts.
-  const { canonicalJson, presenceJson } = await import("protoc-gen-a2a/runtime");
+  const { canonicalJson, presenceJson } = await import("protoc-gen-a2a/runtime/signing");
   const payload = new TextEncoder().encode(canonicalJson(presenceJson(AgentCardSchema, signedCard, { omit: ["signatures"] })));
   const secret = new TextEncoder().encode(JSON.stringify(publicJwk));
   const hmac = await new FlattenedSign(payload).setProtectedHeader({ alg: "HS256", typ: "JOSE", kid: "k1" }).sign(secret);
@@ -148,7 +149,7 @@ test("an unknown kid is refused, and without a jku nothing is fetched", async ()
 
 /** The served card re-signed with the test's key and a jku of its choosing. */
 async function signedWithJku(jku: string): Promise<JsonObject> {
-  const { canonicalJson, presenceJson } = await import("protoc-gen-a2a/runtime");
+  const { canonicalJson, presenceJson } = await import("protoc-gen-a2a/runtime/signing");
   const payload = new TextEncoder().encode(canonicalJson(presenceJson(AgentCardSchema, signedCard, { omit: ["signatures"] })));
   const { importJWK } = await import("jose");
   const jws = await new FlattenedSign(payload).setProtectedHeader({ alg: "ES256", typ: "JOSE", kid: "k1", jku }).sign(await importJWK(privateJwk, "ES256"));

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
 import { generateAgentCardSignature, verifyAgentCardSignature, type AgentCard as SdkAgentCard } from "@a2a-js/sdk";
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
-import { AgentCardSignatureError, createCardVerifier } from "protoc-gen-a2a/runtime";
+import { AgentCardSignatureError, createCardVerifier } from "protoc-gen-a2a/runtime/signing";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { createA2AServiceClient } from "../../generated/a2a_client.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
