@@ -19,9 +19,9 @@
  * Well-known types with a JSON form of their own (Struct, Value, Timestamp,
  * ...) are data, kept as written.
  */
-import { ScalarType, getOption, toJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import { ScalarType, toJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence, hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
-import { FieldBehavior, field_behavior } from "../../gen/google/api/field_behavior_pb.js";
+import { isRequired as isRequiredField } from "./field-behavior.js";
 
 /** JSON the presence rules cannot read: a field of the wrong JSON type, nesting too deep. */
 export class PresenceJsonError extends Error {
@@ -35,18 +35,6 @@ export interface PresenceJsonOptions {
 
 /** Deeper than any real message; a guard against JSON built to exhaust the stack. */
 const maxDepth = 100;
-
-const requiredCache = new WeakMap<DescField, boolean>();
-
-/** Whether `field` is marked `google.api.field_behavior = REQUIRED`. */
-export function isRequiredField(field: DescField): boolean {
-  let is = requiredCache.get(field);
-  if (is === undefined) {
-    is = getOption(field, field_behavior).includes(FieldBehavior.REQUIRED);
-    requiredCache.set(field, is);
-  }
-  return is;
-}
 
 /** The presence form of `json`, a message of type `schema` as ProtoJSON (json or proto field names). */
 export function presenceJson(schema: DescMessage, json: JsonObject, options: PresenceJsonOptions = {}): JsonObject {
