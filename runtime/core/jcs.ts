@@ -18,6 +18,9 @@ export class JcsError extends Error {
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** Nesting deeper than this is refused rather than left to exhaust the stack. */
+const maxDepth = 500;
+
 /** The RFC 8785 text of `value`. */
 export function canonicalJson(value: JsonValue): string {
   const out: string[] = [];
@@ -26,6 +29,7 @@ export function canonicalJson(value: JsonValue): string {
 }
 
 function write(value: JsonValue, path: string, out: string[], open: Set<object>): void {
+  if (open.size > maxDepth) throw new JcsError(`${path} is nested more than ${maxDepth} levels deep`);
   if (value === null || typeof value === "boolean") {
     out.push(String(value));
   } else if (typeof value === "number") {

@@ -66,6 +66,7 @@ const trusting = () => createCardVerifier(AgentCardSchema, { keys: [publicJwk] }
 
 /** The refusal of `card`: its class, reason and the problem of its first signature. */
 async function refusal(card: JsonObject, verifier = trusting(), cardUrl?: string): Promise<{ reason: string; problem: CardSignatureProblem | undefined; message: string }> {
+  // A card is refused with this class and nothing else, whatever is wrong with it.
   const error = await verifier.verify(card, cardUrl).then(
     () => undefined,
     (e: unknown) => e,
@@ -210,6 +211,16 @@ test("a huge card is refused: by the client before it is parsed, by the verifier
     await new Promise((resolve) => hugeServer.close(resolve));
   }
   expect(await refusal(huge)).toMatchObject({ reason: "too-large" });
+});
+
+test("a card with no canonical form (a field of the wrong JSON type, data nested past any real card) is refused as malformed", async () => {
+  expect(await refusal({ ...signedCard, skills: "all of them" })).toMatchObject({ reason: "malformed" });
+  let deep: JsonObject = {};
+  for (let i = 0; i < 2000; i++) deep = { d: deep };
+  const card = { ...signedCard, capabilities: { extensions: [{ uri: "x", params: deep }] } };
+  const result = await refusal(card);
+  expect(result.reason).toBe("malformed");
+  expect(result.message).toMatch(/nested more than 500 levels deep/);
 });
 
 test("a server refuses signing options it cannot honour before it listens, naming the option", async () => {

@@ -8,8 +8,8 @@
  * with an allowed algorithm makes the card valid (keys rotate).
  */
 import type { DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { presenceJson } from "../../core/codec/presence-json.js";
-import { canonicalJson } from "../../core/jcs.js";
+import { presenceJson, PresenceJsonError } from "../../core/codec/presence-json.js";
+import { canonicalJson, JcsError } from "../../core/jcs.js";
 import type { Jwk } from "../card-signing.js";
 import { cardSignatureAlgorithms, loadJose, type Jose } from "../jose.js";
 import { createJwksFetcher, type JwksFetchOptions } from "./jwks-fetch.js";
@@ -44,13 +44,14 @@ export type CardSignatureProblem = "malformed" | "algorithm" | "unknown-key" | "
 /**
  * A card that fails the policy. `reason` is `unsigned` (none, and the policy
  * requires one), `invalid` (none of its signatures verifies; `failures` says
- * why for each) or `too-large`.
+ * why for each), `malformed` (the card has no canonical form: a field of the
+ * wrong JSON type, NaN, nesting past any real card) or `too-large`.
  */
 export class AgentCardSignatureError extends Error {
   override readonly name = "AgentCardSignatureError";
   constructor(
     message: string,
-    readonly reason: "unsigned" | "invalid" | "too-large",
+    readonly reason: "unsigned" | "invalid" | "malformed" | "too-large",
     readonly failures: readonly { readonly index: number; readonly problem: CardSignatureProblem; readonly message: string }[] = [],
   ) {
     super(message);
@@ -178,7 +179,13 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
         if (policy === "verify-if-present") return undefined;
         throw new AgentCardSignatureError(`${where} is not signed, and verifyCard.policy is require`, "unsigned");
       }
-      const payload = canonicalJson(presenceJson(schema, card, { omit: ["signatures"] }));
+      let payload: string;
+      try {
+        payload = canonicalJson(presenceJson(schema, card, { omit: ["signatures"] }));
+      } catch (err) {
+        if (!(err instanceof PresenceJsonError || err instanceof JcsError)) throw err;
+        throw new AgentCardSignatureError(`${where} has no canonical form: ${err.message}`, "malformed");
+      }
       if (Buffer.byteLength(payload) > maxBytes) throw new AgentCardSignatureError(`${where} is larger than ${maxBytes} bytes (verifyCard.maxBytes)`, "too-large");
       const jose = await loadJose();
       const failures: { index: number; problem: CardSignatureProblem; message: string }[] = [];

@@ -154,7 +154,8 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
   const json = fetched?.json ?? (toJson(tables.card, create(tables.card, card as never)) as JsonObject);
   const message = fromJson(tables.card, json, { ignoreUnknownFields: true }) as MessageShape<C>;
   const verifier = options.verifyCard === undefined ? undefined : createCardVerifier(tables.card, options.verifyCard);
-  await verifier?.verify(json, fetched?.url);
+  // A card given as a message has every REQUIRED field, as the form a server signs does.
+  await verifier?.verify(fetched?.json ?? presenceJsonOf(tables.card, message), fetched?.url);
   const candidates = interfacesOf(json, fetched?.url, options.bindings);
   const passedOver: string[] = [];
   for (const chosen of candidates) {
