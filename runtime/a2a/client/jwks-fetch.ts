@@ -44,7 +44,8 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
     agent ??= new Agent({ connect: { lookup: guard.lookup } });
     let text = "";
     try {
-      const response = await request(url, { dispatcher: agent, headers: { accept: "application/jwk-set+json, application/json" }, signal: AbortSignal.timeout(timeoutMs) });
+      // reset: the connection closes after the answer; a JWKS is fetched rarely, and a kept socket would hold a short-lived client's process open.
+      const response = await request(url, { dispatcher: agent, reset: true, headers: { accept: "application/jwk-set+json, application/json" }, signal: AbortSignal.timeout(timeoutMs) });
       if (response.statusCode !== 200) {
         await response.body.dump().catch(() => undefined);
         throw new JwksFetchError(`the JWKS at ${url} answered HTTP ${response.statusCode}`);
