@@ -51,4 +51,3 @@ export type { NodeListener } from "./adapters/node-http.js";
 export { createFetchHandler } from "./adapters/fetch.js";
 export type { FetchHandler } from "./adapters/fetch.js";
 export type { Endpoint } from "./core/transport.js";
-
