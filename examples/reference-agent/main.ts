@@ -3,10 +3,12 @@
  * PORT (default 8080) serves JSON-RPC, HTTP+JSON and the card; GRPC_PORT
  * (default 50051) serves gRPC; HOST (default 127.0.0.1) is where both listen.
  * The extended card needs `Authorization: Bearer <A2A_TOKEN>` (default "demo").
+ * Both cards are signed with A2A_SIGNING_JWK (a private JWK), or a key made at
+ * start; the public key is served at /.well-known/jwks.json.
  */
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { createReferenceAgent } from "./handler.js";
-import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "./config.js";
+import { bearerAuthenticate, referenceCard, referenceExtendedCard, referenceSigning } from "./config.js";
 
 const port = Number(process.env.PORT ?? 8080);
 const grpcPort = Number(process.env.GRPC_PORT ?? 50051);
@@ -21,12 +23,15 @@ const server = await serveA2AService(createReferenceAgent(referenceExtendedCard)
   authenticate: bearerAuthenticate(token),
   // grpc.health.v1 and server reflection: `buf curl --reflect` and health probes work with no .proto files.
   grpc: { health: true, reflection: true, keepalive: { timeMs: 30_000, timeoutMs: 10_000 } },
+  // Both cards signed; the JWKS at /.well-known/jwks.json is named by each signature's jku.
+  signing: referenceSigning(),
 });
 
 console.log(`Agent card: ${server.cardUrl}`);
 console.log(`JSON-RPC:   ${server.jsonRpcUrl}`);
 console.log(`HTTP+JSON:  ${server.httpJsonUrl}`);
 console.log(`gRPC:       ${server.grpcAddress}`);
+console.log(`JWKS:       ${server.jwksUrl}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {

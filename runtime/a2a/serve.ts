@@ -24,7 +24,9 @@ import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
 import type { Logger, OnError } from "../core/failures.js";
 import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
-import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, createAgentCardEndpoint, createStaticJsonEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
+import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOptions } from "./card-signing.js";
+import { signedExtendedCardHandler } from "./extended-card-signing.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
 import { createA2AProfile } from "./profile.js";
@@ -65,6 +67,12 @@ export interface ServeOptions {
   readonly heartbeatMs?: number;
   /** `Cache-Control: max-age` of the public card, in seconds. Default 300. */
   readonly cardMaxAgeSeconds?: number;
+  /**
+   * Signs the public card and every extended card GetExtendedAgentCard
+   * answers (spec 8.4, D101) with each of `keys`, and serves their public
+   * keys as a JWKS at `jwksPath` (default `/.well-known/jwks.json`).
+   */
+  readonly signing?: CardSigningOptions;
   /** How long close() lets open calls and streams finish before ending them. Default 5000 ms. */
   readonly drainMs?: number;
   /** Most requests in one JSON-RPC batch (D31). Default 100. */
@@ -138,6 +146,8 @@ export interface AgentServer {
   readonly httpJsonUrl: string | undefined;
   /** `host:port` of the gRPC server. */
   readonly grpcAddress: string | undefined;
+  /** Where the public keys of `signing` are served, if they are. */
+  readonly jwksUrl: string | undefined;
   /** The card as served, `supportedInterfaces` included. */
   readonly card: JsonObject;
   /** Stops accepting calls, lets open ones finish (up to drainMs), then ends the rest. */
@@ -170,6 +180,16 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     options.grpcPort === false || config.loadGrpcDefinition === undefined
       ? undefined
       : await Promise.all([import("../core/grpc/binding.js"), import("../core/grpc/server.js"), config.loadGrpcDefinition()]);
+  // The keys are checked (and sign once) before anything listens, too.
+  const cardSchema = Object.values(config.methods).find((m) => m.name === "GetExtendedAgentCard")?.output;
+  let signer: CardSigner | undefined;
+  let jwksUrl: string | undefined;
+  const jwksPath = options.signing?.jwksPath === undefined ? defaultJwksPath : options.signing.jwksPath;
+  if (options.signing !== undefined) {
+    if (cardSchema === undefined) throw new Error("serveAgent: signing needs the service's AgentCard message (the output of GetExtendedAgentCard), which this service has not");
+    signer = await createCardSigner(cardSchema, options.signing, () => jwksUrl);
+  }
+  const handler = signer === undefined || cardSchema === undefined ? config.handler : signedExtendedCardHandler(config.handler, config.methods, cardSchema, signer);
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
@@ -177,7 +197,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {
     required: config.required,
-    handler: config.handler,
+    handler,
     profile: createA2AProfile({ policy, ...(options.versions === undefined ? {} : { versions: options.versions }) }),
     authenticate: options.authenticate,
     onError: options.onError,
@@ -198,6 +218,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   }
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse } | undefined;
+  const jwks = signer === undefined || jwksPath === false ? undefined : createStaticJsonEndpoint(jwksPath, signer.jwks as unknown as JsonObject, { contentType: "application/jwk-set+json", ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }) });
   const http = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -210,6 +231,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
       async handle(req) {
         const path = req.url.split("?")[0] ?? "/";
         if (path === agentCardPath && card !== undefined) return card.handle(req);
+        if (path === jwksPath && jwks !== undefined) return jwks.handle(req);
         const route = routes.find((r) => (r.prefix ? path === r.path || path.startsWith(`${r.path}/`) : path === r.path));
         if (route !== undefined) return route.core.handle(req);
         return {
@@ -227,6 +249,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   });
   const httpPort = (http.address() as AddressInfo).port;
   const base = (options.publicUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${httpPort}`).replace(/\/+$/, "");
+  if (jwks !== undefined) jwksUrl = `${base}${jwksPath}`;
 
   let grpc: GrpcServer | undefined;
   let grpcAddress: string | undefined;
@@ -264,7 +287,18 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (binding === "HTTP+JSON" && httpJsonPath !== false) mounted.push({ binding, url: `${base}${httpJsonPath}` });
     if (binding === "GRPC" && grpcAddress !== undefined) mounted.push({ binding, url: grpcAddress });
   }
-  const served = withInterfaces(config.card, mounted, "1.0");
+  const unsigned = withInterfaces(config.card, mounted, "1.0");
+  // The card served is the form that was signed, so a verifier of these bytes computes what the signer did.
+  let served = unsigned;
+  if (signer !== undefined) {
+    try {
+      served = await signer.sign(unsigned);
+    } catch (err) {
+      grpc?.forceShutdown();
+      await closeHttp(http, 0);
+      throw err;
+    }
+  }
   card = createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds });
 
   const drainMs = options.drainMs ?? 5000;
@@ -273,6 +307,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     jsonRpcUrl: jsonRpcPath === false ? undefined : `${base}${jsonRpcPath}`,
     httpJsonUrl: httpJsonPath === false ? undefined : `${base}${httpJsonPath}`,
     grpcAddress,
+    jwksUrl,
     card: served,
     close: () => {
       // Health checkers stop routing here before the calls in flight finish.
