@@ -175,12 +175,12 @@ export async function runBinding(binding, options) {
     };
     let t0 = Date.now();
     await run(warmup, Infinity, false);
-    report.heap.baseline = (await server.child.request({ cmd: "mem" })).heap;
+    ({ heap: report.heap.baseline, code: report.heap.codeBaseline } = await server.child.request({ cmd: "mem" }));
     await snapshot(server, `fuzz-${binding.name}-baseline`);
     t0 = Date.now();
     await run(count, t0 + seconds * 1000, true);
     report.seconds = (Date.now() - t0) / 1000;
-    report.heap.after = (await server.child.request({ cmd: "mem" })).heap;
+    ({ heap: report.heap.after, code: report.heap.codeAfter } = await server.child.request({ cmd: "mem" }));
     report.heap.ratio = report.heap.after / report.heap.baseline;
     await snapshot(server, `fuzz-${binding.name}-after`);
     // Findings, replayed one at a time and shrunk by fast-check.

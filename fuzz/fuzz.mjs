@@ -6,7 +6,7 @@
 //   FUZZ_BINDINGS=jsonrpc,http-json,grpc
 //   FUZZ_CONCURRENCY=32       requests in flight
 //   FUZZ_SEED=1               fast-check's seed (each chunk of 500 has its own, derived)
-//   FUZZ_WARMUP=20000         requests before the heap baseline
+//   FUZZ_WARMUP=              requests before the heap baseline (a tenth of FUZZ_COUNT, at least 20,000)
 //   FUZZ_TIMEOUT_MS=15000     an answer later than this is a hang
 //   FUZZ_HEAP_SNAPSHOTS=<dir>  heap snapshots of the server child at the baseline and at the end
 //   FUZZ_REPORT=<file>        write the JSON report there instead of fuzz/.reports/ (the smoke in npm test)
@@ -24,7 +24,8 @@ const options = {
   seconds: env.FUZZ_SECONDS === undefined ? Infinity : Number(env.FUZZ_SECONDS),
   concurrency: Number(env.FUZZ_CONCURRENCY ?? 32),
   seed: Number(env.FUZZ_SEED ?? 1),
-  warmup: Number(env.FUZZ_WARMUP ?? 20_000),
+  // Long enough for V8 to have compiled most paths the campaign takes before the heap baseline.
+  warmup: Number(env.FUZZ_WARMUP ?? Math.max(20_000, Math.round(Number(env.FUZZ_COUNT ?? 1_000_000) / 10))),
   timeoutMs: Number(env.FUZZ_TIMEOUT_MS ?? 15_000),
   log: (line) => console.log(line),
 };

@@ -29,7 +29,7 @@
 // and whether its stream ran to its end.
 //
 // IPC: -> { ready, httpPort, grpcPort, jsonRpcPath, httpJsonPath }
-//      <- { cmd: "mem" }    -> { heap } (heapUsed after global.gc() three times)
+//      <- { cmd: "mem" }    -> { heap, code } (heapUsed after global.gc() three times; the code space's part)
 //      <- { cmd: "snapshot", path } -> { path } (a heap snapshot after gc, written there)
 //      <- { cmd: "counts" } -> { uncaught, unhandled, onError, executorErrors, samples, pushed, tasks }
 //      <- { cmd: "soak", keys, ms } -> { open, aborted, completed, failed, missing } once every
@@ -39,7 +39,7 @@
 //      <- { cmd: "forget" } -> { forgotten } (the soak's records of calls are dropped)
 //      <- { cmd: "exit" }   -> closes the server, exits
 import { setTimeout as delay } from "node:timers/promises";
-import { writeHeapSnapshot } from "node:v8";
+import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import { isIP } from "node:net";
 import { textOf } from "protoc-gen-a2a/runtime";
 import { createInMemoryTaskStore, createPushDelivery } from "protoc-gen-a2a/runtime/tasks";
@@ -207,7 +207,9 @@ process.on("message", async (msg) => {
   switch (msg?.cmd) {
     case "mem":
       gc();
-      process.send({ heap: process.memoryUsage().heapUsed });
+      // The code space (compiled code) is told apart: it grows while V8 compiles paths a long
+      // campaign reaches late, which is not something the server keeps.
+      process.send({ heap: process.memoryUsage().heapUsed, code: getHeapSpaceStatistics().find((s) => s.space_name === "code_space")?.space_used_size ?? 0 });
       break;
     case "snapshot":
       // A heap snapshot (after gc) written to msg.path: FUZZ_HEAP_SNAPSHOTS, to diff baseline and end.
