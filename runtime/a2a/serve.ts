@@ -14,6 +14,7 @@ import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
 import { createNodeListener } from "../adapters/node-http.js";
 import type { Binding } from "../core/call-context.js";
+import { defaultBodyLimit } from "../core/defaults.js";
 import { httpErrorBody } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
 import type { GrpcServerOptions, HealthHandle, ListenOptions } from "../core/grpc/server.js";
@@ -27,6 +28,9 @@ import { Health } from "../gen/health/v1/health_pb.js";
 import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
+import { createV03HttpJsonEndpoint } from "./compat/v03-http.js";
+import { createV03JsonRpcEndpoint } from "./compat/v03-jsonrpc.js";
+import { withV03Fields } from "./compat/v03-card.js";
 import { createA2AProfile } from "./profile.js";
 import type { VersionPolicy } from "./service-params.js";
 
@@ -73,6 +77,22 @@ export interface ServeOptions {
   readonly timeouts?: ServerTimeouts;
   /** The gRPC server's settings, TLS, health service and reflection. */
   readonly grpc?: GrpcServeOptions;
+  /** Older protocol versions served on the same endpoints beside 1.0 (D110). */
+  readonly compat?: CompatOptions;
+}
+
+/** Which older A2A versions the same endpoints also answer, with the same handler. */
+export interface CompatOptions {
+  /**
+   * A2A 0.3 callers (D110, D111): a request without `A2A-Version`, or with
+   * 0.3, is read in 0.3's wire form on JSON-RPC (`message/send`, ...) and
+   * HTTP+JSON (the `/v1/...` routes below the same base path), served by the
+   * same handler as a 1.0 call, and answered in 0.3's form; the card lists a
+   * 0.3 interface per JSON binding and carries 0.3's `url`,
+   * `preferredTransport` and `additionalInterfaces`. Default off: such a
+   * request is answered VersionNotSupported.
+   */
+  readonly v0_3?: boolean;
 }
 
 /**
@@ -173,6 +193,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
+  const v03 = options.compat?.v0_3 === true;
+  if (v03 && options.versions?.acceptMissing === true) {
+    throw new Error("serveAgent: compat.v0_3 reads a request without A2A-Version as 0.3 (spec 3.6.2), and versions.acceptMissing as the newest: choose one");
+  }
   const tracing = options.tracing === false ? undefined : options.tracing === true || options.tracing === undefined ? await loadTracingApi() : options.tracing;
   // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {
@@ -188,13 +212,18 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     bodyTimeoutMs: timeouts.bodyMs,
   };
 
+  // D110: the JSON bindings' profile also takes 0.3, which only the compat layer in front of them hands on (gRPC's is unchanged).
+  const json = v03 ? { ...shared, profile: createA2AProfile({ policy, versions: { supported: [...(options.versions?.supported ?? ["1.0"]), "0.3"] } }) } : shared;
+  const body = { bodyLimit: options.bodyLimit ?? defaultBodyLimit, bodyTimeoutMs: timeouts.bodyMs };
   const routes: { readonly path: string; readonly prefix: boolean; readonly core: Endpoint }[] = [];
   if (jsonRpcPath !== false) {
     const batch = options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize };
-    routes.push({ path: jsonRpcPath, prefix: false, core: createJsonRpcEndpoint({ ...shared, ...batch, methods: config.jsonRpcMethods }) });
+    const core = createJsonRpcEndpoint({ ...json, ...batch, methods: config.jsonRpcMethods });
+    routes.push({ path: jsonRpcPath, prefix: false, core: v03 ? createV03JsonRpcEndpoint(core, body) : core });
   }
   if (httpJsonPath !== false) {
-    routes.push({ path: httpJsonPath, prefix: true, core: createHttpJsonEndpoint({ ...shared, methods: config.methods, rules: config.rules, basePath: httpJsonPath }) });
+    const core = createHttpJsonEndpoint({ ...json, methods: config.methods, rules: config.rules, basePath: httpJsonPath });
+    routes.push({ path: httpJsonPath, prefix: true, core: v03 ? createV03HttpJsonEndpoint(core, { ...body, basePath: httpJsonPath }) : core });
   }
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse } | undefined;
@@ -264,7 +293,9 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (binding === "HTTP+JSON" && httpJsonPath !== false) mounted.push({ binding, url: `${base}${httpJsonPath}` });
     if (binding === "GRPC" && grpcAddress !== undefined) mounted.push({ binding, url: grpcAddress });
   }
-  const served = withInterfaces(config.card, mounted, "1.0");
+  // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones, and 0.3's own fields naming them.
+  if (v03) mounted.push(...mounted.filter((m) => m.binding !== "GRPC").map((m) => ({ ...m, protocolVersion: "0.3" })));
+  const served = v03 ? withV03Fields(withInterfaces(config.card, mounted, "1.0")) : withInterfaces(config.card, mounted, "1.0");
   card = createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds });
 
   const drainMs = options.drainMs ?? 5000;
