@@ -172,7 +172,9 @@ describe.each(TRANSPORTS)("a 0.3 client on %s", (transport) => {
       pushNotificationConfig: { id: "cfg-1", url, token: "tok", authentication: { schemes: ["Bearer"], credentials: "secret" } },
     });
     expect(set).toEqual({ taskId: sent.id, pushNotificationConfig: { id: "cfg-1", url, token: "tok", authentication: { schemes: ["Bearer"], credentials: "secret" } } });
-    expect(await client.getTaskPushNotificationConfig({ id: sent.id, pushNotificationConfigId: "cfg-1" })).toEqual(set);
+    // 0.3.14 types this param as TaskIdParams, but reads (and over REST requires) pushNotificationConfigId.
+    const which = { id: sent.id, pushNotificationConfigId: "cfg-1" };
+    expect(await client.getTaskPushNotificationConfig(which)).toEqual(set);
     await client.setTaskPushNotificationConfig({ taskId: sent.id, pushNotificationConfig: { id: "cfg-2", url: receiver.url("/other") } });
     const listed = await client.listTaskPushNotificationConfig({ id: sent.id });
     expect(listed.map((c) => c.pushNotificationConfig.id).sort()).toEqual(["cfg-1", "cfg-2"]);
