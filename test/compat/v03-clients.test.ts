@@ -184,6 +184,37 @@ describe.each(TRANSPORTS)("a 0.3 client on %s", (transport) => {
     await receiver.when("the last notification", () => receiver.on(`/push-${transport}`).some((r) => r.body.includes("COMPLETED") || r.body.includes("completed")));
   });
 
+  it("is notified in 0.3's form (the task, application/json), while a 1.0 config on the same task gets StreamResponses", async () => {
+    const text = `hold notify ${transport}`;
+    const path03 = `/notify03-${transport}`;
+    const path10 = `/notify10-${transport}`;
+    // Registered with the message itself, as 0.3's MessageSendConfiguration.pushNotificationConfig.
+    const sent = (await client.sendMessage({
+      message: userMessage(text),
+      configuration: { blocking: false, pushNotificationConfig: { url: receiver.url(path03), token: "tok", authentication: { schemes: ["Bearer"], credentials: "secret" } } },
+    })) as Task03;
+    const v1 = await fetch(`${server.httpJsonUrl}/tasks/${sent.id}/pushNotificationConfigs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ taskId: sent.id, url: receiver.url(path10) }),
+    });
+    expect(v1.status).toBe(200);
+    await release(text);
+    const done = (path: string) => receiver.on(path).some((r) => r.body.includes("completed") || r.body.includes("TASK_STATE_COMPLETED"));
+    await receiver.when("both receivers told of the end", () => done(path03) && done(path10));
+    const tasks = receiver.on(path03).map((r) => JSON.parse(r.body) as Task03);
+    const last = tasks.find((t) => t.status.state === "completed")!;
+    expect(last).toMatchObject({ kind: "task", id: sent.id, contextId: sent.contextId, status: { state: "completed" } });
+    expect(artifactText(last)).toBe(text);
+    const first = receiver.on(path03)[0]!.headers;
+    expect(first["content-type"]).toBe("application/json");
+    expect(first["x-a2a-notification-token"]).toBe("tok");
+    expect(first.authorization).toBe("Bearer secret");
+    const events = receiver.on(path10).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(events.every((e) => Object.keys(e).length === 1 && ["task", "statusUpdate", "artifactUpdate"].includes(Object.keys(e)[0]!))).toBe(true);
+    expect(receiver.on(path10)[0]!.headers["content-type"]).toBe("application/a2a+json");
+  });
+
   it("gets the typed 0.3 error for an unknown task", async () => {
     await expect(client.getTask({ id: "no-such-task" })).rejects.toBeInstanceOf(transport === "JSONRPC" ? Error : TaskNotFoundError);
   });
