@@ -3,6 +3,7 @@
  * PORT (default 8080) serves JSON-RPC, HTTP+JSON and the card; GRPC_PORT
  * (default 50051) serves gRPC; HOST (default 127.0.0.1) is where both listen.
  * The extended card needs `Authorization: Bearer <A2A_TOKEN>` (default "demo").
+ * A2A 0.3 clients are served beside 1.0 ones (`compat.v0_3`).
  */
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { createReferenceAgent } from "./handler.js";
@@ -21,6 +22,8 @@ const server = await serveA2AService(createReferenceAgent(referenceExtendedCard)
   authenticate: bearerAuthenticate(token),
   // grpc.health.v1 and server reflection: `buf curl --reflect` and health probes work with no .proto files.
   grpc: { health: true, reflection: true, keepalive: { timeMs: 30_000, timeoutMs: 10_000 } },
+  // A2A 0.3 clients too, on the same JSON-RPC and HTTP+JSON endpoints (D110): most clients in use still speak 0.3.
+  compat: { v0_3: true },
 });
 
 console.log(`Agent card: ${server.cardUrl}`);

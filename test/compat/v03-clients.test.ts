@@ -14,7 +14,7 @@ import { ClientFactory as ClientFactory1, JsonRpcTransportFactory as JsonRpc1, R
 import { textOf } from "protoc-gen-a2a/runtime";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { echoWords } from "../../examples/reference-agent/agent.js";
-import { referenceCard } from "../../examples/reference-agent/config.js";
+import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
 import { createA2AServiceClient } from "../../generated/a2a_client.js";
 import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import { Role, TaskState } from "../../generated/a2a_pb.js";
@@ -44,8 +44,9 @@ const receiver = new Receiver();
 
 beforeAll(async () => {
   await receiver.start();
-  const handler = createA2AServiceTaskHandler(executor, { push: { allow: ["127.0.0.1"], backoffMs: 10 } });
-  server = await serveA2AService(handler, referenceCard, { port: 0, grpcPort: 0, drainMs: 200, compat: { v0_3: true } });
+  // The reference agent as main.ts serves it (its card, extended card and bearer rule), with the holding executor.
+  const handler = { ...createA2AServiceTaskHandler(executor, { push: { allow: ["127.0.0.1"], backoffMs: 10 } }), getExtendedAgentCard: async () => referenceExtendedCard };
+  server = await serveA2AService(handler, referenceCard, { port: 0, grpcPort: 0, drainMs: 200, authenticate: bearerAuthenticate("demo"), compat: { v0_3: true } });
   origin = new URL(server.cardUrl).origin;
 });
 
@@ -217,6 +218,21 @@ describe.each(TRANSPORTS)("a 0.3 client on %s", (transport) => {
 
   it("gets the typed 0.3 error for an unknown task", async () => {
     await expect(client.getTask({ id: "no-such-task" })).rejects.toBeInstanceOf(transport === "JSONRPC" ? Error : TaskNotFoundError);
+  });
+});
+
+describe("the extended card, asked for by a 0.3 caller", () => {
+  it("comes in 0.3's shape on JSON-RPC (agent/getAuthenticatedExtendedCard) and HTTP+JSON (GET /v1/card), for an authenticated caller", async () => {
+    const auth = { authorization: "Bearer demo" };
+    const rpc = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "agent/getAuthenticatedExtendedCard" }) });
+    const { result } = (await rpc.json()) as { result: Record<string, unknown> };
+    expect(result).toMatchObject({ protocolVersion: "0.3.0", description: expect.stringContaining("(extended card)"), securitySchemes: { bearer: { type: "http", scheme: "Bearer" } } });
+    expect(result).not.toHaveProperty("supportedInterfaces");
+    const rest = await fetch(`${server.httpJsonUrl}/v1/card`, { headers: auth });
+    expect(await rest.json()).toMatchObject({ protocolVersion: "0.3.0", securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } } });
+    const anonymous = await fetch(`${server.httpJsonUrl}/v1/card`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ code: -31401 });
   });
 });
 
