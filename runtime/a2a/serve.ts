@@ -180,6 +180,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
         "or remove grpc=false from the plugin's options in buf.gen.yaml (and install @grpc/grpc-js) to serve it",
     );
   }
+  const v03 = options.compat?.v0_3 === true;
+  if (v03 && options.versions?.acceptMissing === true) {
+    throw new Error("serveAgent: compat.v0_3 reads a request without A2A-Version as 0.3 (spec 3.6.2), and versions.acceptMissing as the newest: choose one");
+  }
   const timeouts = { ...defaultServerTimeouts, ...options.timeouts };
   for (const [name, ms] of Object.entries(timeouts)) {
     if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);
@@ -189,14 +193,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const grpcParts =
     options.grpcPort === false || config.loadGrpcDefinition === undefined
       ? undefined
-      : await Promise.all([import("../core/grpc/binding.js"), import("../core/grpc/server.js"), config.loadGrpcDefinition()]);
+      : await Promise.all([import("../core/grpc/binding.js"), import("../core/grpc/server.js"), config.loadGrpcDefinition(), v03 ? import("./compat/v03-grpc.js") : undefined]);
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
-  const v03 = options.compat?.v0_3 === true;
-  if (v03 && options.versions?.acceptMissing === true) {
-    throw new Error("serveAgent: compat.v0_3 reads a request without A2A-Version as 0.3 (spec 3.6.2), and versions.acceptMissing as the newest: choose one");
-  }
   const tracing = options.tracing === false ? undefined : options.tracing === true || options.tracing === undefined ? await loadTracingApi() : options.tracing;
   // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {
@@ -226,7 +226,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     routes.push({ path: httpJsonPath, prefix: true, core: v03 ? createV03HttpJsonEndpoint(core, { ...body, basePath: httpJsonPath }) : core });
   }
   // The card is filled in once the ports are known; until then nothing is listening.
-  let card: { handle(req: CoreRequest): CoreResponse } | undefined;
+  let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;
   const http = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -261,10 +261,16 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   let grpcAddress: string | undefined;
   let health: HealthHandle | undefined;
   if (grpcParts !== undefined) {
-    const [{ addGrpcService }, { addHealthService, addReflectionService, createGrpcServer, listenGrpc }, definition] = grpcParts;
+    const [{ addGrpcService }, { addHealthService, addReflectionService, createGrpcServer, listenGrpc }, definition, compat] = grpcParts;
     const server = createGrpcServer(grpcOptions);
     try {
       addGrpcService(server, { ...shared, definition, methods: config.methods });
+      if (compat !== undefined) {
+        // D113: 0.3's a2a.v1.A2AService beside it, the same handler behind; a call without a2a-version is 0.3 there.
+        const profile = createA2AProfile({ policy, versions: { supported: ["0.3"] } });
+        const handler = compat.createV03GrpcHandler({ handler: config.handler, methods: config.methods, card: () => card?.json ?? config.card });
+        addGrpcService(server, { ...shared, profile, required: {}, handler, definition: compat.v03GrpcDefinition, methods: compat.v03GrpcMethods });
+      }
       const service = config.service;
       if (grpcOptions.health === true) health = addHealthService(server, { services: service === undefined ? [] : [service.typeName] });
       if (grpcOptions.reflection === true && service !== undefined) {
@@ -294,9 +300,9 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (binding === "GRPC" && grpcAddress !== undefined) mounted.push({ binding, url: grpcAddress });
   }
   // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones, and 0.3's own fields naming them.
-  if (v03) mounted.push(...mounted.filter((m) => m.binding !== "GRPC").map((m) => ({ ...m, protocolVersion: "0.3" })));
+  if (v03) mounted.push(...mounted.map((m) => ({ ...m, protocolVersion: "0.3" })));
   const served = v03 ? withV03Fields(withInterfaces(config.card, mounted, "1.0")) : withInterfaces(config.card, mounted, "1.0");
-  card = createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds });
+  card = { ...createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }), json: served };
 
   const drainMs = options.drainMs ?? 5000;
   return {

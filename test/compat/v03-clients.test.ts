@@ -90,6 +90,7 @@ describe("the card, read by a 0.3 client", () => {
     expect(card.additionalInterfaces).toEqual([
       { url: server.jsonRpcUrl, transport: "JSONRPC" },
       { url: server.httpJsonUrl, transport: "HTTP+JSON" },
+      { url: server.grpcAddress, transport: "GRPC" },
     ]);
     expect(card.supportsAuthenticatedExtendedCard).toBe(true);
     expect(card.supportedInterfaces).toEqual([
@@ -98,6 +99,7 @@ describe("the card, read by a 0.3 client", () => {
       { url: server.grpcAddress, protocolBinding: "GRPC", protocolVersion: "1.0" },
       { url: server.jsonRpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
       { url: server.httpJsonUrl, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
+      { url: server.grpcAddress, protocolBinding: "GRPC", protocolVersion: "0.3" },
     ]);
   });
 
