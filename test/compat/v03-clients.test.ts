@@ -8,7 +8,7 @@
  * the same ports. Also: what a 0.3 caller gets for what 0.3 does not have,
  * and that with the option off a 0.3 call is still refused.
  */
-import { ClientFactory, JsonRpcTransport, JsonRpcTransportFactory, RestTransport, RestTransportFactory, TaskNotFoundError, type Client } from "a2a-js-sdk-v03/client";
+import { ClientFactory, JsonRpcTransport, JsonRpcTransportFactory, RestTransport, RestTransportFactory, TaskNotCancelableError, TaskNotFoundError, type Client } from "a2a-js-sdk-v03/client";
 import type { Message as Message03, Task as Task03, TaskStatusUpdateEvent as Status03 } from "a2a-js-sdk-v03";
 import { ClientFactory as ClientFactory1, JsonRpcTransportFactory as JsonRpc1, RestTransportFactory as Rest1 } from "@a2a-js/sdk/client";
 import { textOf } from "protoc-gen-a2a/runtime";
@@ -218,8 +218,10 @@ describe.each(TRANSPORTS)("a 0.3 client on %s", (transport) => {
     expect(receiver.on(path10)[0]!.headers["content-type"]).toBe("application/a2a+json");
   });
 
-  it("gets the typed 0.3 error for an unknown task", async () => {
-    await expect(client.getTask({ id: "no-such-task" })).rejects.toBeInstanceOf(transport === "JSONRPC" ? Error : TaskNotFoundError);
+  it("gets 0.3's typed errors: an unknown task, a finished task canceled", async () => {
+    await expect(client.getTask({ id: "no-such-task" })).rejects.toBeInstanceOf(TaskNotFoundError);
+    const done = (await client.sendMessage({ message: userMessage("finished"), configuration: { blocking: true } })) as Task03;
+    await expect(client.cancelTask({ id: done.id })).rejects.toBeInstanceOf(TaskNotCancelableError);
   });
 });
 

@@ -45,8 +45,11 @@ import {
   TaskSchema,
   TaskStatusUpdateEventSchema,
 } from "../../generated/a2a_pb.js";
+import * as v03 from "../../runtime/gen/a2a/v0_3/a2a_pb.js";
 
 const DIALECTS: Dialect[] = ["jsonrpc", "proto"];
+/** Strict ProtoJSON of the v0.3.0 proto (generated types): the proto dialect is exactly 0.3's HTTP+JSON and gRPC JSON. */
+const valid03 = (schema: DescMessage, json: JsonObject) => expect(() => fromJson(schema, json)).not.toThrow();
 /** Strict ProtoJSON: a translated 1.0 value must be the 1.0 message, no unknown keys. */
 const valid = (schema: DescMessage, json: JsonObject) => expect(() => fromJson(schema, json)).not.toThrow();
 
@@ -66,6 +69,7 @@ describe("Part", () => {
   it.each(rows)("%s", (_field, v1, rpc, proto) => {
     expect(partTo03(v1, "jsonrpc")).toEqual(rpc);
     expect(partTo03(v1, "proto")).toEqual(proto);
+    valid03(v03.PartSchema, proto);
     expect(partFrom03(rpc)).toEqual(v1);
     valid(PartSchema, partFrom03(proto));
     // The proto dialect has no file name and no part metadata: the rest comes back.
@@ -96,6 +100,7 @@ describe("Message", () => {
     expect(messageTo03(v1, "jsonrpc")).toMatchObject({ kind: "message", ...rpc });
     expect(messageTo03(v1, "proto")).toMatchObject(proto);
     expect(messageTo03(v1, "proto")).not.toHaveProperty("kind");
+    valid03(v03.MessageSchema, messageTo03(v1, "proto"));
     for (const d of DIALECTS) {
       const back = messageFrom03(messageTo03(v1, d));
       expect(back).toEqual(v1);
@@ -149,6 +154,7 @@ describe("Task and TaskStatus", () => {
   it.each(rows)("%s", (_field, extra, rpc) => {
     const v1 = { ...base, ...extra };
     expect(taskTo03(v1, "jsonrpc")).toMatchObject({ kind: "task", ...rpc });
+    valid03(v03.TaskSchema, taskTo03(v1, "proto"));
     for (const d of DIALECTS) {
       const back = taskFrom03(taskTo03(v1, d));
       valid(TaskSchema, back);
@@ -178,6 +184,7 @@ describe("TaskStatusUpdateEvent", () => {
   const event = { taskId: "t1", contextId: "c1", status, metadata: meta };
   it.each(Object.keys(event))("%s", (field) => {
     for (const d of DIALECTS) {
+      if (d === "proto") valid03(v03.TaskStatusUpdateEventSchema, statusUpdateTo03(event, d));
       const back = statusUpdateFrom03(statusUpdateTo03(event, d));
       valid(TaskStatusUpdateEventSchema, back);
       expect(back[field]).toEqual((event as JsonObject)[field]);
@@ -196,6 +203,7 @@ describe("TaskArtifactUpdateEvent", () => {
   it.each(Object.keys(event))("%s", (field) => {
     expect(artifactUpdateTo03(event, "jsonrpc").kind).toBe("artifact-update");
     for (const d of DIALECTS) {
+      if (d === "proto") valid03(v03.TaskArtifactUpdateEventSchema, artifactUpdateTo03(event, d));
       const back = artifactUpdateFrom03(artifactUpdateTo03(event, d));
       valid(TaskArtifactUpdateEventSchema, back);
       expect(back[field]).toEqual((event as JsonObject)[field]);
@@ -213,6 +221,7 @@ describe("StreamResponse and SendMessageResponse", () => {
   it.each(cases)("%s: bare with its kind on JSON-RPC, wrapped in the proto dialect", (key, v1, kind) => {
     expect(streamResponseTo03(v1, "jsonrpc").kind).toBe(kind);
     expect(Object.keys(streamResponseTo03(v1, "proto"))).toEqual([key]);
+    valid03(v03.StreamResponseSchema, streamResponseTo03(v1, "proto"));
     for (const d of DIALECTS) {
       const back = streamResponseFrom03(streamResponseTo03(v1, d));
       valid(StreamResponseSchema, back);
@@ -253,6 +262,7 @@ describe("TaskPushNotificationConfig", () => {
   it.each(["taskId", "id", "url", "token", "authentication"])("%s", (field) => {
     expect(taskPushConfigTo03(v1, "jsonrpc")).toEqual({ taskId: "t1", pushNotificationConfig: inner });
     expect(taskPushConfigTo03(v1, "proto")).toEqual({ name: "tasks/t1/pushNotificationConfigs/c1", pushNotificationConfig: inner });
+    valid03(v03.TaskPushNotificationConfigSchema, taskPushConfigTo03(v1, "proto"));
     const back = pushConfigFrom03(inner, "t1");
     valid(TaskPushNotificationConfigSchema, back);
     expect(back[field]).toEqual((v1 as JsonObject)[field]);
@@ -336,5 +346,9 @@ describe("AgentCard", () => {
       mtls: { type: "mutualTLS", description: "m" },
     });
     expect(cardTo03(card, "proto").securitySchemes).toEqual(card.securitySchemes);
+  });
+  it("the proto dialect's card is the v0.3.0 proto's AgentCard (which has no iconUrl)", () => {
+    valid03(v03.AgentCardSchema, cardTo03(card, "proto"));
+    expect(cardTo03(card, "proto")).not.toHaveProperty("iconUrl");
   });
 });

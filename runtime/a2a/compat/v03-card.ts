@@ -85,6 +85,8 @@ export function cardTo03(card: Obj, dialect: Dialect): JsonObject {
   const { supportedInterfaces: _i, securityRequirements: _s, securitySchemes, capabilities, skills, ...rest } = card as JsonObject;
   const { extendedAgentCard: _e, ...caps } = obj(capabilities) as JsonObject;
   const out: JsonObject = { ...rest, ...v03CardFields(card, dialect), capabilities: caps };
+  // The v0.3.0 proto's AgentCard has no icon_url (0.3's JSON-RPC card has iconUrl).
+  if (dialect === "proto") delete out.iconUrl;
   if (securitySchemes !== undefined) {
     const schemes: JsonObject = {};
     for (const [name, scheme] of Object.entries(obj(securitySchemes))) schemes[name] = dialect === "proto" ? (scheme as JsonValue) : schemeTo03(obj(scheme));
