@@ -263,6 +263,20 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     expect(error?.message).toContain("send A2A-Version: 1.0, or call tasks/get");
   });
 
+  it("answers a body that is not JSON, or too large, as the 1.0 endpoint does", async () => {
+    const post = (url: string, body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    expect(((await (await post(server.jsonRpcUrl!, "{nope")).json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const big = await post(server.jsonRpcUrl!, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { pad: "x".repeat(5 << 20) } }));
+    expect(big.status).toBe(413);
+    const rest = await post(`${server.httpJsonUrl}/v1/message:send`, "{nope");
+    expect(rest.status).toBe(400);
+    expect(await rest.json()).toMatchObject({ code: -32700 });
+    // A 1.0 validation error reaches a 0.3 REST caller as {code, message, data}: InvalidParams.
+    const invalid = await post(`${server.httpJsonUrl}/v1/message:send`, JSON.stringify({ message: { role: "ROLE_USER" } }));
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ code: -32602, message: expect.stringContaining("messageId") });
+  });
+
   it("refuses a 0.3 batch, saying why", async () => {
     const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x" } }]) });
     expect(((await res.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringContaining("batches are served to A2A 1.0 callers only") });
