@@ -268,6 +268,9 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     expect(((await (await post(server.jsonRpcUrl!, "{nope")).json()) as { error: { code: number } }).error.code).toBe(-32700);
     const big = await post(server.jsonRpcUrl!, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { pad: "x".repeat(5 << 20) } }));
     expect(big.status).toBe(413);
+    const badPath = await fetch(`${server.httpJsonUrl}/v1/tasks/%E0%A4%A`);
+    expect(badPath.status).toBe(400);
+    expect(await badPath.json()).toMatchObject({ code: -32602 });
     const rest = await post(`${server.httpJsonUrl}/v1/message:send`, "{nope");
     expect(rest.status).toBe(400);
     expect(await rest.json()).toMatchObject({ code: -32700 });

@@ -99,6 +99,11 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
       if (fullPath !== base && !fullPath.startsWith(`${base}/`)) {
         return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}: 0.3's routes are under ${base}, and a request without A2A-Version is A2A 0.3 (spec 3.6.2); send A2A-Version: 1.0 for the 1.0 routes`);
       }
+      try {
+        fullPath.split("/").forEach(seg);
+      } catch {
+        return error03(400, -32602, `the path ${fullPath} is not valid percent-encoding`);
+      }
       const route = route03(req.method, fullPath.slice(base.length), new URLSearchParams(queryText));
       if (route === "ListTasks") return error03(404, -32601, noV03Counterpart.ListTasks!);
       if (route === undefined) return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}`);
