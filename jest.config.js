@@ -38,6 +38,7 @@ export default {
     "^protoc-gen-a2a/runtime/adapters$": "<rootDir>/runtime/adapters/frameworks.ts",
     "^protoc-gen-a2a/runtime/server$": "<rootDir>/runtime/server.ts",
     "^protoc-gen-a2a/runtime/tasks$": "<rootDir>/runtime/tasks.ts",
+    "^protoc-gen-a2a/runtime/signing$": "<rootDir>/runtime/signing.ts",
     "^(\\.{1,2}/.*)\\.js$": "$1",
   },
   transform: {

@@ -18,6 +18,12 @@ import { Pool } from "undici";
 import { fuzzDir, prepare } from "./build.mjs";
 import { createPool, learn } from "./values.mjs";
 
+/** With FUZZ_HEAP_SNAPSHOTS=<dir>, a heap snapshot of the server child (after gc), to diff baseline and end. */
+async function snapshot(server, name) {
+  const dir = process.env.FUZZ_HEAP_SNAPSHOTS;
+  if (dir !== undefined) await server.child.request({ cmd: "snapshot", path: join(dir, `${name}.heapsnapshot`) });
+}
+
 /** Starts fuzz/server.mjs in `mode` with an IPC channel; `request(msg)` sends and resolves with the next answer. */
 export async function startServer(mode = "fuzz") {
   const child = fork(join(fuzzDir, "server.mjs"), [mode], { execArgv: ["--expose-gc"], stdio: ["ignore", "ignore", "pipe", "ipc"] });
@@ -170,11 +176,13 @@ export async function runBinding(binding, options) {
     let t0 = Date.now();
     await run(warmup, Infinity, false);
     report.heap.baseline = (await server.child.request({ cmd: "mem" })).heap;
+    await snapshot(server, `fuzz-${binding.name}-baseline`);
     t0 = Date.now();
     await run(count, t0 + seconds * 1000, true);
     report.seconds = (Date.now() - t0) / 1000;
     report.heap.after = (await server.child.request({ cmd: "mem" })).heap;
     report.heap.ratio = report.heap.after / report.heap.baseline;
+    await snapshot(server, `fuzz-${binding.name}-after`);
     // Findings, replayed one at a time and shrunk by fast-check.
     for (const f of report.findings.slice(0, minimize)) {
       const out = await fc.check(

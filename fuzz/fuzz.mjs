@@ -8,6 +8,7 @@
 //   FUZZ_SEED=1               fast-check's seed (each chunk of 500 has its own, derived)
 //   FUZZ_WARMUP=20000         requests before the heap baseline
 //   FUZZ_TIMEOUT_MS=15000     an answer later than this is a hang
+//   FUZZ_HEAP_SNAPSHOTS=<dir>  heap snapshots of the server child at the baseline and at the end
 //   FUZZ_REPORT=<file>        write the JSON report there instead of fuzz/.reports/ (the smoke in npm test)
 // Prints the report and writes it to fuzz/.reports/ (JSON and text); exits 1 on any finding.
 import { mkdirSync, writeFileSync } from "node:fs";

@@ -30,6 +30,7 @@
 //
 // IPC: -> { ready, httpPort, grpcPort, jsonRpcPath, httpJsonPath }
 //      <- { cmd: "mem" }    -> { heap } (heapUsed after global.gc() three times)
+//      <- { cmd: "snapshot", path } -> { path } (a heap snapshot after gc, written there)
 //      <- { cmd: "counts" } -> { uncaught, unhandled, onError, executorErrors, samples, pushed, tasks }
 //      <- { cmd: "soak", keys, ms } -> { open, aborted, completed, failed, missing } once every
 //                                       key's call the server saw ended (aborted, completed, or
@@ -38,6 +39,7 @@
 //      <- { cmd: "forget" } -> { forgotten } (the soak's records of calls are dropped)
 //      <- { cmd: "exit" }   -> closes the server, exits
 import { setTimeout as delay } from "node:timers/promises";
+import { writeHeapSnapshot } from "node:v8";
 import { isIP } from "node:net";
 import { textOf } from "protoc-gen-a2a/runtime";
 import { createInMemoryTaskStore, createPushDelivery } from "protoc-gen-a2a/runtime/tasks";
@@ -206,6 +208,11 @@ process.on("message", async (msg) => {
     case "mem":
       gc();
       process.send({ heap: process.memoryUsage().heapUsed });
+      break;
+    case "snapshot":
+      // A heap snapshot (after gc) written to msg.path: FUZZ_HEAP_SNAPSHOTS, to diff baseline and end.
+      gc();
+      process.send({ path: writeHeapSnapshot(msg.path) });
       break;
     case "counts":
       process.send({ ...counts, samples, tasks: store.size });

@@ -18,7 +18,9 @@
 // executors are done, the heap (after gc) is back within 5% of its baseline.
 //
 // Knobs: SOAK_STREAMS=10000, SOAK_CONCURRENCY=64, SOAK_BINDINGS=jsonrpc,http-json,grpc,
-// SOAK_SEED=1, SOAK_REPORT=<file> (JSON report there instead of fuzz/.reports/).
+// SOAK_SEED=1, SOAK_WARMUP (streams before the baseline: a quarter of SOAK_STREAMS, at most 2,000),
+// FUZZ_HEAP_SNAPSHOTS=<dir> (heap snapshots of the server at the baseline and at the end),
+// SOAK_REPORT=<file> (JSON report there instead of fuzz/.reports/).
 import { request as httpRequest } from "node:http";
 import { connect, constants } from "node:http2";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -33,6 +35,9 @@ const total = Number(env.SOAK_STREAMS ?? 10_000);
 const concurrency = Number(env.SOAK_CONCURRENCY ?? 64);
 const bindings = (env.SOAK_BINDINGS ?? "jsonrpc,http-json,grpc").split(",").filter(Boolean);
 const seedBase = Number(env.SOAK_SEED ?? 1);
+// Streams opened and cut before the baseline is weighed: enough to fill the store's bound and
+// for V8 to have compiled the paths the soak takes (its optimized code is heap too, ~1 MB).
+const warmupStreams = Number(env.SOAK_WARMUP ?? Math.min(2000, Math.max(100, total / 4)));
 const CHUNKS = 100;
 
 prepare();
@@ -205,10 +210,11 @@ async function soakBinding(name) {
       return results;
     };
     // Warm-up: enough finished tasks to fill the store's bound, then the baseline.
-    await run(Math.min(400, Math.max(100, total / 10)), seedBase * 7919, "warm");
+    await run(warmupStreams, seedBase * 7919, "warm");
     await server.child.request({ cmd: "idle", ms: 60_000 });
     await server.child.request({ cmd: "forget" });
     report.heap.baseline = (await server.child.request({ cmd: "mem" })).heap;
+    if (env.FUZZ_HEAP_SNAPSHOTS !== undefined) await server.child.request({ cmd: "snapshot", path: join(env.FUZZ_HEAP_SNAPSHOTS, `soak-${name}-baseline.heapsnapshot`) });
     const t0 = Date.now();
     const results = await run(total, seedBase, "soak");
     report.seconds = (Date.now() - t0) / 1000;
@@ -231,6 +237,7 @@ async function soakBinding(name) {
     // The soak's own records of the calls (a Map entry per stream) go before the heap is weighed, as before the baseline.
     await server.child.request({ cmd: "forget" });
     report.heap.after = (await server.child.request({ cmd: "mem" })).heap;
+    if (env.FUZZ_HEAP_SNAPSHOTS !== undefined) await server.child.request({ cmd: "snapshot", path: join(env.FUZZ_HEAP_SNAPSHOTS, `soak-${name}-after.heapsnapshot`) });
     report.heap.ratio = report.heap.after / report.heap.baseline;
   } finally {
     shared?.destroy();

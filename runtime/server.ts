@@ -5,3 +5,6 @@ export * from "./a2a/serve.js";
 export type { FailureInfo, Logger, OnError } from "./core/failures.js";
 // What the `tracing` option of serveA2AService, the endpoints and the clients takes: `@opentelemetry/api` (D35).
 export type { TracingApi } from "./core/tracing.js";
+// The `signing` option of serveA2AService (D101).
+export type { CardSigningKey, CardSigningOptions, Jwk } from "./a2a/card-signing.js";
+export { defaultJwksPath } from "./a2a/card-signing.js";

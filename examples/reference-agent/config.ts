@@ -1,9 +1,11 @@
 /**
- * The reference agent's public card, its extended card and its bearer-token
- * authentication rule, shared by main.ts and the equivalence suite
+ * The reference agent's public card, its extended card, its bearer-token
+ * authentication rule and its signing key, shared by main.ts and the equivalence suite
  * (test/equivalence) so both serve the same agent.
  */
+import { generateKeyPairSync } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
+import type { CardSigningOptions, Jwk } from "protoc-gen-a2a/runtime/server";
 import { UnauthenticatedError } from "protoc-gen-a2a/runtime";
 import { AgentCardSchema, type AgentCard } from "../../generated/a2a_pb.js";
 import type { AuthRequest } from "protoc-gen-a2a/runtime";
@@ -38,4 +40,24 @@ export function bearerAuthenticate(token: string) {
     if (auth !== `Bearer ${token}`) throw new UnauthenticatedError("the bearer token is not valid");
     return { subject: "demo-user" };
   };
+}
+
+/**
+ * How the reference agent signs its cards (D101): with the private JWK in
+ * A2A_SIGNING_JWK (its `kid` and `alg`, else "reference-agent" and ES256),
+ * or with a P-256 key made at start. Both cards carry a signature whose
+ * `jku` is the agent's own JWKS, so a caller can verify against `npm start`.
+ */
+export function referenceSigning(env: Readonly<Record<string, string | undefined>> = process.env): CardSigningOptions {
+  const given = env["A2A_SIGNING_JWK"];
+  if (given === undefined || given === "") {
+    return { keys: [{ privateKey: generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey, alg: "ES256", kid: "reference-agent", jku: true }] };
+  }
+  let jwk: Jwk;
+  try {
+    jwk = JSON.parse(given) as Jwk;
+  } catch {
+    throw new Error("A2A_SIGNING_JWK must be a private JWK as JSON");
+  }
+  return { keys: [{ privateKey: jwk, alg: typeof jwk.alg === "string" ? jwk.alg : "ES256", kid: typeof jwk.kid === "string" ? jwk.kid : "reference-agent", jku: true }] };
 }

@@ -1,5 +1,7 @@
-import { getOption, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { FieldBehavior, field_behavior } from "../../runtime/gen/google/api/field_behavior_pb.js";
+import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import { isRequired } from "../../runtime/core/codec/field-behavior.js";
+
+export { isRequired };
 
 /** The REQUIRED fields of one message type, and the message fields that lead to more. */
 export interface RequiredFieldsModel {
@@ -8,19 +10,6 @@ export interface RequiredFieldsModel {
   readonly required: readonly DescField[];
   /** Message-typed fields (singular, repeated or map values) whose type has REQUIRED fields somewhere below. */
   readonly nested: readonly DescField[];
-}
-
-// Asked for each field by the model and by every codec the field's message is in; reading an
-// option decodes it from the field's unknown fields each time.
-const required = new WeakMap<DescField, boolean>();
-
-export function isRequired(field: DescField): boolean {
-  let is = required.get(field);
-  if (is === undefined) {
-    is = getOption(field, field_behavior).includes(FieldBehavior.REQUIRED);
-    required.set(field, is);
-  }
-  return is;
 }
 
 /** The message a field holds (singular, list item or map value), if any. */

@@ -65,11 +65,21 @@ const { methodNotAllowed } = httpErrors(A2AErrorTable);
 
 /** A handler for GET /.well-known/agent-card.json serving `card`, which never changes while it runs. */
 export function createAgentCardEndpoint(card: JsonObject, options: { readonly maxAgeSeconds?: number } = {}) {
-  const body = JSON.stringify(card);
+  return createStaticJsonEndpoint(agentCardPath, card, options);
+}
+
+/**
+ * GET and HEAD of one JSON document that never changes while it runs (the
+ * card, the JWKS of its signing keys): its ETag is a hash of the bytes
+ * served, signatures included, so a client revalidating gets 304 only for
+ * the very same document.
+ */
+export function createStaticJsonEndpoint(path: string, document: JsonObject, options: { readonly maxAgeSeconds?: number; readonly contentType?: string } = {}) {
+  const body = JSON.stringify(document);
   const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
   const lastModified = new Date(Math.floor(Date.now() / 1000) * 1000).toUTCString();
   const headers = {
-    "content-type": "application/json",
+    "content-type": options.contentType ?? "application/json",
     etag,
     "last-modified": lastModified,
     "cache-control": `public, max-age=${options.maxAgeSeconds ?? 300}`,
@@ -77,7 +87,7 @@ export function createAgentCardEndpoint(card: JsonObject, options: { readonly ma
   return {
     handle(req: CoreRequest): CoreResponse {
       if (req.method !== "GET" && req.method !== "HEAD") {
-        return { kind: "body", status: 405, headers: { "content-type": "application/json", allow: "GET, HEAD" }, body: JSON.stringify(httpErrorBody(new RpcError(methodNotAllowed, `${req.method} is not allowed on ${agentCardPath}`))) };
+        return { kind: "body", status: 405, headers: { "content-type": "application/json", allow: "GET, HEAD" }, body: JSON.stringify(httpErrorBody(new RpcError(methodNotAllowed, `${req.method} is not allowed on ${path}`))) };
       }
       const ifNoneMatch = req.header("if-none-match");
       if (ifNoneMatch !== null && ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {

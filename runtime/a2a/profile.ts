@@ -27,6 +27,7 @@ import {
   UnsupportedOperationError,
   VersionNotSupportedError,
 } from "./errors.js";
+import { a2aAnswerError } from "./json-rpc-codes.js";
 import type { AgentPolicy } from "./policy.js";
 import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
 import { createStreamCheck } from "./stream-rules.js";
@@ -200,6 +201,8 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
     },
 
     trace: a2aTrace,
+
+    answerError: a2aAnswerError,
   };
 }
 

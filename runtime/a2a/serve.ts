@@ -25,12 +25,14 @@ import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
 import type { Logger, OnError } from "../core/failures.js";
 import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
-import { agentCardPath, createAgentCardEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, createAgentCardEndpoint, createStaticJsonEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
+import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOptions } from "./card-signing.js";
+import { signedExtendedCardHandler } from "./extended-card-signing.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
 import { createV03HttpJsonEndpoint } from "./compat/v03-http.js";
 import { createV03JsonRpcEndpoint } from "./compat/v03-jsonrpc.js";
-import { withV03Fields } from "./compat/v03-card.js";
+import { v03CardFields } from "./compat/v03-card.js";
 import { createA2AProfile } from "./profile.js";
 import type { VersionPolicy } from "./service-params.js";
 
@@ -69,6 +71,12 @@ export interface ServeOptions {
   readonly heartbeatMs?: number;
   /** `Cache-Control: max-age` of the public card, in seconds. Default 300. */
   readonly cardMaxAgeSeconds?: number;
+  /**
+   * Signs the public card and every extended card GetExtendedAgentCard
+   * answers (spec 8.4, D101) with each of `keys`, and serves their public
+   * keys as a JWKS at `jwksPath` (default `/.well-known/jwks.json`).
+   */
+  readonly signing?: CardSigningOptions;
   /** How long close() lets open calls and streams finish before ending them. Default 5000 ms. */
   readonly drainMs?: number;
   /** Most requests in one JSON-RPC batch (D31). Default 100. */
@@ -158,6 +166,8 @@ export interface AgentServer {
   readonly httpJsonUrl: string | undefined;
   /** `host:port` of the gRPC server. */
   readonly grpcAddress: string | undefined;
+  /** Where the public keys of `signing` are served, if they are. */
+  readonly jwksUrl: string | undefined;
   /** The card as served, `supportedInterfaces` included. */
   readonly card: JsonObject;
   /** Stops accepting calls, lets open ones finish (up to drainMs), then ends the rest. */
@@ -194,6 +204,16 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     options.grpcPort === false || config.loadGrpcDefinition === undefined
       ? undefined
       : await Promise.all([import("../core/grpc/binding.js"), import("../core/grpc/server.js"), config.loadGrpcDefinition(), v03 ? import("./compat/v03-grpc.js") : undefined]);
+  // The keys are checked (and sign once) before anything listens, too.
+  const cardSchema = Object.values(config.methods).find((m) => m.name === "GetExtendedAgentCard")?.output;
+  let signer: CardSigner | undefined;
+  let jwksUrl: string | undefined;
+  const jwksPath = options.signing?.jwksPath === undefined ? defaultJwksPath : options.signing.jwksPath;
+  if (options.signing !== undefined) {
+    if (cardSchema === undefined) throw new Error("serveAgent: signing needs the service's AgentCard message (the output of GetExtendedAgentCard), which this service has not");
+    signer = await createCardSigner(cardSchema, options.signing, () => jwksUrl);
+  }
+  const handler = signer === undefined || cardSchema === undefined ? config.handler : signedExtendedCardHandler(config.handler, config.methods, cardSchema, signer);
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
@@ -201,7 +221,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {
     required: config.required,
-    handler: config.handler,
+    handler,
     profile: createA2AProfile({ policy, ...(options.versions === undefined ? {} : { versions: options.versions }) }),
     authenticate: options.authenticate,
     onError: options.onError,
@@ -227,6 +247,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   }
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;
+  const jwks = signer === undefined || jwksPath === false ? undefined : createStaticJsonEndpoint(jwksPath, signer.jwks as unknown as JsonObject, { contentType: "application/jwk-set+json", ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }) });
   const http = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -239,6 +260,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
       async handle(req) {
         const path = req.url.split("?")[0] ?? "/";
         if (path === agentCardPath && card !== undefined) return card.handle(req);
+        if (path === jwksPath && jwks !== undefined) return jwks.handle(req);
         const route = routes.find((r) => (r.prefix ? path === r.path || path.startsWith(`${r.path}/`) : path === r.path));
         if (route !== undefined) return route.core.handle(req);
         return {
@@ -256,6 +278,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   });
   const httpPort = (http.address() as AddressInfo).port;
   const base = (options.publicUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${httpPort}`).replace(/\/+$/, "");
+  if (jwks !== undefined) jwksUrl = `${base}${jwksPath}`;
 
   let grpc: GrpcServer | undefined;
   let grpcAddress: string | undefined;
@@ -268,8 +291,8 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
       if (compat !== undefined) {
         // D113: 0.3's a2a.v1.A2AService beside it, the same handler behind; a call without a2a-version is 0.3 there.
         const profile = createA2AProfile({ policy, versions: { supported: ["0.3"] } });
-        const handler = compat.createV03GrpcHandler({ handler: config.handler, methods: config.methods, card: () => card?.json ?? config.card });
-        addGrpcService(server, { ...shared, profile, required: {}, handler, definition: compat.v03GrpcDefinition, methods: compat.v03GrpcMethods });
+        const v03Handler = compat.createV03GrpcHandler({ handler, methods: config.methods, card: () => card?.json ?? config.card });
+        addGrpcService(server, { ...shared, profile, required: {}, handler: v03Handler, definition: compat.v03GrpcDefinition, methods: compat.v03GrpcMethods });
       }
       const service = config.service;
       if (grpcOptions.health === true) health = addHealthService(server, { services: service === undefined ? [] : [service.typeName] });
@@ -299,9 +322,22 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (binding === "HTTP+JSON" && httpJsonPath !== false) mounted.push({ binding, url: `${base}${httpJsonPath}` });
     if (binding === "GRPC" && grpcAddress !== undefined) mounted.push({ binding, url: grpcAddress });
   }
-  // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones, and 0.3's own fields naming them.
+  // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones.
   if (v03) mounted.push(...mounted.map((m) => ({ ...m, protocolVersion: "0.3" })));
-  const served = v03 ? withV03Fields(withInterfaces(config.card, mounted, "1.0")) : withInterfaces(config.card, mounted, "1.0");
+  const unsigned = withInterfaces(config.card, mounted, "1.0");
+  // D111: 0.3's own fields beside the 1.0 card (none is a 1.0 field), signed with it.
+  const beside = v03 ? v03CardFields(unsigned, "jsonrpc") : {};
+  // The card served is the form that was signed, so a verifier of these bytes computes what the signer did.
+  let served: JsonObject = { ...unsigned, ...beside };
+  if (signer !== undefined) {
+    try {
+      served = await signer.sign(unsigned, beside);
+    } catch (err) {
+      grpc?.forceShutdown();
+      await closeHttp(http, 0);
+      throw err;
+    }
+  }
   card = { ...createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }), json: served };
 
   const drainMs = options.drainMs ?? 5000;
@@ -310,6 +346,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     jsonRpcUrl: jsonRpcPath === false ? undefined : `${base}${jsonRpcPath}`,
     httpJsonUrl: httpJsonPath === false ? undefined : `${base}${httpJsonPath}`,
     grpcAddress,
+    jwksUrl,
     card: served,
     close: () => {
       // Health checkers stop routing here before the calls in flight finish.

@@ -266,7 +266,7 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
     responseHeaders: (scope) => profile.responseHeaders(scope),
 
     failure(err, info, scope) {
-      if (isRpcError(err)) return err;
+      if (isRpcError(err)) return profile.answerError === undefined ? err : profile.answerError(err);
       if (scope?.aborted !== true) reportSafely(report, err, info);
       return new RpcError(errors.Internal, undefined, { cause: err });
     },

@@ -51,6 +51,12 @@ export interface Profile<Scope extends CallScope = CallScope> {
   readonly trace?: TraceProfile | undefined;
   /** Words added to JSON-RPC's MethodNotFound for a method name the service lacks (A2A: 0.3's names, D5). */
   methodHint?(method: string): string | undefined;
+  /**
+   * The error a handler's RpcError is answered as, on every binding: the
+   * profile may spell an entry that is not its own its way (A2A: a bare
+   * google.rpc.Code keeps clear of A2A's JSON-RPC codes, D37).
+   */
+  answerError?(err: RpcError): RpcError;
 }
 
 /** The profile of a service with none: the bindings' own rules, google.rpc.Code errors, `application/json`. */

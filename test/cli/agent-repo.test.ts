@@ -9,6 +9,7 @@
  * other suites run from it, and `npm test` has just built it (pretest).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,8 +19,9 @@ import { jest } from "@jest/globals";
 import { main } from "../../cli/main.js";
 import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient } from "../../generated/a2a_client.js";
 import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
-import { Role } from "../../generated/a2a_pb.js";
+import { AgentCardSchema, Role } from "../../generated/a2a_pb.js";
 import { textOf } from "../../runtime/index.js";
+import { createCardVerifier, type Jwk } from "../../runtime/signing.js";
 import { projectRoot } from "../support/protos.js";
 import { captureIo } from "./io.js";
 
@@ -127,10 +129,13 @@ describe("an agent repo with every binding", () => {
     expect(out).not.toMatch(/^not ok/m);
   });
 
-  test("npm start serves it on the ports in PORT and GRPC_PORT, and the generated clients reach all three bindings", async () => {
+  test("npm start serves it on the ports in PORT and GRPC_PORT, its card signed with A2A_SIGNING_JWK, and the generated clients reach all three bindings", async () => {
     const [port, grpcPort] = [await freePort(), await freePort()];
+    const signing = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const privateJwk = { ...signing.privateKey.export({ format: "jwk" }), kid: "scaffold-key" };
     // Its own process group, so the agent under npm and sh goes with it.
-    const child: ChildProcess = spawn("npm", ["start"], { cwd: dir, env: { ...env, PORT: String(port), GRPC_PORT: String(grpcPort) }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const agentEnv = { ...env, PORT: String(port), GRPC_PORT: String(grpcPort), A2A_SIGNING_JWK: JSON.stringify(privateJwk) };
+    const child: ChildProcess = spawn("npm", ["start"], { cwd: dir, env: agentEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     try {
       await new Promise<void>((resolve, reject) => {
@@ -142,6 +147,9 @@ describe("an agent repo with every binding", () => {
         child.once("exit", (code) => reject(new Error(`npm start exited ${code}:\n${output}`)));
       });
       expect(output).toContain(`Agent card: http://127.0.0.1:${port}/.well-known/agent-card.json`);
+      const card = (await (await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`)).json()) as Parameters<ReturnType<typeof createCardVerifier>["verify"]>[0];
+      const publicJwk = { ...signing.publicKey.export({ format: "jwk" }), kid: "scaffold-key" } as Jwk;
+      await expect(createCardVerifier(AgentCardSchema, { keys: [publicJwk] }).verify(card)).resolves.toMatchObject({ kid: "scaffold-key", alg: "ES256" });
       const clients = {
         jsonRpc: createA2AServiceJsonRpcClient(`http://127.0.0.1:${port}/a2a/jsonrpc`),
         httpJson: createA2AServiceHttpJsonClient(`http://127.0.0.1:${port}/a2a/rest`),

@@ -177,6 +177,34 @@ test("after 5,000 tasks the heap returns to its baseline once they expire", asyn
   }
 }, 45_000);
 
+test("at its bound the store holds steady: a dropped task is let go at once, and kept bytes pin no shared buffer", async () => {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc") as () => void;
+  const store = createInMemoryTaskStore({ maxTerminalTasks: 100 });
+  const handler = createA2AServiceTaskHandler(echo, { store });
+  const heap = () => {
+    gc();
+    gc();
+    const usage = process.memoryUsage();
+    return usage.heapUsed + usage.arrayBuffers;
+  };
+  try {
+    const text = "x".repeat(1000);
+    // The bound filled (and the code warm): the baseline.
+    for (let i = 0; i < 300; i++) await send(handler, text);
+    const baseline = heap();
+    // 700 more: each drops the oldest. The expiry queue is compacted only now and then (at
+    // 1,024 dropped), and slots it had not compacted yet held their dropped tasks (2 KB each
+    // here, and each one's 8 KB block of Buffer's pool): megabytes for a store that holds 100.
+    for (let i = 0; i < 700; i++) await send(handler, text);
+    expect(store.size).toBe(100);
+    expect(heap() - baseline).toBeLessThan(500_000);
+  } finally {
+    await handler.close();
+    store.close();
+  }
+}, 45_000);
+
 test("a finished task is kept as bytes and read back as an equal copy; a running one is the runtime's own object", async () => {
   const store = createInMemoryTaskStore();
   let release!: () => void;

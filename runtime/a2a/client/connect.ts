@@ -13,7 +13,9 @@ import type { ClientCallOptions, ClientOf } from "../../core/client/client.js";
 import { createHttpJsonClient, createJsonRpcClient, type ClientOptions, type ClientProfileConfig, type ClientTables, type MethodTable } from "../../core/client/factories.js";
 import type { GrpcTransportOptions } from "../../core/client/grpc.js";
 import { RpcError } from "../../core/errors.js";
+import { presenceJsonOf } from "../../core/codec/presence-json.js";
 import { agentCardPath } from "../agent-card.js";
+import { createCardVerifier, type CardVerificationOptions, type CardVerifier } from "./card-verification.js";
 import { createA2AClientProfile, type A2AClientProfileOptions } from "./profile.js";
 
 /** Options of every A2A client. */
@@ -25,6 +27,14 @@ export interface A2AConnectOptions extends A2AClientOptions {
   readonly bindings?: readonly Binding[];
   /** Aborts fetching the card. */
   readonly signal?: AbortSignal;
+  /**
+   * Checks the card's signatures (spec 8.4, D101): the public card before any
+   * call, and every card GetExtendedAgentCard answers. A card that fails is
+   * an AgentCardSignatureError. Default: not checked.
+   */
+  readonly verifyCard?: CardVerificationOptions;
+  /** The largest card read. Default 1 MiB. */
+  readonly maxCardBytes?: number;
 }
 
 /** The interface a client was made for, as the card lists it. */
@@ -54,7 +64,10 @@ const cards = new Map<string, CachedCard>();
  * ProtoJSON. A card fetched before is asked for with If-None-Match, and a
  * 304 answers with the copy kept.
  */
-export async function fetchAgentCard(url: string | URL, options: { readonly fetch?: typeof fetch; readonly headers?: Readonly<Record<string, string>>; readonly signal?: AbortSignal } = {}): Promise<{ url: string; json: JsonObject }> {
+export async function fetchAgentCard(
+  url: string | URL,
+  options: { readonly fetch?: typeof fetch; readonly headers?: Readonly<Record<string, string>>; readonly signal?: AbortSignal; readonly maxCardBytes?: number } = {},
+): Promise<{ url: string; json: JsonObject }> {
   const target = new URL(url);
   if (target.pathname === "/" || target.pathname === "") target.pathname = agentCardPath;
   const href = target.href;
@@ -68,8 +81,11 @@ export async function fetchAgentCard(url: string | URL, options: { readonly fetc
     throw new RpcError("UNAVAILABLE", `the agent card at ${href} could not be fetched: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   if (response.status === 304 && cached !== undefined) return { url: href, json: cached.json };
-  const text = await response.text();
-  if (!response.ok) throw new RpcError("UNAVAILABLE", `the agent card at ${href} answered HTTP ${response.status}`);
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new RpcError("UNAVAILABLE", `the agent card at ${href} answered HTTP ${response.status}`);
+  }
+  const text = await readLimited(response, options.maxCardBytes ?? 1 << 20, href);
   let json: JsonValue;
   try {
     json = JSON.parse(text) as JsonValue;
@@ -81,6 +97,28 @@ export async function fetchAgentCard(url: string | URL, options: { readonly fetc
   if (etag !== null) cards.set(href, { etag, json });
   else cards.delete(href);
   return { url: href, json };
+}
+
+/** The body as text, refused once it passes `limit` bytes (a card is a few KB; a huge one is an attack or a mistake). */
+async function readLimited(response: Response, limit: number, href: string): Promise<string> {
+  const tooLarge = () => new RpcError("RESOURCE_EXHAUSTED", `the agent card at ${href} is larger than ${limit} bytes (maxCardBytes)`);
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (response.body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await response.body.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The interfaces of a card in the order they are tried, relative URLs resolved against the card's. */
@@ -115,13 +153,16 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
   // A card given as a message (or its init shape) is read as the server would write it.
   const json = fetched?.json ?? (toJson(tables.card, create(tables.card, card as never)) as JsonObject);
   const message = fromJson(tables.card, json, { ignoreUnknownFields: true }) as MessageShape<C>;
+  const verifier = options.verifyCard === undefined ? undefined : createCardVerifier(tables.card, options.verifyCard);
+  // A card given as a message has every REQUIRED field, as the form a server signs does.
+  await verifier?.verify(fetched?.json ?? presenceJsonOf(tables.card, message), fetched?.url);
   const candidates = interfacesOf(json, fetched?.url, options.bindings);
   const passedOver: string[] = [];
   for (const chosen of candidates) {
     const profiled = withA2AClientProfile({ ...options, tenant: options.tenant ?? chosen.tenant, protocolVersion: chosen.protocolVersion });
     const known = { card: message, chosenInterface: chosen };
-    if (chosen.protocolBinding === "JSONRPC") return Object.assign(createJsonRpcClient(tables, chosen.url, profiled), known);
-    if (chosen.protocolBinding === "HTTP+JSON") return Object.assign(createHttpJsonClient(tables, chosen.url, profiled), known);
+    if (chosen.protocolBinding === "JSONRPC") return Object.assign(verifyingExtendedCards(createJsonRpcClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known);
+    if (chosen.protocolBinding === "HTTP+JSON") return Object.assign(verifyingExtendedCards(createHttpJsonClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known);
     let grpc: typeof import("../../core/client/grpc.js");
     try {
       grpc = await import("../../core/client/grpc.js");
@@ -129,7 +170,7 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
       passedOver.push(`${chosen.url} (GRPC: @grpc/grpc-js could not be loaded: ${err instanceof Error ? err.message : String(err)})`);
       continue;
     }
-    return Object.assign(grpc.createGrpcClient(tables, chosen.url, profiled), known);
+    return Object.assign(verifyingExtendedCards(grpc.createGrpcClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known);
   }
   const offered = Array.isArray(json.supportedInterfaces) ? JSON.stringify(json.supportedInterfaces) : "none";
   throw new RpcError(
@@ -138,6 +179,20 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
       (passedOver.length > 0 ? `; passed over ${passedOver.join(", ")}` : "") +
       `; it offers ${offered}`,
   );
+}
+
+/** The client with GetExtendedAgentCard's answer checked by `verifier` before the caller sees it. */
+function verifyingExtendedCards<T extends object>(client: T, schema: DescMessage, verifier: CardVerifier | undefined, cardUrl: string | undefined): T {
+  const own = client as Record<string, unknown>;
+  const get = own["getExtendedAgentCard"];
+  if (verifier === undefined || typeof get !== "function") return client;
+  own["getExtendedAgentCard"] = async (...args: unknown[]) => {
+    const card = (await (get as (...a: unknown[]) => Promise<MessageShape<DescMessage>>).apply(client, args));
+    // The message holds every REQUIRED field, as the form the server signed does.
+    await verifier.verify(presenceJsonOf(schema, card), cardUrl);
+    return card;
+  };
+  return client;
 }
 
 export type { ClientCallOptions };

@@ -13,6 +13,7 @@ import type { MethodSpec } from "../../core/method-spec.js";
 import type { A2ACallContext } from "../profile.js";
 import * as a2aErrors from "../errors.js";
 import { A2AErrorTable } from "../errors.js";
+import { codeOfA2AJsonRpc } from "../json-rpc-codes.js";
 
 export interface A2AClientProfileOptions {
   /** The protocol version sent (`A2A-Version`). Default `1.0`. */
@@ -59,7 +60,13 @@ export const a2aClientErrors: ClientErrors = {
     return Class === undefined ? new RpcError(entry, message, options) : new Class(message, options);
   },
   byReason: (reason, domain) => entries.find((e) => e.reason === reason && e.domain === domain),
-  byJsonRpcCode: (code) => entries.find((e) => e.jsonRpcCode === code),
+  byJsonRpcCode: (code) => {
+    const entry = entries.find((e) => e.jsonRpcCode === code);
+    if (entry !== undefined) return entry;
+    // D37: a code that is not A2A's, sent as -31000 - HTTP status.
+    const name = codeOfA2AJsonRpc(code);
+    return name === undefined ? undefined : byStatus[name] ?? codeEntry(name);
+  },
   byCode: (code) => byStatus[code] ?? codeEntry(code),
 };
 

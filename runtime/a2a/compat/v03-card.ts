@@ -75,11 +75,6 @@ export function v03CardFields(card: Obj, dialect: Dialect): JsonObject {
   return out;
 }
 
-/** The public card served with 0.3 on: every 1.0 field as it was, and the 0.3 fields beside them. */
-export function withV03Fields(card: JsonObject): JsonObject {
-  return { ...card, ...v03CardFields(card, "jsonrpc") };
-}
-
 /** A whole 1.0 card (the extended card) as 0.3's. */
 export function cardTo03(card: Obj, dialect: Dialect): JsonObject {
   const { supportedInterfaces: _i, securityRequirements: _s, securitySchemes, capabilities, skills, ...rest } = card as JsonObject;

@@ -63,8 +63,12 @@ export interface PushGuard {
   readonly lookup: LookupFunction;
 }
 
-/** A guard that lets through what `allow` names: host names, addresses, CIDRs. */
-export function createPushGuard(allow: readonly string[] = []): PushGuard {
+/**
+ * A guard that lets through what `allow` names: host names, addresses, CIDRs.
+ * `subject` names what is fetched in its errors ("push" URL and destination;
+ * the card verifier's "JWKS", D101).
+ */
+export function createPushGuard(allow: readonly string[] = [], subject = "push"): PushGuard {
   const allowedHosts = new Set<string>();
   const allowedAddresses = new BlockList();
   for (const entry of allow) {
@@ -79,7 +83,7 @@ export function createPushGuard(allow: readonly string[] = []): PushGuard {
       const bits = Number(prefix);
       const max = family === "ipv4" ? 32 : 128;
       if (!family || rest.length > 0 || !/^\d+$/.test(prefix) || bits > max) {
-        throw new Error(`push allow entry "${entry}" is neither a host name, an IP address nor a CIDR`);
+        throw new Error(`${subject} allow entry "${entry}" is neither a host name, an IP address nor a CIDR`);
       }
       allowedAddresses.addSubnet(network, bits, family);
     }
@@ -110,15 +114,15 @@ export function createPushGuard(allow: readonly string[] = []): PushGuard {
     try {
       parsed = new URL(url);
     } catch {
-      throw new PushGuardError(`push URL "${url}" is not a valid URL`);
+      throw new PushGuardError(`${subject} URL "${url}" is not a valid URL`);
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw new PushGuardError(`push URL "${url}" must be http: or https:, not ${parsed.protocol}`);
+      throw new PushGuardError(`${subject} URL "${url}" must be http: or https:, not ${parsed.protocol}`);
     }
     const host = normalizeHost(parsed.hostname);
     const family = familyOf(host);
     if (family) {
-      const refused = refuseAny(`push URL "${url}"`, host, [{ address: host, family: family === "ipv4" ? 4 : 6 }]);
+      const refused = refuseAny(`${subject} URL "${url}"`, host, [{ address: host, family: family === "ipv4" ? 4 : 6 }]);
       if (refused) throw refused;
     }
     return parsed;
@@ -132,9 +136,9 @@ export function createPushGuard(allow: readonly string[] = []): PushGuard {
     try {
       addresses = await lookupPromise(host, { all: true });
     } catch (error) {
-      throw new PushGuardError(`push URL "${url}": ${host} does not resolve (${(error as Error).message})`, { cause: error });
+      throw new PushGuardError(`${subject} URL "${url}": ${host} does not resolve (${(error as Error).message})`, { cause: error });
     }
-    const refused = refuseAny(`push URL "${url}"`, host, addresses);
+    const refused = refuseAny(`${subject} URL "${url}"`, host, addresses);
     if (refused) throw refused;
   }
 
@@ -145,7 +149,7 @@ export function createPushGuard(allow: readonly string[] = []): PushGuard {
     lookupCallback(hostname, { family: options.family, hints: options.hints, all: true }, (error, addresses) => {
       if (error) return callback(error, "");
       const host = normalizeHost(hostname);
-      const refused = allowedHosts.has(host) ? undefined : refuseAny(`push destination ${host}`, host, addresses);
+      const refused = allowedHosts.has(host) ? undefined : refuseAny(`${subject} destination ${host}`, host, addresses);
       if (refused) return callback(refused, "");
       if (options.all) return callback(null, addresses);
       const [first] = addresses;

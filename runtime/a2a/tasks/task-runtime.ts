@@ -39,9 +39,15 @@ export interface TaskRuntimeSettings {
   readonly newId: (kind: IdKind) => string;
 }
 
+/** No subscriber: what a live task's `subscribers` is until a stream follows it (most never are). */
+const noSubscribers: ReadonlySet<Subscriber<StreamEvent>> = new Set();
+
+/** Up to this many artifacts a task's artifact is found by a search; beyond it, by a map. */
+const artifactSearchLimit = 8;
+
 /** A task this process is running an executor for, or streaming to someone. */
 class LiveTask {
-  readonly subscribers = new Set<Subscriber<StreamEvent>>();
+  #subscribers: Set<Subscriber<StreamEvent>> | undefined;
   /** Executions of one task run one after the other, in the order their messages came: the next one waits for this. */
   chain: Latch<void> = Latch.done;
   queued = 0;
@@ -57,13 +63,44 @@ class LiveTask {
     this.lastArtifactId = record.task.artifacts.at(-1)?.artifactId ?? "";
   }
 
-  /** The task's artifacts by id, for appends; made at the first artifact. */
-  get artifacts(): Map<string, ArtifactLike> {
+  /** The streams following the task. */
+  get subscribers(): ReadonlySet<Subscriber<StreamEvent>> {
+    return this.#subscribers ?? noSubscribers;
+  }
+
+  addSubscriber(s: Subscriber<StreamEvent>): void {
+    (this.#subscribers ??= new Set()).add(s);
+  }
+
+  deleteSubscriber(s: Subscriber<StreamEvent>): void {
+    this.#subscribers?.delete(s);
+  }
+
+  clearSubscribers(): void {
+    this.#subscribers?.clear();
+  }
+
+  /**
+   * The task's artifact of this id, for appends: searched from the end while
+   * the task has few (chunks go to the latest one, mostly), then by a map
+   * made once it has more.
+   */
+  artifactOf(id: string): ArtifactLike | undefined {
+    const artifacts = this.record.task.artifacts;
     if (this.#artifacts === undefined) {
+      if (artifacts.length <= artifactSearchLimit) {
+        for (let i = artifacts.length - 1; i >= 0; i--) if (artifacts[i]!.artifactId === id) return artifacts[i];
+        return undefined;
+      }
       this.#artifacts = new Map();
-      for (const artifact of this.record.task.artifacts) this.#artifacts.set(artifact.artifactId, artifact);
+      for (const artifact of artifacts) this.#artifacts.set(artifact.artifactId, artifact);
     }
-    return this.#artifacts;
+    return this.#artifacts.get(id);
+  }
+
+  /** `artifact` is now the task's artifact of its id (added, or replacing the one before). */
+  artifactSet(artifact: ArtifactLike): void {
+    this.#artifacts?.set(artifact.artifactId, artifact);
   }
 
   /** Whether anyone gets this task's events: a stream or a push config. */
@@ -375,15 +412,15 @@ export class TaskRuntime {
     }
     if (change.kind === "artifact") {
       const { artifact, append } = change;
-      const own = live.artifacts.get(artifact.artifactId);
+      const own = live.artifactOf(artifact.artifactId);
       if (append && own !== undefined) {
         for (const part of artifact.parts) own.parts.push(part);
       } else {
-        const kept = { ...artifact, parts: artifact.parts.slice() };
+        const kept = copyArtifact(artifact);
         const at = own === undefined ? -1 : task.artifacts.indexOf(own);
         if (at >= 0) task.artifacts[at] = kept;
         else task.artifacts.push(kept);
-        live.artifacts.set(kept.artifactId, kept);
+        live.artifactSet(kept);
       }
       live.lastArtifactId = artifact.artifactId;
       this.#publishArtifact(live, artifact, append, { lastChunk: change.lastChunk }, false);
@@ -400,7 +437,7 @@ export class TaskRuntime {
   /** Adds a stream to the task's followers, unless its caller already left. */
   #follow(live: LiveTask, s: Subscriber<StreamEvent>): void {
     if (s.finished) return;
-    live.subscribers.add(s);
+    live.addSubscriber(s);
     this.#following.set(s, live);
   }
 
@@ -408,7 +445,7 @@ export class TaskRuntime {
     const live = this.#following.get(s);
     if (live === undefined) return;
     this.#following.delete(s);
-    live.subscribers.delete(s);
+    live.deleteSubscriber(s);
     this.#release(live);
   }
 
@@ -539,25 +576,30 @@ export class TaskRuntime {
     const artifact = make<ArtifactLike>(this.#s.schemas.artifact, event.artifact);
     const append = event.append === true;
     if (artifact.artifactId === "") artifact.artifactId = append && live.lastArtifactId !== "" ? live.lastArtifactId : this.#s.newId("artifact");
-    const own = live.artifacts.get(artifact.artifactId);
+    const own = live.artifactOf(artifact.artifactId);
     let index: number;
+    let shared = false;
     if (append && own !== undefined) {
       for (const part of artifact.parts) own.parts.push(part);
       // Chunks go to the latest artifact, mostly: searched from the end.
       index = task.artifacts.lastIndexOf(own);
     } else {
-      // The task keeps its own copy: the event's artifact is sent as it is now.
-      const kept = { ...artifact, parts: artifact.parts.slice() };
+      // The event's artifact is sent as it is now, while later chunks grow the task's: the task
+      // keeps a copy when the event goes anywhere, and is copied when it goes (a stream came since).
+      const kept = live.followed ? copyArtifact(artifact) : artifact;
+      shared = kept === artifact;
       const at = own === undefined ? -1 : task.artifacts.indexOf(own);
       if (at >= 0) task.artifacts[at] = kept;
       else task.artifacts.push(kept);
       index = at >= 0 ? at : task.artifacts.length - 1;
-      live.artifacts.set(kept.artifactId, kept);
+      live.artifactSet(kept);
     }
     live.lastArtifactId = artifact.artifactId;
     const appended = append && own !== undefined;
     const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true };
-    return then(this.#s.store.update(live.record, change), () => this.#publishArtifact(live, artifact, append, event, true));
+    return then(this.#s.store.update(live.record, change), () =>
+      this.#publishArtifact(live, shared && live.followed ? copyArtifact(artifact) : artifact, append, event, true),
+    );
   }
 
   #publishArtifact(live: LiveTask, artifact: ArtifactLike, append: boolean, event: { readonly lastChunk?: boolean; readonly metadata?: JsonObject }, push: boolean): void {
@@ -666,7 +708,7 @@ export class TaskRuntime {
       if (exec !== undefined) exec.stopped = true;
       // Streams close at a terminal or interrupted state (spec 3.1.2, 11.7); SubscribeToTask follows it again.
       for (const s of live.subscribers) s.end();
-      live.subscribers.clear();
+      live.clearSubscribers();
       if (exec !== undefined) exec.settled.resolve();
       if (terminal) {
         if (exec !== undefined) exec.over = true;
@@ -729,6 +771,8 @@ export class TaskRuntime {
 function then<T, R>(value: T | PromiseLike<T>, next: (value: T) => R | PromiseLike<R>): R | Promise<R> {
   return isPromiseLike(value) ? Promise.resolve(value).then(next) : (next(value) as R | Promise<R>);
 }
+
+const copyArtifact = (artifact: ArtifactLike): ArtifactLike => ({ ...artifact, parts: artifact.parts.slice() });
 
 function pushTarget(config: PushConfigLike) {
   return {

@@ -144,35 +144,48 @@ export function createServiceClient(config: ServiceClientConfig): ClientBase & R
   const client: ClientBase & Record<string, (request: object, options?: ClientCallOptions | CallContext) => unknown> = {
     close: () => config.transport.close?.(),
   } as never;
+  const callHeaders = config.callHeaders;
   for (const spec of Object.values(config.methods)) {
-    const prepare = async (request: object, given: ClientCallOptions | CallContext | undefined): Promise<OutgoingCall> => {
-      const options = isCallContext(given) ? { signal: given.signal, headers: config.profile.forward(given) } : given;
-      const headers = { ...fixed, ...lowerCaseKeys(await config.callHeaders?.(spec)), ...lowerCaseKeys(options?.headers) };
+    const build = (request: object, options: ClientCallOptions | undefined, computed: Readonly<Record<string, string>> | undefined): OutgoingCall => {
+      const headers = { ...fixed };
+      if (computed !== undefined) addLowerCase(headers, computed);
+      if (options?.headers !== undefined) addLowerCase(headers, options.headers);
       if (tracing === undefined) {
-        if (autoTracing.pending !== undefined) await autoTracing.pending;
         if (autoTracing.api !== undefined) injectTrace(autoTracing.api, headers);
       } else if (tracing !== false) {
         injectTrace(tracing, headers);
       }
       return {
-      spec,
-      request: config.profile.request(spec, request),
-      headers,
-      signal: callSignal(options),
-      deadline: options?.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
+        spec,
+        request: config.profile.request(spec, request),
+        headers,
+        signal: callSignal(options),
+        deadline: options?.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
       };
     };
+    // A call is prepared at once when nothing is to be waited for (no per-call
+    // headers, the tracing API settled): one promise less per call.
+    const prepare = (request: object, given: ClientCallOptions | CallContext | undefined): OutgoingCall | Promise<OutgoingCall> => {
+      const options = isCallContext(given) ? { signal: given.signal, headers: config.profile.forward(given) } : given;
+      if (callHeaders === undefined && (tracing !== undefined || autoTracing.pending === undefined)) return build(request, options, undefined);
+      return (async () => {
+        const computed = await callHeaders?.(spec);
+        if (tracing === undefined && autoTracing.pending !== undefined) await autoTracing.pending;
+        return build(request, options, computed);
+      })();
+    };
+    const send = (call: OutgoingCall): Promise<unknown> => config.transport.unary(call).catch((err: unknown) => Promise.reject(transportFailure(err, call.signal)));
     client[spec.localName] =
       spec.kind === "unary"
-        ? async (request, options) => {
-            const call = await prepare(request, options);
+        ? (request, options) => {
             try {
-              return await config.transport.unary(call);
+              const prepared = prepare(request, options);
+              return prepared instanceof Promise ? prepared.then(send) : send(prepared);
             } catch (err) {
-              throw transportFailure(err, call.signal);
+              return Promise.reject(err);
             }
           }
-        : (request, options) => stream(() => prepare(request, options), config.transport);
+        : (request, options) => stream(async () => prepare(request, options), config.transport);
   }
   return client;
 }
@@ -228,6 +241,10 @@ function callSignal(options: ClientCallOptions | undefined): AbortSignal | undef
 
 function lowerCaseKeys(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  if (headers !== undefined) for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+  if (headers !== undefined) addLowerCase(out, headers);
   return out;
+}
+
+function addLowerCase(into: Record<string, string>, headers: Readonly<Record<string, string>>): void {
+  for (const k in headers) into[k.toLowerCase()] = headers[k]!;
 }

@@ -1,0 +1,205 @@
+/**
+ * Verifying an Agent Card's signatures (spec 8.4, D101) where a client gets a
+ * card: the public card it fetches and the extended card GetExtendedAgentCard
+ * answers. The payload is computed from the card as it arrived (its 8.4.1
+ * presence form without `signatures`, then RFC 8785), each signature's key is
+ * found by `kid` among the keys the caller trusts or in the JWKS its `jku`
+ * names, if the caller trusts that URL; the first signature that verifies
+ * with an allowed algorithm makes the card valid (keys rotate).
+ */
+import type { DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { presenceJson, PresenceJsonError } from "../../core/codec/presence-json.js";
+import { canonicalJson, JcsError } from "../../core/jcs.js";
+import type { Jwk } from "../card-signing.js";
+import { cardSignatureAlgorithms, loadJose, type Jose } from "../jose.js";
+import { createJwksFetcher, type JwksFetchOptions } from "./jwks-fetch.js";
+
+/** `require`: a card must carry a valid signature; `verify-if-present`: an unsigned card passes, a signed one must verify; `skip`: nothing is checked. */
+export type CardSignaturePolicy = "require" | "verify-if-present" | "skip";
+
+/** Where a signature's key may come from, beside the keys given. */
+export interface CardJwksOptions extends JwksFetchOptions {
+  /** JWKS URLs trusted for any card. */
+  readonly urls?: readonly string[];
+  /** Whether a `jku` on the card's own origin (scheme, host, port) is trusted. Default true. */
+  readonly sameOrigin?: boolean;
+}
+
+export interface CardVerificationOptions {
+  /** Default `require`. */
+  readonly policy?: CardSignaturePolicy;
+  /** Public keys trusted by `kid`, as JWKs with a `kid` (their `alg`, if set, must be the signature's). */
+  readonly keys?: readonly Jwk[];
+  /** Fetching keys by `jku`; without it (and with `keys`), no JWKS is ever fetched. */
+  readonly jwks?: CardJwksOptions | false;
+  /** The algorithms accepted, a subset of ES256..512, EdDSA/Ed25519, RS256..512, PS256..512. Default all of them. */
+  readonly algorithms?: readonly string[];
+  /** The largest card verified, as canonical JSON. Default 1 MiB. */
+  readonly maxBytes?: number;
+}
+
+/** Why one signature did not make the card valid. */
+export type CardSignatureProblem = "malformed" | "algorithm" | "unknown-key" | "jku-refused" | "jwks-unavailable" | "invalid-signature";
+
+/**
+ * A card that fails the policy. `reason` is `unsigned` (none, and the policy
+ * requires one), `invalid` (none of its signatures verifies; `failures` says
+ * why for each), `malformed` (the card has no canonical form: a field of the
+ * wrong JSON type, NaN, nesting past any real card) or `too-large`.
+ */
+export class AgentCardSignatureError extends Error {
+  override readonly name = "AgentCardSignatureError";
+  constructor(
+    message: string,
+    readonly reason: "unsigned" | "invalid" | "malformed" | "too-large",
+    readonly failures: readonly { readonly index: number; readonly problem: CardSignatureProblem; readonly message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The signature that made a card valid. */
+export interface VerifiedSignature {
+  readonly kid: string;
+  readonly alg: string;
+  readonly jku?: string;
+}
+
+export interface CardVerifier {
+  /**
+   * Checks `card` (ProtoJSON) against the policy; `cardUrl` is where it came
+   * from (for same-origin `jku`). Resolves with the signature that verified,
+   * or undefined when the policy let the card through unverified.
+   */
+  verify(card: JsonObject, cardUrl?: string): Promise<VerifiedSignature | undefined>;
+}
+
+/** More are not looked at: a card with hundreds of signatures is a way to make a client work. */
+const maxSignatures = 8;
+const base64url = /^[A-Za-z0-9_-]+$/;
+
+class Refusal extends Error {
+  constructor(
+    readonly problem: CardSignatureProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function createCardVerifier(schema: DescMessage, options: CardVerificationOptions = {}): CardVerifier {
+  const policy = options.policy ?? "require";
+  if (!["require", "verify-if-present", "skip"].includes(policy)) throw new Error(`verifyCard.policy must be require, verify-if-present or skip, not ${JSON.stringify(policy)}`);
+  const algorithms = options.algorithms ?? cardSignatureAlgorithms;
+  for (const alg of algorithms) {
+    if (!cardSignatureAlgorithms.includes(alg)) throw new Error(`verifyCard.algorithms lists ${JSON.stringify(alg)}; only ${cardSignatureAlgorithms.join(", ")} are accepted (never none or an HMAC)`);
+  }
+  const keys = options.keys ?? [];
+  for (const [i, key] of keys.entries()) {
+    if (typeof key.kid !== "string" || key.kid === "") throw new Error(`verifyCard.keys[${i}] has no kid: signatures name their key by it`);
+    if (key.kty === "oct" || "d" in key) throw new Error(`verifyCard.keys[${i}] (${key.kid}) must be a public key`);
+  }
+  const jwksOptions = options.jwks === false ? undefined : options.jwks ?? (keys.length > 0 ? undefined : {});
+  const fetcher = jwksOptions === undefined ? undefined : createJwksFetcher(jwksOptions);
+  const trustedUrls = new Set((jwksOptions?.urls ?? []).map((u) => new URL(u).href));
+  const maxBytes = options.maxBytes ?? 1 << 20;
+
+  async function keyFor(jose: Jose, header: { kid: string; alg: string; jku?: string }, cardUrl: string | undefined) {
+    let jwk = keys.find((k) => k.kid === header.kid);
+    if (jwk === undefined && header.jku !== undefined) {
+      if (fetcher === undefined) throw new Refusal("jku-refused", `its jku ${header.jku} is not fetched: verifyCard.jwks is off`);
+      let url: URL;
+      try {
+        url = new URL(header.jku);
+      } catch {
+        throw new Refusal("malformed", `its jku ${JSON.stringify(header.jku)} is not a URL`);
+      }
+      const sameOrigin = jwksOptions?.sameOrigin !== false && cardUrl !== undefined && new URL(cardUrl).origin === url.origin;
+      if (!sameOrigin && !trustedUrls.has(url.href)) {
+        throw new Refusal("jku-refused", `its jku ${url.href} is neither on the card's origin nor in verifyCard.jwks.urls`);
+      }
+      let found: readonly Jwk[];
+      try {
+        found = await fetcher.keys(url.href);
+      } catch (err) {
+        throw new Refusal("jwks-unavailable", err instanceof Error ? err.message : String(err));
+      }
+      jwk = found.find((k) => k.kid === header.kid);
+    }
+    if (jwk === undefined) throw new Refusal("unknown-key", `no trusted key has kid ${JSON.stringify(header.kid)}`);
+    if (jwk.kty === "oct" || "d" in jwk) throw new Refusal("unknown-key", `the key ${JSON.stringify(header.kid)} is not a public key`);
+    if (typeof jwk.alg === "string" && jwk.alg !== header.alg) throw new Refusal("algorithm", `the key ${JSON.stringify(header.kid)} is for ${jwk.alg}, the signature says ${header.alg}`);
+    try {
+      return await jose.importJWK(jwk as Parameters<Jose["importJWK"]>[0], header.alg);
+    } catch (err) {
+      throw new Refusal("algorithm", `the key ${JSON.stringify(header.kid)} cannot verify ${header.alg}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async function verifyOne(jose: Jose, entry: JsonValue, payload: string, cardUrl: string | undefined): Promise<VerifiedSignature> {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new Refusal("malformed", "it is not an object");
+    const { protected: protectedHeader, signature, header: unprotected } = entry;
+    if (typeof protectedHeader !== "string" || !base64url.test(protectedHeader) || protectedHeader.length > 4096 || protectedHeader.length % 4 === 1) {
+      throw new Refusal("malformed", "its protected header is not base64url");
+    }
+    if (typeof signature !== "string" || !base64url.test(signature) || signature.length > 2048 || signature.length % 4 === 1) {
+      throw new Refusal("malformed", "its signature is not base64url");
+    }
+    if (unprotected !== undefined && unprotected !== null && (typeof unprotected !== "object" || Array.isArray(unprotected))) throw new Refusal("malformed", "its header is not an object");
+    let header: Record<string, unknown>;
+    try {
+      header = jose.decodeProtectedHeader({ protected: protectedHeader, signature }) as Record<string, unknown>;
+    } catch (err) {
+      throw new Refusal("malformed", `its protected header does not decode: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const { alg, kid, jku } = header;
+    if (typeof alg !== "string") throw new Refusal("malformed", "its protected header has no alg");
+    if (!algorithms.includes(alg)) throw new Refusal("algorithm", `alg ${JSON.stringify(alg)} is not accepted (accepted: ${algorithms.join(", ")})`);
+    if (typeof kid !== "string" || kid === "") throw new Refusal("malformed", "its protected header has no kid");
+    if (jku !== undefined && typeof jku !== "string") throw new Refusal("malformed", "its jku is not a string");
+    const key = await keyFor(jose, { alg, kid, ...(jku === undefined ? {} : { jku }) }, cardUrl);
+    try {
+      await jose.flattenedVerify(
+        { payload: jose.base64url.encode(payload), protected: protectedHeader, signature, ...(unprotected ? { header: unprotected as Record<string, never> } : {}) },
+        key,
+        { algorithms: [...algorithms] },
+      );
+    } catch (err) {
+      throw new Refusal("invalid-signature", `it does not verify: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return { kid, alg, ...(jku === undefined ? {} : { jku }) };
+  }
+
+  return {
+    async verify(card, cardUrl) {
+      if (policy === "skip") return undefined;
+      const signatures = Array.isArray(card.signatures) ? card.signatures : card.signatures === undefined || card.signatures === null ? [] : [card.signatures];
+      const where = cardUrl === undefined ? "the agent card" : `the agent card at ${cardUrl}`;
+      if (signatures.length === 0) {
+        if (policy === "verify-if-present") return undefined;
+        throw new AgentCardSignatureError(`${where} is not signed, and verifyCard.policy is require`, "unsigned");
+      }
+      let payload: string;
+      try {
+        payload = canonicalJson(presenceJson(schema, card, { omit: ["signatures"] }));
+      } catch (err) {
+        if (!(err instanceof PresenceJsonError || err instanceof JcsError)) throw err;
+        throw new AgentCardSignatureError(`${where} has no canonical form: ${err.message}`, "malformed");
+      }
+      if (Buffer.byteLength(payload) > maxBytes) throw new AgentCardSignatureError(`${where} is larger than ${maxBytes} bytes (verifyCard.maxBytes)`, "too-large");
+      const jose = await loadJose();
+      const failures: { index: number; problem: CardSignatureProblem; message: string }[] = [];
+      for (const [index, entry] of signatures.slice(0, maxSignatures).entries()) {
+        try {
+          return await verifyOne(jose, entry, payload, cardUrl);
+        } catch (err) {
+          if (!(err instanceof Refusal)) throw err;
+          failures.push({ index, problem: err.problem, message: err.message });
+        }
+      }
+      const why = failures.map((f) => `signature ${f.index}: ${f.message}`).join("; ");
+      const more = signatures.length > maxSignatures ? `; ${signatures.length - maxSignatures} more not looked at` : "";
+      throw new AgentCardSignatureError(`${where} has no valid signature (${why}${more})`, "invalid", failures);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * JWKS documents named by a card signature's `jku` (D101). The URL comes from
+ * the card, a document from elsewhere, so it is fetched only through the SSRF
+ * guard push notifications use (addresses inside the network refused unless
+ * `allow` names them, checked again in the socket's own DNS lookup, no
+ * redirects), within a time and size limit, and kept for `cacheMs`.
+ */
+import { Agent, request } from "undici";
+import { createPushGuard } from "../tasks/push-guard.js";
+import type { Jwk } from "../card-signing.js";
+
+export interface JwksFetchOptions {
+  /** Destinations inside the network a JWKS may be fetched from: host names, addresses, CIDRs. */
+  readonly allow?: readonly string[];
+  /** How long a fetched JWKS is used. Default 300,000 ms. */
+  readonly cacheMs?: number;
+  /** How long a fetch may take. Default 5,000 ms. */
+  readonly timeoutMs?: number;
+  /** The largest JWKS read. Default 65,536 bytes. */
+  readonly maxBytes?: number;
+}
+
+/** A JWKS that could not be had; the message says why. */
+export class JwksFetchError extends Error {
+  override readonly name = "JwksFetchError";
+}
+
+export interface JwksFetcher {
+  /** The keys of the JWKS at `url`. */
+  keys(url: string): Promise<readonly Jwk[]>;
+}
+
+export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
+  const cacheMs = options.cacheMs ?? 300_000;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const maxBytes = options.maxBytes ?? 65_536;
+  const guard = createPushGuard(options.allow, "JWKS");
+  let agent: Agent | undefined;
+  const cache = new Map<string, { readonly until: number; readonly keys: Promise<readonly Jwk[]> }>();
+
+  async function fetchKeys(url: string): Promise<readonly Jwk[]> {
+    // Refused before any connection; a name is checked again at connect time.
+    await guard.check(url);
+    agent ??= new Agent({ connect: { lookup: guard.lookup } });
+    let text = "";
+    try {
+      // reset: the connection closes after the answer; a JWKS is fetched rarely, and a kept socket would hold a short-lived client's process open.
+      const response = await request(url, { dispatcher: agent, reset: true, headers: { accept: "application/jwk-set+json, application/json" }, signal: AbortSignal.timeout(timeoutMs) });
+      if (response.statusCode !== 200) {
+        await response.body.dump().catch(() => undefined);
+        throw new JwksFetchError(`the JWKS at ${url} answered HTTP ${response.statusCode}`);
+      }
+      let size = 0;
+      const chunks: Buffer[] = [];
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > maxBytes) {
+          response.body.destroy();
+          throw new JwksFetchError(`the JWKS at ${url} is larger than ${maxBytes} bytes`);
+        }
+        chunks.push(chunk);
+      }
+      text = Buffer.concat(chunks).toString("utf8");
+    } catch (err) {
+      if (err instanceof JwksFetchError) throw err;
+      throw new JwksFetchError(`the JWKS at ${url} could not be fetched: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new JwksFetchError(`the JWKS at ${url} is not JSON`);
+    }
+    const keys = (json as { keys?: unknown } | null)?.keys;
+    if (!Array.isArray(keys)) throw new JwksFetchError(`the JWKS at ${url} has no "keys" array`);
+    return keys.filter((k): k is Jwk => typeof k === "object" && k !== null && typeof (k as { kty?: unknown }).kty === "string");
+  }
+
+  return {
+    keys(url) {
+      const now = Date.now();
+      const cached = cache.get(url);
+      if (cached !== undefined && cached.until > now) return cached.keys;
+      const keys = fetchKeys(url);
+      cache.set(url, { until: now + cacheMs, keys });
+      // A failure is not kept: the next card tries again.
+      keys.catch(() => cache.delete(url));
+      return keys;
+    },
+  };
+}
