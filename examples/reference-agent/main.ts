@@ -5,6 +5,7 @@
  * The extended card needs `Authorization: Bearer <A2A_TOKEN>` (default "demo").
  * Both cards are signed with A2A_SIGNING_JWK (a private JWK), or a key made at
  * start; the public key is served at /.well-known/jwks.json.
+ * A2A 0.3 clients are served beside 1.0 ones (`compat.v0_3`).
  */
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { createReferenceAgent } from "./handler.js";
@@ -25,6 +26,8 @@ const server = await serveA2AService(createReferenceAgent(referenceExtendedCard)
   grpc: { health: true, reflection: true, keepalive: { timeMs: 30_000, timeoutMs: 10_000 } },
   // Both cards signed; the JWKS at /.well-known/jwks.json is named by each signature's jku.
   signing: referenceSigning(),
+  // A2A 0.3 clients too, on the same endpoints (D110): most clients in use still speak 0.3.
+  compat: { v0_3: true },
 });
 
 console.log(`Agent card: ${server.cardUrl}`);

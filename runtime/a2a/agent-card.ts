@@ -22,6 +22,8 @@ export interface MountedInterface {
   readonly binding: Binding;
   /** Absolute URL for HTTP bindings, `host:port` for gRPC. */
   readonly url: string;
+  /** The protocol version served there, when not the card's (a 0.3 interface beside 1.0's, D111). */
+  readonly protocolVersion?: string;
 }
 
 /**
@@ -38,7 +40,7 @@ export function withInterfaces(card: JsonObject, mounted: readonly MountedInterf
     ...card,
     supportedInterfaces: mounted.map((m) => {
       const tenant = tenantOf(m.binding);
-      return { url: m.url, protocolBinding: m.binding, protocolVersion, ...(tenant === undefined ? {} : { tenant }) };
+      return { url: m.url, protocolBinding: m.binding, protocolVersion: m.protocolVersion ?? protocolVersion, ...(tenant === undefined ? {} : { tenant }) };
     }),
   };
 }

@@ -40,8 +40,13 @@ export const defaultJwksPath = "/.well-known/jwks.json";
 
 /** The signatures of one card, as AgentCardSignature JSON. */
 export interface CardSigner {
-  /** The card's presence form with `signatures` replaced by this signer's. */
-  sign(card: JsonObject): Promise<JsonObject>;
+  /**
+   * The card's presence form with `signatures` replaced by this signer's.
+   * `beside`: keys that are not the AgentCard's, served with it and signed
+   * as written, as a verifier reads unknown keys (D100): A2A 0.3's fields
+   * beside a 1.0 card (D111).
+   */
+  sign(card: JsonObject, beside?: JsonObject): Promise<JsonObject>;
   /** The public keys, as a JWKS document. */
   readonly jwks: { readonly keys: readonly Jwk[] };
 }
@@ -96,8 +101,8 @@ export async function createCardSigner(schema: DescMessage, options: CardSigning
   const recent = new Map<string, JsonObject[]>();
   return {
     jwks: { keys: publicKeys },
-    async sign(card) {
-      const form = presenceJsonOf(schema, fromJson(schema, card) as MessageShape<DescMessage>, { omit: ["signatures"] });
+    async sign(card, beside = {}) {
+      const form = { ...presenceJsonOf(schema, fromJson(schema, card) as MessageShape<DescMessage>, { omit: ["signatures"] }), ...beside };
       const payload = canonicalJson(form);
       let signatures = recent.get(payload);
       if (signatures === undefined) {

@@ -32,6 +32,7 @@ import type { AgentPolicy } from "./policy.js";
 import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
 import { createStreamCheck } from "./stream-rules.js";
 import { a2aTrace } from "./tracing.js";
+import { v03Methods } from "./compat/v03-methods.js";
 
 /** What an A2A endpoint takes besides a binding's own options. */
 export interface A2AOptions {
@@ -137,20 +138,10 @@ function tenantOf(request: Message): string | undefined {
   return typeof tenant === "string" && tenant !== "" ? tenant : undefined;
 }
 
-/** A2A 0.3's JSON-RPC method names, and the 1.0 method each became (D5). */
-const jsonRpc03Names: ReadonlyMap<string, string> = new Map(Object.entries({
-  "message/send": "SendMessage",
-  "message/stream": "SendStreamingMessage",
-  "tasks/get": "GetTask",
-  "tasks/list": "ListTasks",
-  "tasks/cancel": "CancelTask",
-  "tasks/resubscribe": "SubscribeToTask",
-  "tasks/pushNotificationConfig/set": "CreateTaskPushNotificationConfig",
-  "tasks/pushNotificationConfig/get": "GetTaskPushNotificationConfig",
-  "tasks/pushNotificationConfig/list": "ListTaskPushNotificationConfigs",
-  "tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfig",
-  "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard",
-}));
+/** A2A 0.3's JSON-RPC method names, and the 1.0 method each became (D5): the compat layer's table (D110), and `tasks/list`, which some 0.3 clients sent. */
+function renamedFrom03(method: string): string | undefined {
+  return method === "tasks/list" ? "ListTasks" : v03Methods[method]?.v1;
+}
 
 export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
   const versions = options.versions ?? defaultVersions;
@@ -166,7 +157,7 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
     },
 
     methodHint(method) {
-      const renamed = jsonRpc03Names.get(method);
+      const renamed = renamedFrom03(method);
       return renamed === undefined ? undefined : `it is A2A 0.3's name for ${renamed}; send A2A-Version: 1.0 and call ${renamed}`;
     },
 

@@ -14,6 +14,7 @@ import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
 import { createNodeListener } from "../adapters/node-http.js";
 import type { Binding } from "../core/call-context.js";
+import { defaultBodyLimit } from "../core/defaults.js";
 import { httpErrorBody } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
 import type { GrpcServerOptions, HealthHandle, ListenOptions } from "../core/grpc/server.js";
@@ -29,6 +30,9 @@ import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOpt
 import { signedExtendedCardHandler } from "./extended-card-signing.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
+import { createV03HttpJsonEndpoint } from "./compat/v03-http.js";
+import { createV03JsonRpcEndpoint } from "./compat/v03-jsonrpc.js";
+import { v03CardFields } from "./compat/v03-card.js";
 import { createA2AProfile } from "./profile.js";
 import type { VersionPolicy } from "./service-params.js";
 
@@ -81,6 +85,22 @@ export interface ServeOptions {
   readonly timeouts?: ServerTimeouts;
   /** The gRPC server's settings, TLS, health service and reflection. */
   readonly grpc?: GrpcServeOptions;
+  /** Older protocol versions served on the same endpoints beside 1.0 (D110). */
+  readonly compat?: CompatOptions;
+}
+
+/** Which older A2A versions the same endpoints also answer, with the same handler. */
+export interface CompatOptions {
+  /**
+   * A2A 0.3 callers (D110, D111): a request without `A2A-Version`, or with
+   * 0.3, is read in 0.3's wire form on JSON-RPC (`message/send`, ...) and
+   * HTTP+JSON (the `/v1/...` routes below the same base path), served by the
+   * same handler as a 1.0 call, and answered in 0.3's form; the card lists a
+   * 0.3 interface per JSON binding and carries 0.3's `url`,
+   * `preferredTransport` and `additionalInterfaces`. Default off: such a
+   * request is answered VersionNotSupported.
+   */
+  readonly v0_3?: boolean;
 }
 
 /**
@@ -170,6 +190,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
         "or remove grpc=false from the plugin's options in buf.gen.yaml (and install @grpc/grpc-js) to serve it",
     );
   }
+  const v03 = options.compat?.v0_3 === true;
+  if (v03 && options.versions?.acceptMissing === true) {
+    throw new Error("serveAgent: compat.v0_3 reads a request without A2A-Version as 0.3 (spec 3.6.2), and versions.acceptMissing as the newest: choose one");
+  }
   const timeouts = { ...defaultServerTimeouts, ...options.timeouts };
   for (const [name, ms] of Object.entries(timeouts)) {
     if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);
@@ -179,7 +203,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const grpcParts =
     options.grpcPort === false || config.loadGrpcDefinition === undefined
       ? undefined
-      : await Promise.all([import("../core/grpc/binding.js"), import("../core/grpc/server.js"), config.loadGrpcDefinition()]);
+      : await Promise.all([import("../core/grpc/binding.js"), import("../core/grpc/server.js"), config.loadGrpcDefinition(), v03 ? import("./compat/v03-grpc.js") : undefined]);
   // The keys are checked (and sign once) before anything listens, too.
   const cardSchema = Object.values(config.methods).find((m) => m.name === "GetExtendedAgentCard")?.output;
   let signer: CardSigner | undefined;
@@ -208,16 +232,21 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     bodyTimeoutMs: timeouts.bodyMs,
   };
 
+  // D110: the JSON bindings' profile also takes 0.3, which only the compat layer in front of them hands on (gRPC's is unchanged).
+  const json = v03 ? { ...shared, profile: createA2AProfile({ policy, versions: { supported: [...(options.versions?.supported ?? ["1.0"]), "0.3"] } }) } : shared;
+  const body = { bodyLimit: options.bodyLimit ?? defaultBodyLimit, bodyTimeoutMs: timeouts.bodyMs };
   const routes: { readonly path: string; readonly prefix: boolean; readonly core: Endpoint }[] = [];
   if (jsonRpcPath !== false) {
     const batch = options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize };
-    routes.push({ path: jsonRpcPath, prefix: false, core: createJsonRpcEndpoint({ ...shared, ...batch, methods: config.jsonRpcMethods }) });
+    const core = createJsonRpcEndpoint({ ...json, ...batch, methods: config.jsonRpcMethods });
+    routes.push({ path: jsonRpcPath, prefix: false, core: v03 ? createV03JsonRpcEndpoint(core, body) : core });
   }
   if (httpJsonPath !== false) {
-    routes.push({ path: httpJsonPath, prefix: true, core: createHttpJsonEndpoint({ ...shared, methods: config.methods, rules: config.rules, basePath: httpJsonPath }) });
+    const core = createHttpJsonEndpoint({ ...json, methods: config.methods, rules: config.rules, basePath: httpJsonPath });
+    routes.push({ path: httpJsonPath, prefix: true, core: v03 ? createV03HttpJsonEndpoint(core, { ...body, basePath: httpJsonPath }) : core });
   }
   // The card is filled in once the ports are known; until then nothing is listening.
-  let card: { handle(req: CoreRequest): CoreResponse } | undefined;
+  let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;
   const jwks = signer === undefined || jwksPath === false ? undefined : createStaticJsonEndpoint(jwksPath, signer.jwks as unknown as JsonObject, { contentType: "application/jwk-set+json", ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }) });
   const http = createServer(
     {
@@ -255,10 +284,16 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   let grpcAddress: string | undefined;
   let health: HealthHandle | undefined;
   if (grpcParts !== undefined) {
-    const [{ addGrpcService }, { addHealthService, addReflectionService, createGrpcServer, listenGrpc }, definition] = grpcParts;
+    const [{ addGrpcService }, { addHealthService, addReflectionService, createGrpcServer, listenGrpc }, definition, compat] = grpcParts;
     const server = createGrpcServer(grpcOptions);
     try {
       addGrpcService(server, { ...shared, definition, methods: config.methods });
+      if (compat !== undefined) {
+        // D113: 0.3's a2a.v1.A2AService beside it, the same handler behind; a call without a2a-version is 0.3 there.
+        const profile = createA2AProfile({ policy, versions: { supported: ["0.3"] } });
+        const v03Handler = compat.createV03GrpcHandler({ handler, methods: config.methods, card: () => card?.json ?? config.card });
+        addGrpcService(server, { ...shared, profile, required: {}, handler: v03Handler, definition: compat.v03GrpcDefinition, methods: compat.v03GrpcMethods });
+      }
       const service = config.service;
       if (grpcOptions.health === true) health = addHealthService(server, { services: service === undefined ? [] : [service.typeName] });
       if (grpcOptions.reflection === true && service !== undefined) {
@@ -287,19 +322,23 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (binding === "HTTP+JSON" && httpJsonPath !== false) mounted.push({ binding, url: `${base}${httpJsonPath}` });
     if (binding === "GRPC" && grpcAddress !== undefined) mounted.push({ binding, url: grpcAddress });
   }
+  // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones.
+  if (v03) mounted.push(...mounted.map((m) => ({ ...m, protocolVersion: "0.3" })));
   const unsigned = withInterfaces(config.card, mounted, "1.0");
+  // D111: 0.3's own fields beside the 1.0 card (none is a 1.0 field), signed with it.
+  const beside = v03 ? v03CardFields(unsigned, "jsonrpc") : {};
   // The card served is the form that was signed, so a verifier of these bytes computes what the signer did.
-  let served = unsigned;
+  let served: JsonObject = { ...unsigned, ...beside };
   if (signer !== undefined) {
     try {
-      served = await signer.sign(unsigned);
+      served = await signer.sign(unsigned, beside);
     } catch (err) {
       grpc?.forceShutdown();
       await closeHttp(http, 0);
       throw err;
     }
   }
-  card = createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds });
+  card = { ...createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }), json: served };
 
   const drainMs = options.drainMs ?? 5000;
   return {

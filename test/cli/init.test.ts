@@ -52,6 +52,7 @@ test("a repo with every binding, the pinned proto and the lock", async () => {
   expect(read("My Agent", "buf.gen.yaml")).toContain("opt: [target=ts, import_extension=js]\n");
   expect(read("My Agent", "src/agent.ts")).toContain("{ store: createInMemoryTaskStore() }");
   expect(read("My Agent", "src/main.ts")).toContain("grpcPort: Number(process.env.GRPC_PORT ?? 50051),");
+  expect(read("My Agent", "src/main.ts")).not.toContain("compat");
   expect(read("My Agent", "test/agent.test.ts")).toContain('gRPC: createA2AServiceGrpcClient(server.grpcAddress ?? ""),');
   expect(read("My Agent", "README.md")).toContain("npm install && npm start");
   expect(read("My Agent", "README.md")).toContain("npm test ");
@@ -70,6 +71,12 @@ test("--no-grpc: no gRPC in the agent, its test, the plugin's options or the dep
   expect(read("json-only", "src/main.ts")).toContain("grpcPort: false,");
   expect(read("json-only", "test/agent.test.ts")).not.toMatch(/grpc(?!Port: false)/i);
   expect(readLock(join(scratch.dir, "json-only", "a2a.lock.json"))?.version).toBe("v1.0.0");
+});
+
+test("--compat-v0-3: the agent also answers A2A 0.3 clients", async () => {
+  const result = await init("old-clients", "--compat-v0-3");
+  expect(result.stderr).toBe("");
+  expect(read("old-clients", "src/main.ts")).toContain("  compat: { v0_3: true },\n});");
 });
 
 test("refusals name what to fix and write nothing", async () => {

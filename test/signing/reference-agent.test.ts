@@ -15,7 +15,8 @@ import { bearerAuthenticate, referenceCard, referenceExtendedCard, referenceSign
 jest.setTimeout(30_000);
 
 async function startReference(env: Record<string, string>) {
-  return serveA2AService(createReferenceAgent(referenceExtendedCard), referenceCard, { port: 0, grpcPort: 0, authenticate: bearerAuthenticate("demo"), signing: referenceSigning(env) });
+  // As main.ts serves it: signed, and with 0.3's fields beside the signed 1.0 card (D111), which verification must not see.
+  return serveA2AService(createReferenceAgent(referenceExtendedCard), referenceCard, { port: 0, grpcPort: 0, authenticate: bearerAuthenticate("demo"), signing: referenceSigning(env), compat: { v0_3: true } });
 }
 
 test.each([
@@ -26,6 +27,7 @@ test.each([
   const server = await startReference(env);
   try {
     expect(server.jwksUrl).toBe(new URL("/.well-known/jwks.json", server.cardUrl).href);
+    expect(server.card).toMatchObject({ protocolVersion: "0.3.0", url: server.jsonRpcUrl });
     const header = JSON.parse(Buffer.from(((server.card.signatures as JsonObject[])[0]!.protected as string), "base64url").toString()) as JsonObject;
     expect(header).toEqual(env.A2A_SIGNING_JWK === undefined ? { alg: "ES256", typ: "JOSE", kid: "reference-agent", jku: server.jwksUrl } : { alg: "EdDSA", typ: "JOSE", kid: "env-key", jku: server.jwksUrl });
     for (const binding of ["JSONRPC", "HTTP+JSON", "GRPC"] as const) {

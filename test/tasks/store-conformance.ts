@@ -259,6 +259,11 @@ export function describeTaskStore(name: string, under: StoreUnderTest): void {
         auth: expect.objectContaining({ scheme: "Bearer", credentials: "secret" }),
       });
       expect((await store.getConfig(task.id, "c2"))?.authentication).toBeUndefined();
+      // D112: the version a config was registered with is kept (unset is 1.0), and a replacement sets it.
+      expect((await store.getConfig(task.id, "c1"))?.protocolVersion).toBeUndefined();
+      await store.putConfig({ ...config("c2", "https://example.com/c2"), protocolVersion: "0.3" });
+      expect((await store.getConfig(task.id, "c2"))?.protocolVersion).toBe("0.3");
+      expect((await store.configsOf(task.id)).find((c) => c.id === "c2")?.protocolVersion).toBe("0.3");
       expect(await store.getConfig(task.id, "o1")).toBeUndefined();
       expect((await store.configsOf(task.id)).map((c) => c.id).sort()).toEqual(["c1", "c2", "c3", "c4", "c5"]);
 

@@ -54,6 +54,12 @@ export interface PushConfigLike {
   url: string;
   token: string;
   authentication?: AuthenticationLike | undefined;
+  /**
+   * The A2A version of the call that registered the config, when not 1.0:
+   * "0.3" configs are sent 0.3's payload, the task itself (D112). Not a
+   * field of the proto; the stores keep it beside the config.
+   */
+  protocolVersion?: string | undefined;
 }
 
 /** The messages the runtime builds, and the TaskState enum, from the generated `a2a_pb`. */

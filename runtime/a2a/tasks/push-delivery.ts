@@ -16,6 +16,8 @@ export interface PushTarget {
   readonly token: string;
   /** The config's authentication: sent as `Authorization: <scheme> <credentials>` when scheme is set. */
   readonly authentication?: { readonly scheme: string; readonly credentials: string } | undefined;
+  /** The body's media type. Default `application/a2a+json`; 0.3's notifications are `application/json` (D112). */
+  readonly contentType?: string | undefined;
 }
 
 export interface PushDeliveryOptions {
@@ -95,7 +97,7 @@ function isRefusal(error: unknown): boolean {
 }
 
 function headersOf(target: PushTarget): Record<string, string> {
-  const headers: Record<string, string> = { "content-type": "application/a2a+json" };
+  const headers: Record<string, string> = { "content-type": target.contentType ?? "application/a2a+json" };
   const auth = target.authentication;
   if (auth?.scheme) headers["authorization"] = `${auth.scheme} ${auth.credentials}`;
   if (target.token) headers["x-a2a-notification-token"] = target.token;

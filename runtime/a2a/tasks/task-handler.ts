@@ -134,13 +134,15 @@ export function createTaskHandler<Ty extends TaskTypes>(
     }
     return historyLength;
   };
-  const checkedConfig = async (request: PushConfigLike, taskId: string, tenant: string): Promise<PushConfigLike> => {
+  const checkedConfig = async (request: PushConfigLike, taskId: string, tenant: string, context: A2ACallContext): Promise<PushConfigLike> => {
     try {
       await push.check(request.url);
     } catch (err) {
       throw new InvalidParamsError(err instanceof Error ? err.message : String(err), { metadata: { url: request.url } });
     }
-    return { ...request, id: request.id === "" ? newId("config") : request.id, taskId, tenant };
+    // D112: a 0.3 caller's config is notified in 0.3's form.
+    const legacy = context.protocolVersion === "0.3" ? { protocolVersion: "0.3" } : {};
+    return { ...request, id: request.id === "" ? newId("config") : request.id, taskId, tenant, ...legacy };
   };
 
   interface Accepted {
@@ -198,7 +200,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       contextId = message.contextId === "" ? newId("context") : message.contextId;
     }
     const pushConfig = request.configuration?.taskPushNotificationConfig;
-    const configs = pushConfig === undefined ? [] : [await checkedConfig(pushConfig, taskId, owner.tenant)];
+    const configs = pushConfig === undefined ? [] : [await checkedConfig(pushConfig, taskId, owner.tenant, context)];
     if (record !== undefined && configs.length > 0) {
       for (const c of configs) await store.putConfig(c);
       await runtime.configsChanged(taskId);
@@ -313,7 +315,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
     async createTaskPushNotificationConfig(request, context) {
       const owner = ownerOfCall(context);
       const record = await visible(request.taskId, owner);
-      const config = await checkedConfig(request, record.task.id, owner.tenant);
+      const config = await checkedConfig(request, record.task.id, owner.tenant, context);
       await store.putConfig(config);
       await runtime.configsChanged(record.task.id);
       return config as Ty["pushConfig"];

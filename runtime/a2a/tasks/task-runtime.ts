@@ -14,6 +14,7 @@ import { zeroFactory } from "../../core/codec/message-zero.js";
 import type { RequiredFieldTable } from "../../core/method-spec.js";
 import type { A2ACallContext } from "../profile.js";
 import type { RequestContext, TaskEvent, TaskExecutor } from "./executor.js";
+import { obj, taskTo03 } from "../compat/v03-shapes.js";
 import { make, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "./model.js";
 import type { PushDelivery } from "./push-delivery.js";
 import { snapshotOf } from "./snapshot.js";
@@ -725,9 +726,16 @@ export class TaskRuntime {
     for (const s of live.subscribers) s.push(event);
     if (push && live.configs.length > 0) {
       // Push delivery only queues (D27): it never holds the task back.
-      const body = JSON.stringify(this.#writeJson(event));
-      this.#s.push.deliver(live.record.task.id, live.configs.map(pushTarget), body);
+      const current = live.configs.filter((c) => c.protocolVersion !== "0.3");
+      if (current.length > 0) this.#s.push.deliver(live.record.task.id, current.map(pushTarget), JSON.stringify(this.#writeJson(event)));
+      const legacy = live.configs.filter((c) => c.protocolVersion === "0.3");
+      if (legacy.length > 0) this.#s.push.deliver(live.record.task.id, legacy.map(pushTarget), this.#v03Payload(live.record.task));
     }
+  }
+
+  /** D112: 0.3 posted the whole task as it is after the update, in 0.3's JSON-RPC shapes. */
+  #v03Payload(task: TaskLike): string {
+    return JSON.stringify(taskTo03(obj(obj(this.#writeJson(this.#snapshotEvent(task))).task), "jsonrpc"));
   }
 
   #snapshotEvent(task: TaskLike): StreamEvent {
@@ -771,5 +779,6 @@ function pushTarget(config: PushConfigLike) {
     url: config.url,
     token: config.token,
     authentication: config.authentication === undefined ? undefined : { scheme: config.authentication.scheme, credentials: config.authentication.credentials },
+    ...(config.protocolVersion === "0.3" ? { contentType: "application/json" } : {}),
   };
 }

@@ -23,6 +23,8 @@
  * - (3) a lease on each task that is SUBMITTED or WORKING: the store
  *   instance that wrote it last and until when; that instance renews it,
  *   and any instance fails a task whose lease lapsed (D72).
+ * - (4) the A2A version a push config was registered with, when not 1.0
+ *   (its notifications' form, D112).
  *
  * Ids are `COLLATE "C"`: ListTasks orders ties by id in code point order,
  * as the in-memory store does, whatever the database's locale.
@@ -121,6 +123,11 @@ ALTER TABLE a2a_tasks
   ADD COLUMN lease_until bigint;
 CREATE INDEX a2a_tasks_leases ON a2a_tasks (lease_until) WHERE lease_until IS NOT NULL;
 `,
+  },
+  {
+    version: 4,
+    name: "push config protocol version",
+    sql: `ALTER TABLE a2a_push_configs ADD COLUMN protocol_version text;`,
   },
 ];
 

@@ -84,14 +84,15 @@ export const countTasks = `SELECT count(*)::int AS n FROM a2a_tasks t WHERE ${li
 /** Finished tasks before a time, with everything of theirs (ON DELETE CASCADE). */
 export const deleteFinished = `DELETE FROM a2a_tasks WHERE finished_ms IS NOT NULL AND finished_ms < $1::bigint RETURNING 1`;
 
-const configColumns = `task_id, id, tenant, url, token, auth_scheme, auth_credentials`;
+const configColumns = `task_id, id, tenant, url, token, auth_scheme, auth_credentials, protocol_version`;
 
 export const putConfig = `
 INSERT INTO a2a_push_configs (${configColumns})
-VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text)
+VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text)
 ON CONFLICT (task_id, id) DO UPDATE SET
   tenant = excluded.tenant, url = excluded.url, token = excluded.token,
-  auth_scheme = excluded.auth_scheme, auth_credentials = excluded.auth_credentials`;
+  auth_scheme = excluded.auth_scheme, auth_credentials = excluded.auth_credentials,
+  protocol_version = excluded.protocol_version`;
 
 export const getConfig = `SELECT ${configColumns} FROM a2a_push_configs WHERE task_id = $1::text AND id = $2::text`;
 

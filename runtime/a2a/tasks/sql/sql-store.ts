@@ -152,6 +152,7 @@ interface ConfigRow {
   token: string;
   auth_scheme: string | null;
   auth_credentials: string | null;
+  protocol_version: string | null;
 }
 
 interface EventRow {
@@ -423,7 +424,7 @@ class Store implements SqlTaskStore {
 
   async putConfig(config: PushConfigLike): Promise<void> {
     const auth = config.authentication;
-    await this.driver.query(q.putConfig, [config.taskId, config.id, config.tenant, config.url, config.token, auth?.scheme ?? null, auth?.credentials ?? null]);
+    await this.driver.query(q.putConfig, [config.taskId, config.id, config.tenant, config.url, config.token, auth?.scheme ?? null, auth?.credentials ?? null, config.protocolVersion ?? null]);
   }
 
   async getConfig(taskId: string, id: string): Promise<PushConfigLike | undefined> {
@@ -516,5 +517,6 @@ function configOf(row: ConfigRow): PushConfigLike {
     url: row.url,
     token: row.token,
     authentication: row.auth_scheme === null ? undefined : { scheme: row.auth_scheme, credentials: row.auth_credentials ?? "" },
+    ...(row.protocol_version === null ? {} : { protocolVersion: row.protocol_version }),
   };
 }

@@ -1,0 +1,160 @@
+/**
+ * The HTTP+JSON endpoint for A2A 0.3 callers as well (D110): 0.3's routes
+ * (the v0.3.0 proto's, under `/v1` below the same base path) are read into
+ * the 0.3 method and params of v03-methods.ts, sent to the same 1.0 endpoint
+ * on the 1.0 route, and the answer translated back to the v0.3 proto's
+ * ProtoJSON. Errors become `{code, message, data}` with the A2A JSON-RPC
+ * code, the form 0.3 clients read (0.3 left the REST error body unspecified).
+ * A 1.0 call passes through untouched.
+ */
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { BodyRefusedError, decodeUtf8, type CoreResponse, type Endpoint } from "../../core/transport.js";
+import { A2AErrorTable } from "../errors.js";
+import { noV03Counterpart, v03Methods, type V03Method } from "./v03-methods.js";
+import { failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest } from "./v03-request.js";
+import { obj, type Obj } from "./v03-shapes.js";
+
+export interface V03HttpJsonOptions {
+  /** The base path the 1.0 routes are under (`/a2a/rest`); 0.3's are under `<basePath>/v1`. */
+  readonly basePath: string;
+  readonly bodyLimit: number;
+  readonly bodyTimeoutMs: number;
+}
+
+/** A 0.3 route read: the 0.3 method and its params (from path, query and body). */
+interface Route03 {
+  readonly name: string;
+  readonly params: (body: Obj) => Obj;
+  readonly hasBody: boolean;
+}
+
+const seg = (s: string): string => decodeURIComponent(s);
+
+/** The v0.3.0 proto's `google.api.http` rules, by verb and path below `/v1`; `task/` is the proto's own typo for `tasks/`. */
+function route03(method: string, path: string, query: URLSearchParams): Route03 | "ListTasks" | undefined {
+  const parts = path.split("/").slice(1);
+  const [first, id, sub, cfg] = parts;
+  if (method === "POST" && path === "/message:send") return { name: "message/send", params: (b) => b, hasBody: true };
+  if (method === "POST" && path === "/message:stream") return { name: "message/stream", params: (b) => b, hasBody: true };
+  if (method === "GET" && path === "/card") return { name: "agent/getAuthenticatedExtendedCard", params: () => ({}), hasBody: false };
+  if (first !== "tasks" && first !== "task") return undefined;
+  if (id === undefined) return method === "GET" ? "ListTasks" : undefined;
+  if (sub === undefined) {
+    if (id.endsWith(":cancel") && method === "POST") return { name: "tasks/cancel", params: (b) => ({ ...b, id: seg(id.slice(0, -7)) }), hasBody: true };
+    if (id.endsWith(":subscribe") && (method === "GET" || method === "POST")) return { name: "tasks/resubscribe", params: () => ({ id: seg(id.slice(0, -10)) }), hasBody: false };
+    if (method !== "GET") return undefined;
+    const historyLength = query.get("historyLength") ?? query.get("history_length");
+    return { name: "tasks/get", params: () => ({ id: seg(id), ...(historyLength === null ? {} : { historyLength: Number(historyLength) }) }), hasBody: false };
+  }
+  if (sub !== "pushNotificationConfigs" || parts.length > 4) return undefined;
+  const taskId = seg(id);
+  if (cfg === undefined) {
+    if (method === "GET") return { name: "tasks/pushNotificationConfig/list", params: () => ({ id: taskId }), hasBody: false };
+    if (method !== "POST") return undefined;
+    // The body is the TaskPushNotificationConfig (`body: "config"`), its config under pushNotificationConfig.
+    return { name: "tasks/pushNotificationConfig/set", params: (b) => ({ taskId, pushNotificationConfig: (b.pushNotificationConfig ?? obj(b.config).pushNotificationConfig ?? b) as JsonValue }), hasBody: true };
+  }
+  const configId = seg(cfg);
+  if (method === "GET") return { name: "tasks/pushNotificationConfig/get", params: () => ({ id: taskId, pushNotificationConfigId: configId }), hasBody: false };
+  if (method === "DELETE") return { name: "tasks/pushNotificationConfig/delete", params: () => ({ id: taskId, pushNotificationConfigId: configId }), hasBody: false };
+  return undefined;
+}
+
+const enc = encodeURIComponent;
+
+/** The 1.0 route (verb and path below the base path) that serves a 1.0 request, as a2a.proto's rules say. */
+function route10(v1: string, request: JsonObject): { method: string; path: string; body: boolean } {
+  const id = enc(String(request.id ?? ""));
+  const taskId = enc(String(request.taskId ?? ""));
+  switch (v1) {
+    case "SendMessage":
+      return { method: "POST", path: "/message:send", body: true };
+    case "SendStreamingMessage":
+      return { method: "POST", path: "/message:stream", body: true };
+    case "GetTask":
+      return { method: "GET", path: `/tasks/${id}${request.historyLength === undefined ? "" : `?historyLength=${Number(request.historyLength)}`}`, body: false };
+    case "CancelTask":
+      return { method: "POST", path: `/tasks/${id}:cancel`, body: true };
+    case "SubscribeToTask":
+      return { method: "POST", path: `/tasks/${id}:subscribe`, body: false };
+    case "CreateTaskPushNotificationConfig":
+      return { method: "POST", path: `/tasks/${taskId}/pushNotificationConfigs`, body: true };
+    case "GetTaskPushNotificationConfig":
+      return { method: "GET", path: `/tasks/${taskId}/pushNotificationConfigs/${id}`, body: false };
+    case "ListTaskPushNotificationConfigs":
+      return { method: "GET", path: `/tasks/${taskId}/pushNotificationConfigs`, body: false };
+    case "DeleteTaskPushNotificationConfig":
+      return { method: "DELETE", path: `/tasks/${taskId}/pushNotificationConfigs/${id}`, body: false };
+    default:
+      return { method: "GET", path: "/extendedAgentCard", body: false };
+  }
+}
+
+export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonOptions): Endpoint {
+  const base = `${options.basePath}/v1`;
+  return {
+    async handle(req) {
+      if (!isV03Request(req)) return inner.handle(req);
+      const [fullPath = "/", queryText = ""] = req.url.split("?");
+      if (fullPath !== base && !fullPath.startsWith(`${base}/`)) {
+        return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}: 0.3's routes are under ${base}, and a request without A2A-Version is A2A 0.3 (spec 3.6.2); send A2A-Version: 1.0 for the 1.0 routes`);
+      }
+      try {
+        fullPath.split("/").forEach(seg);
+      } catch {
+        return error03(400, -32602, `the path ${fullPath} is not valid percent-encoding`);
+      }
+      const route = route03(req.method, fullPath.slice(base.length), new URLSearchParams(queryText));
+      if (route === "ListTasks") return error03(404, -32601, noV03Counterpart.ListTasks!);
+      if (route === undefined) return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}`);
+      let body: Obj = {};
+      if (route.hasBody) {
+        let bytes: Uint8Array;
+        try {
+          bytes = await req.body(options.bodyLimit, options.bodyTimeoutMs);
+        } catch (err) {
+          if (!(err instanceof BodyRefusedError)) throw err;
+          return answerTo03(await inner.handle(translatedRequest(req, `${options.basePath}/message:send`, failedBody(err))), undefined);
+        }
+        const text = decodeUtf8(bytes) ?? "\0";
+        try {
+          body = text.trim() === "" ? {} : obj(JSON.parse(text));
+        } catch {
+          return error03(400, -32700, "the request body is not valid JSON");
+        }
+      }
+      const method = v03Methods[route.name]!;
+      const request = method.request(route.params(body));
+      const target = route10(method.v1, request);
+      const call = translatedRequest(req, `${options.basePath}${target.path}`, async () => jsonBytes(target.body ? request : {}), { method: target.method, json: true });
+      return answerTo03(await inner.handle(call), method);
+    },
+  };
+}
+
+function error03(status: number, code: number, message: string, data?: JsonValue): CoreResponse {
+  return jsonResponse(status, { code, message, ...(data === undefined ? {} : { data }) });
+}
+
+/** The ErrorInfo reasons of A2A's table, each to its JSON-RPC code: what a 0.3 REST error body carries. */
+const codeByReason = new Map<string, number>(Object.values(A2AErrorTable).map((e) => [e.reason, e.jsonRpcCode]));
+const codeByStatus: Readonly<Record<string, number>> = { INVALID_ARGUMENT: -32602, NOT_FOUND: -32601, UNIMPLEMENTED: -32601, UNAUTHENTICATED: -31401, PERMISSION_DENIED: -31403 };
+
+/** An AIP-193 error body as 0.3's `{code, message, data}`: the code from the ErrorInfo reason, the details as data. */
+export function errorBodyTo03(body: Obj): JsonObject {
+  const e = obj(body.error);
+  const details = Array.isArray(e.details) ? e.details : [];
+  const reason = details.map(obj).find((d) => typeof d.reason === "string")?.reason;
+  const code = (typeof reason === "string" ? codeByReason.get(reason) : undefined) ?? codeByStatus[String(e.status)] ?? -32603;
+  return { code, message: typeof e.message === "string" ? e.message : "", ...(details.length > 0 ? { data: details } : {}) };
+}
+
+function answerTo03(answer: CoreResponse, method: V03Method | undefined): CoreResponse {
+  const translate = (text: string, ok: boolean): string => {
+    const value = obj(JSON.parse(text));
+    return JSON.stringify(ok && method !== undefined ? method.result(value, "proto") : errorBodyTo03(value));
+  };
+  if (answer.kind === "body") return { ...answer, headers: { ...answer.headers, "content-type": "application/json" }, body: translate(answer.body, answer.status < 300) };
+  if (answer.kind === "stream") return { ...answer, events: mapEvents(answer.events, (data, event) => ({ data: translate(data, event !== "error"), event })) };
+  return answer;
+}

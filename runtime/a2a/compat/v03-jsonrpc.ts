@@ -1,0 +1,83 @@
+/**
+ * The JSON-RPC endpoint for A2A 0.3 callers as well (D110): a 0.3 call
+ * (no `A2A-Version`, or 0.3) has its method and params translated to the 1.0
+ * call, the same 1.0 endpoint runs it (handler, task runtime, policy,
+ * errors), and its answer or stream is translated back. A 1.0 call, or any
+ * other version, passes through untouched.
+ */
+import type { JsonValue } from "@bufbuild/protobuf";
+import { BodyRefusedError, decodeUtf8, type CoreResponse, type Endpoint } from "../../core/transport.js";
+import { noV03Counterpart, v03Methods, v1To03Names, type V03Method } from "./v03-methods.js";
+import { bytesBody, failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest } from "./v03-request.js";
+import { obj } from "./v03-shapes.js";
+
+export interface V03JsonRpcOptions {
+  /** The 1.0 endpoint's body limit and timeout, applied while the compat layer reads the body. */
+  readonly bodyLimit: number;
+  readonly bodyTimeoutMs: number;
+}
+
+const methodNotFound = -32601;
+const invalidRequest = -32600;
+
+export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOptions): Endpoint {
+  return {
+    async handle(req) {
+      if (!isV03Request(req) || req.method !== "POST") return inner.handle(req.method === "POST" ? req : translatedRequest(req, req.url, req.body));
+      let bytes: Uint8Array;
+      try {
+        bytes = await req.body(options.bodyLimit, options.bodyTimeoutMs);
+      } catch (err) {
+        if (!(err instanceof BodyRefusedError)) throw err;
+        return inner.handle(translatedRequest(req, req.url, failedBody(err)));
+      }
+      let call: JsonValue;
+      try {
+        call = JSON.parse(decodeUtf8(bytes) ?? "") as JsonValue;
+      } catch {
+        // Not JSON: the 1.0 endpoint answers -32700 (or 415) as it always does.
+        return inner.handle(translatedRequest(req, req.url, bytesBody(bytes)));
+      }
+      if (Array.isArray(call)) {
+        return jsonResponse(200, errorOf(null, invalidRequest, "batches are served to A2A 1.0 callers only; send A2A-Version: 1.0, or send A2A 0.3 calls one at a time"));
+      }
+      const c = obj(call);
+      const name = typeof c.method === "string" ? c.method : undefined;
+      const method = name === undefined ? undefined : v03Methods[name];
+      if (method === undefined) {
+        const refusal = name === undefined ? undefined : refusalFor(name);
+        if (refusal === undefined) return inner.handle(translatedRequest(req, req.url, bytesBody(bytes)));
+        return c.id === undefined ? { kind: "empty", status: 204, headers: {} } : jsonResponse(200, errorOf(c.id ?? null, methodNotFound, refusal));
+      }
+      const translated = { ...c, method: method.v1, params: method.request(obj(c.params)) };
+      const answer = await inner.handle(translatedRequest(req, req.url, bytesBody(jsonBytes(translated)), { json: true }));
+      return answerTo03(answer, method);
+    },
+  };
+}
+
+/** Why a method that is not 0.3's is refused to a caller read as 0.3, or undefined for an unknown name (the 1.0 endpoint's -32601). */
+function refusalFor(name: string): string | undefined {
+  const counterpart = noV03Counterpart[name];
+  if (counterpart !== undefined) return `method ${JSON.stringify(name)} does not exist in A2A 0.3: ${counterpart}`;
+  if (name === "tasks/list") return `method "tasks/list" does not exist in A2A 0.3: ${noV03Counterpart.ListTasks}`;
+  const v03 = v1To03Names.get(name);
+  if (v03 === undefined) return undefined;
+  return `method ${JSON.stringify(name)} is A2A 1.0's, and a request without A2A-Version is A2A 0.3 (spec 3.6.2): send A2A-Version: 1.0, or call ${v03}`;
+}
+
+function errorOf(id: JsonValue, code: number, message: string) {
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+/** The 1.0 endpoint's answer with each `result` translated; errors keep their code, message and data (0.3's data is free-form). */
+function answerTo03(answer: CoreResponse, method: V03Method): CoreResponse {
+  const translate = (text: string): string => {
+    const envelope = obj(JSON.parse(text));
+    if (!("result" in envelope)) return text;
+    return JSON.stringify({ ...envelope, result: method.result(obj(envelope.result), "jsonrpc") });
+  };
+  if (answer.kind === "body") return { ...answer, headers: { ...answer.headers, "content-type": "application/json" }, body: translate(answer.body) };
+  if (answer.kind === "stream") return { ...answer, events: mapEvents(answer.events, (data, event) => ({ data: translate(data), event })) };
+  return answer;
+}

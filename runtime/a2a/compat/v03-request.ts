@@ -1,0 +1,84 @@
+/**
+ * What both 0.3 JSON bindings do around the 1.0 endpoint (D110): tell a 0.3
+ * call from a 1.0 one, hand the 1.0 endpoint the translated request marked
+ * `A2A-Version: 0.3` (so the handler's `context.protocolVersion` says who
+ * called), and translate the SSE frames of its answer.
+ */
+import type { CoreRequest, CoreResponse, EventSource } from "../../core/transport.js";
+import { majorMinor } from "../service-params.js";
+
+/** Spec 3.6.2: a missing or empty A2A-Version is 0.3; the header wins over `?A2A-Version=`, as D5 reads them. */
+export function isV03Request(req: CoreRequest): boolean {
+  const header = req.header("a2a-version");
+  const query = new URLSearchParams(req.url.split("?")[1] ?? "").get("A2A-Version");
+  const raw = header !== null && header.trim() !== "" ? header : query !== null && query.trim() !== "" ? query : null;
+  return raw === null || majorMinor(raw) === "0.3";
+}
+
+/**
+ * The request the 1.0 endpoint sees: `A2A-Version: 0.3`, and `url` and body
+ * as translated; `json` when the compat layer wrote the body (a GET of 0.3
+ * may be a POST of 1.0).
+ */
+export function translatedRequest(req: CoreRequest, url: string, body: CoreRequest["body"], rewrite: { readonly method?: string; readonly json?: boolean } = {}): CoreRequest {
+  const headers = new Headers(req.headers);
+  headers.set("a2a-version", "0.3");
+  if (rewrite.json === true) headers.set("content-type", "application/json");
+  // 0.3 named the extensions header X-A2A-Extensions.
+  const legacy = req.header("x-a2a-extensions");
+  if (legacy !== null && req.header("a2a-extensions") === null) headers.set("a2a-extensions", legacy);
+  return {
+    method: rewrite.method ?? req.method,
+    url,
+    headers,
+    header: (name) => headers.get(name),
+    get signal() {
+      return req.signal;
+    },
+    body,
+  };
+}
+
+/** A body read once by the compat layer and handed on as bytes. */
+export function bytesBody(bytes: Uint8Array): CoreRequest["body"] {
+  return async () => bytes;
+}
+
+/** A body that refuses as the original did (size, time), for the 1.0 endpoint to answer. */
+export function failedBody(error: unknown): CoreRequest["body"] {
+  return async () => {
+    throw error;
+  };
+}
+
+const encoder = new TextEncoder();
+
+export function jsonBytes(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}
+
+/** Each SSE frame's data (and event name) translated; heartbeats and cancel pass through. */
+export function mapEvents(events: EventSource, map: (data: string, event: string | undefined) => { data: string; event?: string | undefined }): EventSource {
+  return {
+    heartbeatMs: events.heartbeatMs,
+    cancel: () => events.cancel(),
+    async next() {
+      const frame = await events.next();
+      if (frame === undefined) return undefined;
+      let event: string | undefined;
+      const data: string[] = [];
+      for (const line of frame.split("\n")) {
+        if (line.startsWith("event: ")) event = line.slice(7);
+        else if (line.startsWith("data: ")) data.push(line.slice(6));
+      }
+      if (data.length === 0) return frame;
+      const out = map(data.join("\n"), event);
+      return out.event === undefined ? `data: ${out.data}\n\n` : `event: ${out.event}\ndata: ${out.data}\n\n`;
+    },
+  };
+}
+
+/** A JSON body response. */
+export function jsonResponse(status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): CoreResponse {
+  return { kind: "body", status, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(value) };
+}

@@ -1,0 +1,327 @@
+/**
+ * A2A 0.3 callers on the same agent (issue 18, D110, D111): the official
+ * 0.3 client (`@a2a-js/sdk` 0.3.14, installed as `a2a-js-sdk-v03`) finds the
+ * agent from its card and runs send, stream, get, cancel, resubscribe and
+ * push config CRUD on JSON-RPC and HTTP+JSON against the reference agent's
+ * executor served with `compat: { v0_3: true }`, while 1.0 clients (the
+ * generated ones on all three bindings, and @a2a-js/sdk 1.3) keep working on
+ * the same ports. Also: what a 0.3 caller gets for what 0.3 does not have,
+ * and that with the option off a 0.3 call is still refused.
+ */
+import { ClientFactory, JsonRpcTransport, JsonRpcTransportFactory, RestTransport, RestTransportFactory, TaskNotCancelableError, TaskNotFoundError, type Client } from "a2a-js-sdk-v03/client";
+import type { Message as Message03, Task as Task03, TaskStatusUpdateEvent as Status03 } from "a2a-js-sdk-v03";
+import { ClientFactory as ClientFactory1, JsonRpcTransportFactory as JsonRpc1, RestTransportFactory as Rest1 } from "@a2a-js/sdk/client";
+import { textOf } from "protoc-gen-a2a/runtime";
+import type { AgentServer } from "protoc-gen-a2a/runtime/server";
+import { echoWords } from "../../examples/reference-agent/agent.js";
+import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
+import { createA2AServiceClient } from "../../generated/a2a_client.js";
+import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
+import { Role, TaskState } from "../../generated/a2a_pb.js";
+import { serveA2AService } from "../../generated/a2a_server.js";
+import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { Receiver, deferred, type Deferred } from "../support/task-clients.js";
+
+const TRANSPORTS = ["JSONRPC", "HTTP+JSON"] as const;
+
+// The reference agent's executor; a message starting "hold" waits for the test (or a cancel) first.
+const holds = new Map<string, Deferred>();
+const executor: A2AServiceExecutor = async function* (context) {
+  const text = textOf(context.message);
+  if (text.startsWith("hold")) {
+    const gate = deferred();
+    holds.set(text, gate);
+    yield { state: TaskState.WORKING };
+    await Promise.race([gate.promise, new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }))]);
+    if (context.signal.aborted) return;
+  }
+  yield* echoWords(context);
+};
+
+let server: AgentServer;
+let origin: string;
+const receiver = new Receiver();
+
+beforeAll(async () => {
+  await receiver.start();
+  // The reference agent as main.ts serves it (its card, extended card and bearer rule), with the holding executor.
+  const handler = { ...createA2AServiceTaskHandler(executor, { push: { allow: ["127.0.0.1"], backoffMs: 10 } }), getExtendedAgentCard: async () => referenceExtendedCard };
+  server = await serveA2AService(handler, referenceCard, { port: 0, grpcPort: 0, drainMs: 200, authenticate: bearerAuthenticate("demo"), compat: { v0_3: true } });
+  origin = new URL(server.cardUrl).origin;
+});
+
+afterAll(async () => {
+  await server.close();
+  await receiver.stop();
+});
+
+const client03 = (transport: (typeof TRANSPORTS)[number]): Promise<Client> =>
+  new ClientFactory({ transports: [new JsonRpcTransportFactory(), new RestTransportFactory()], preferredTransports: [transport] }).createFromUrl(origin);
+
+const userMessage = (text: string, extra: Partial<Message03> = {}): Message03 => ({
+  kind: "message",
+  messageId: crypto.randomUUID(),
+  role: "user",
+  parts: [{ kind: "text", text }],
+  ...extra,
+});
+
+const artifactText = (task: Task03): string =>
+  (task.artifacts ?? []).flatMap((a) => a.parts).map((p) => (p.kind === "text" ? p.text : "")).join("");
+
+async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+/** Waits for the executor of the "hold" message `text` to be holding, then releases it. */
+async function release(text: string): Promise<void> {
+  for (let i = 0; i < 500 && !holds.has(text); i++) await new Promise((r) => setImmediate(r));
+  holds.get(text)!.resolve();
+}
+
+describe("the card, read by a 0.3 client", () => {
+  it("carries 0.3's url, preferredTransport and additionalInterfaces beside 1.0's supportedInterfaces", async () => {
+    const card = (await (await fetch(server.cardUrl)).json()) as Record<string, unknown>;
+    expect(card.protocolVersion).toBe("0.3.0");
+    expect(card.url).toBe(server.jsonRpcUrl);
+    expect(card.preferredTransport).toBe("JSONRPC");
+    expect(card.additionalInterfaces).toEqual([
+      { url: server.jsonRpcUrl, transport: "JSONRPC" },
+      { url: server.httpJsonUrl, transport: "HTTP+JSON" },
+      { url: server.grpcAddress, transport: "GRPC" },
+    ]);
+    expect(card.supportsAuthenticatedExtendedCard).toBe(true);
+    expect(card.supportedInterfaces).toEqual([
+      { url: server.jsonRpcUrl, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: server.httpJsonUrl, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+      { url: server.grpcAddress, protocolBinding: "GRPC", protocolVersion: "1.0" },
+      { url: server.jsonRpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      { url: server.httpJsonUrl, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
+      { url: server.grpcAddress, protocolBinding: "GRPC", protocolVersion: "0.3" },
+    ]);
+  });
+
+  it.each(TRANSPORTS)("leads the 0.3 client to the %s endpoint", async (transport) => {
+    const client = await client03(transport);
+    expect((client as unknown as { transport: object }).transport).toBeInstanceOf(transport === "JSONRPC" ? JsonRpcTransport : RestTransport);
+  });
+});
+
+describe.each(TRANSPORTS)("a 0.3 client on %s", (transport) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await client03(transport);
+  });
+
+  it("sends a message and gets the finished task in 0.3's shapes", async () => {
+    const result = await client.sendMessage({ message: userMessage("hello old world"), configuration: { blocking: true } });
+    expect(result.kind).toBe("task");
+    const task = result as Task03;
+    expect(task.status.state).toBe("completed");
+    expect(artifactText(task)).toBe("hello old world");
+    expect(task.history?.[0]?.role).toBe("user");
+  });
+
+  it("streams a message: the task first, artifact chunks, and a final status", async () => {
+    const events = await collect(client.sendMessageStream({ message: userMessage("one two three") }));
+    expect(events[0]?.kind).toBe("task");
+    const kinds = events.map((e) => e.kind);
+    expect(kinds.filter((k) => k === "artifact-update")).toHaveLength(3);
+    const last = events[events.length - 1] as Status03;
+    expect(last.kind).toBe("status-update");
+    expect(last.status.state).toBe("completed");
+    expect(last.final).toBe(true);
+  });
+
+  it("gets a task, with historyLength", async () => {
+    const sent = (await client.sendMessage({ message: userMessage("get me"), configuration: { blocking: true } })) as Task03;
+    const task = await client.getTask({ id: sent.id, historyLength: 1 });
+    expect(task.id).toBe(sent.id);
+    expect(task.contextId).toBe(sent.contextId);
+    expect(task.status.state).toBe("completed");
+    expect(task.history).toHaveLength(1);
+    expect(artifactText(task)).toBe("get me");
+  });
+
+  it("cancels a running task", async () => {
+    const text = `hold cancel ${transport}`;
+    const sent = (await client.sendMessage({ message: userMessage(text), configuration: { blocking: false } })) as Task03;
+    expect(["submitted", "working"]).toContain(sent.status.state);
+    const canceled = await client.cancelTask({ id: sent.id });
+    expect(canceled.status.state).toBe("canceled");
+    expect((await client.getTask({ id: sent.id })).status.state).toBe("canceled");
+  });
+
+  it("resubscribes to a running task and follows it to its end", async () => {
+    const text = `hold resubscribe ${transport}`;
+    const sent = (await client.sendMessage({ message: userMessage(text), configuration: { blocking: false } })) as Task03;
+    const stream = client.resubscribeTask({ id: sent.id })[Symbol.asyncIterator]();
+    const first = await stream.next();
+    expect(first.value).toMatchObject({ kind: "task", id: sent.id });
+    await release(text);
+    const rest: unknown[] = [];
+    for (let r = await stream.next(); r.done !== true; r = await stream.next()) rest.push(r.value);
+    expect(rest[rest.length - 1]).toMatchObject({ kind: "status-update", final: true, status: { state: "completed" } });
+  });
+
+  it("creates, gets, lists and deletes push configs", async () => {
+    const text = `hold push ${transport}`;
+    const sent = (await client.sendMessage({ message: userMessage(text), configuration: { blocking: false } })) as Task03;
+    const url = receiver.url(`/push-${transport}`);
+    const set = await client.setTaskPushNotificationConfig({
+      taskId: sent.id,
+      pushNotificationConfig: { id: "cfg-1", url, token: "tok", authentication: { schemes: ["Bearer"], credentials: "secret" } },
+    });
+    expect(set).toEqual({ taskId: sent.id, pushNotificationConfig: { id: "cfg-1", url, token: "tok", authentication: { schemes: ["Bearer"], credentials: "secret" } } });
+    // 0.3.14 types this param as TaskIdParams, but reads (and over REST requires) pushNotificationConfigId.
+    const which = { id: sent.id, pushNotificationConfigId: "cfg-1" };
+    expect(await client.getTaskPushNotificationConfig(which)).toEqual(set);
+    await client.setTaskPushNotificationConfig({ taskId: sent.id, pushNotificationConfig: { id: "cfg-2", url: receiver.url("/other") } });
+    const listed = await client.listTaskPushNotificationConfig({ id: sent.id });
+    expect(listed.map((c) => c.pushNotificationConfig.id).sort()).toEqual(["cfg-1", "cfg-2"]);
+    await client.deleteTaskPushNotificationConfig({ id: sent.id, pushNotificationConfigId: "cfg-2" });
+    expect((await client.listTaskPushNotificationConfig({ id: sent.id })).map((c) => c.pushNotificationConfig.id)).toEqual(["cfg-1"]);
+    await release(text);
+    await receiver.when("the last notification", () => receiver.on(`/push-${transport}`).some((r) => r.body.includes("COMPLETED") || r.body.includes("completed")));
+  });
+
+  it("is notified in 0.3's form (the task, application/json), while a 1.0 config on the same task gets StreamResponses", async () => {
+    const text = `hold notify ${transport}`;
+    const path03 = `/notify03-${transport}`;
+    const path10 = `/notify10-${transport}`;
+    // Registered with the message itself, as 0.3's MessageSendConfiguration.pushNotificationConfig.
+    const sent = (await client.sendMessage({
+      message: userMessage(text),
+      configuration: { blocking: false, pushNotificationConfig: { url: receiver.url(path03), token: "tok", authentication: { schemes: ["Bearer"], credentials: "secret" } } },
+    })) as Task03;
+    const v1 = await fetch(`${server.httpJsonUrl}/tasks/${sent.id}/pushNotificationConfigs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ taskId: sent.id, url: receiver.url(path10) }),
+    });
+    expect(v1.status).toBe(200);
+    await release(text);
+    const done = (path: string) => receiver.on(path).some((r) => r.body.includes("completed") || r.body.includes("TASK_STATE_COMPLETED"));
+    await receiver.when("both receivers told of the end", () => done(path03) && done(path10));
+    const tasks = receiver.on(path03).map((r) => JSON.parse(r.body) as Task03);
+    const last = tasks.find((t) => t.status.state === "completed")!;
+    expect(last).toMatchObject({ kind: "task", id: sent.id, contextId: sent.contextId, status: { state: "completed" } });
+    expect(artifactText(last)).toBe(text);
+    const first = receiver.on(path03)[0]!.headers;
+    expect(first["content-type"]).toBe("application/json");
+    expect(first["x-a2a-notification-token"]).toBe("tok");
+    expect(first.authorization).toBe("Bearer secret");
+    const events = receiver.on(path10).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(events.every((e) => Object.keys(e).length === 1 && ["task", "statusUpdate", "artifactUpdate"].includes(Object.keys(e)[0]!))).toBe(true);
+    expect(receiver.on(path10)[0]!.headers["content-type"]).toBe("application/a2a+json");
+  });
+
+  it("gets 0.3's typed errors: an unknown task, a finished task canceled", async () => {
+    await expect(client.getTask({ id: "no-such-task" })).rejects.toBeInstanceOf(TaskNotFoundError);
+    const done = (await client.sendMessage({ message: userMessage("finished"), configuration: { blocking: true } })) as Task03;
+    await expect(client.cancelTask({ id: done.id })).rejects.toBeInstanceOf(TaskNotCancelableError);
+  });
+});
+
+describe("the extended card, asked for by a 0.3 caller", () => {
+  it("comes in 0.3's shape on JSON-RPC (agent/getAuthenticatedExtendedCard) and HTTP+JSON (GET /v1/card), for an authenticated caller", async () => {
+    const auth = { authorization: "Bearer demo" };
+    const rpc = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "agent/getAuthenticatedExtendedCard" }) });
+    const { result } = (await rpc.json()) as { result: Record<string, unknown> };
+    expect(result).toMatchObject({ protocolVersion: "0.3.0", description: expect.stringContaining("(extended card)"), securitySchemes: { bearer: { type: "http", scheme: "Bearer" } } });
+    expect(result).not.toHaveProperty("supportedInterfaces");
+    const rest = await fetch(`${server.httpJsonUrl}/v1/card`, { headers: auth });
+    expect(await rest.json()).toMatchObject({ protocolVersion: "0.3.0", securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer" } } } });
+    const anonymous = await fetch(`${server.httpJsonUrl}/v1/card`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ code: -31401 });
+  });
+});
+
+describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
+  const rpc = async (method: string, headers: Record<string, string> = {}) =>
+    (await (await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: {} }) })).json()) as {
+      error?: { code: number; message: string };
+    };
+
+  it("answers a 0.3 ListTasks on either binding with a method-not-found that says how to list", async () => {
+    for (const method of ["tasks/list", "ListTasks"]) {
+      const { error } = await rpc(method);
+      expect(error?.code).toBe(-32601);
+      expect(error?.message).toContain("send A2A-Version: 1.0 and call ListTasks");
+    }
+    const rest = await fetch(`${server.httpJsonUrl}/v1/tasks`);
+    expect(rest.status).toBe(404);
+    expect(((await rest.json()) as { code: number; message: string }).message).toContain("ListTasks has no A2A 0.3 counterpart");
+  });
+
+  it("tells a caller who sends a 1.0 method without A2A-Version to send it", async () => {
+    const { error } = await rpc("GetTask");
+    expect(error?.code).toBe(-32601);
+    expect(error?.message).toContain("send A2A-Version: 1.0, or call tasks/get");
+  });
+
+  it("answers a body that is not JSON, or too large, as the 1.0 endpoint does", async () => {
+    const post = (url: string, body: string) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    expect(((await (await post(server.jsonRpcUrl!, "{nope")).json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const big = await post(server.jsonRpcUrl!, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: { pad: "x".repeat(5 << 20) } }));
+    expect(big.status).toBe(413);
+    const badPath = await fetch(`${server.httpJsonUrl}/v1/tasks/%E0%A4%A`);
+    expect(badPath.status).toBe(400);
+    expect(await badPath.json()).toMatchObject({ code: -32602 });
+    const rest = await post(`${server.httpJsonUrl}/v1/message:send`, "{nope");
+    expect(rest.status).toBe(400);
+    expect(await rest.json()).toMatchObject({ code: -32700 });
+    // A 1.0 validation error reaches a 0.3 REST caller as {code, message, data}: InvalidParams.
+    const invalid = await post(`${server.httpJsonUrl}/v1/message:send`, JSON.stringify({ message: { role: "ROLE_USER" } }));
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ code: -32602, message: expect.stringContaining("messageId") });
+  });
+
+  it("refuses a 0.3 batch, saying why", async () => {
+    const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x" } }]) });
+    expect(((await res.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringContaining("batches are served to A2A 1.0 callers only") });
+  });
+});
+
+describe("1.0 clients on the same ports", () => {
+  const message = () => ({ messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text" as const, value: "still one oh" } }] });
+
+  it("the generated client from the card, and the gRPC client, are served as 1.0", async () => {
+    const client = await createA2AServiceClient(origin);
+    const response = await client.sendMessage({ message: message() });
+    expect(response.payload.case).toBe("task");
+    client.close();
+    const grpc = createA2AServiceGrpcClient(server.grpcAddress!);
+    const viaGrpc = await grpc.sendMessage({ message: message() });
+    expect(viaGrpc.payload.case === "task" && viaGrpc.payload.value.status?.state).toBe(TaskState.COMPLETED);
+    grpc.close();
+  });
+
+  it.each(["JSONRPC", "HTTP+JSON"])("@a2a-js/sdk 1.3 picks the 1.0 %s interface and is answered in 1.0", async (binding) => {
+    const client = await new ClientFactory1({ transports: [new JsonRpc1(), new Rest1()], preferredTransports: [binding] }).createFromUrl(origin);
+    const result = await client.sendMessage({ message: { messageId: crypto.randomUUID(), role: 1, parts: [{ content: { $case: "text", value: "hi" }, metadata: undefined, filename: "", mediaType: "" }], contextId: "", taskId: "", extensions: [], referenceTaskIds: [], metadata: undefined }, tenant: "", configuration: undefined, metadata: undefined });
+    expect(result).toHaveProperty("id");
+  });
+});
+
+describe("with the option off", () => {
+  it("a 0.3 call is still answered VersionNotSupported, and 0.3 names with the hint", async () => {
+    const handler = createA2AServiceTaskHandler(executor);
+    const plain = await serveA2AService(handler, referenceCard, { port: 0, grpcPort: false, drainMs: 100 });
+    try {
+      const card = (await (await fetch(plain.cardUrl)).json()) as Record<string, unknown>;
+      expect(card.url).toBeUndefined();
+      const res = await fetch(plain.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params: {} }) });
+      expect(((await res.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32601, message: expect.stringContaining("A2A 0.3's name for SendMessage") });
+      const v = await fetch(plain.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }) });
+      expect(((await v.json()) as { error: { code: number } }).error.code).toBe(-32009);
+      const rest = await fetch(`${plain.httpJsonUrl}/v1/tasks/abc`);
+      expect(rest.status).not.toBe(200);
+    } finally {
+      await plain.close();
+    }
+  });
+});
