@@ -243,7 +243,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   }
   if (httpJsonPath !== false) {
     const core = createHttpJsonEndpoint({ ...json, methods: config.methods, rules: config.rules, basePath: httpJsonPath });
-    routes.push({ path: httpJsonPath, prefix: true, core: v03 ? createV03HttpJsonEndpoint(core, { ...body, basePath: httpJsonPath }) : core });
+    routes.push({ path: httpJsonPath, prefix: true, core: v03 ? createV03HttpJsonEndpoint(core, { ...body, basePath: httpJsonPath, methods: config.methods, rules: config.rules }) : core });
   }
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;

@@ -9,6 +9,8 @@
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { BodyRefusedError, decodeUtf8, type CoreResponse, type Endpoint } from "../../core/transport.js";
+import { createRequestEncoder, jsonNamesOf, type HttpRequestParts, type RequestEncoder } from "../../core/http/request-encoding.js";
+import type { HttpRuleSpec, MethodSpec } from "../../core/method-spec.js";
 import { A2AErrorTable } from "../errors.js";
 import { noV03Counterpart, v03Methods, type V03Method } from "./v03-methods.js";
 import { failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest } from "./v03-request.js";
@@ -17,6 +19,9 @@ import { obj, type Obj } from "./v03-shapes.js";
 export interface V03HttpJsonOptions {
   /** The base path the 1.0 routes are under (`/a2a/rest`); 0.3's are under `<basePath>/v1`. */
   readonly basePath: string;
+  /** The 1.0 service's method table and HTTP rules (the generated ones). */
+  readonly methods: Readonly<Record<string, MethodSpec>>;
+  readonly rules: readonly HttpRuleSpec[];
   readonly bodyLimit: number;
   readonly bodyTimeoutMs: number;
 }
@@ -60,38 +65,27 @@ function route03(method: string, path: string, query: URLSearchParams): Route03 
   return undefined;
 }
 
-const enc = encodeURIComponent;
-
-/** The 1.0 route (verb and path below the base path) that serves a 1.0 request, as a2a.proto's rules say. */
-function route10(v1: string, request: JsonObject): { method: string; path: string; body: boolean } {
-  const id = enc(String(request.id ?? ""));
-  const taskId = enc(String(request.taskId ?? ""));
-  switch (v1) {
-    case "SendMessage":
-      return { method: "POST", path: "/message:send", body: true };
-    case "SendStreamingMessage":
-      return { method: "POST", path: "/message:stream", body: true };
-    case "GetTask":
-      return { method: "GET", path: `/tasks/${id}${request.historyLength === undefined ? "" : `?historyLength=${Number(request.historyLength)}`}`, body: false };
-    case "CancelTask":
-      return { method: "POST", path: `/tasks/${id}:cancel`, body: true };
-    case "SubscribeToTask":
-      return { method: "POST", path: `/tasks/${id}:subscribe`, body: false };
-    case "CreateTaskPushNotificationConfig":
-      return { method: "POST", path: `/tasks/${taskId}/pushNotificationConfigs`, body: true };
-    case "GetTaskPushNotificationConfig":
-      return { method: "GET", path: `/tasks/${taskId}/pushNotificationConfigs/${id}`, body: false };
-    case "ListTaskPushNotificationConfigs":
-      return { method: "GET", path: `/tasks/${taskId}/pushNotificationConfigs`, body: false };
-    case "DeleteTaskPushNotificationConfig":
-      return { method: "DELETE", path: `/tasks/${taskId}/pushNotificationConfigs/${id}`, body: false };
-    default:
-      return { method: "GET", path: "/extendedAgentCard", body: false };
+/**
+ * The 1.0 route that serves a translated request, made from a2a.proto's own
+ * HTTP rules by the encoder the generated client uses (the inverse of the
+ * server's transcoding): path, query and body.
+ */
+function createRoutes10(methods: Readonly<Record<string, MethodSpec>>, rules: readonly HttpRuleSpec[]): (v1: string, request: JsonObject) => HttpRequestParts {
+  const encoders = new Map<string, RequestEncoder>();
+  for (const spec of Object.values(methods)) {
+    const own = rules.filter((r) => r.method === spec.localName);
+    if (own.length > 0) encoders.set(spec.name, createRequestEncoder(spec.name, own, (field) => jsonNamesOf(spec.input, field)));
   }
+  return (v1, request) => {
+    const encoder = encoders.get(v1);
+    if (encoder === undefined) throw new Error(`${v1} has no HTTP rule in this service`);
+    return encoder.encode(request);
+  };
 }
 
 export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonOptions): Endpoint {
   const base = `${options.basePath}/v1`;
+  const route10 = createRoutes10(options.methods, options.rules);
   return {
     async handle(req) {
       if (!isV03Request(req)) return inner.handle(req);
@@ -125,8 +119,14 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
       }
       const method = v03Methods[route.name]!;
       const request = method.request(route.params(body));
-      const target = route10(method.v1, request);
-      const call = translatedRequest(req, `${options.basePath}${target.path}`, async () => jsonBytes(target.body ? request : {}), { method: target.method, json: true });
+      let target: HttpRequestParts;
+      try {
+        target = route10(method.v1, request);
+      } catch (err) {
+        // A request 1.0's routes cannot carry (an empty task id, say).
+        return error03(400, -32602, err instanceof Error ? err.message : String(err));
+      }
+      const call = translatedRequest(req, `${options.basePath}${target.path}`, async () => jsonBytes(target.body ?? {}), { method: target.method, json: true });
       return answerTo03(await inner.handle(call), method);
     },
   };

@@ -6,9 +6,9 @@
  * events, and errors from the AIP-193 body, a stream's `event: error` frame
  * included (D14).
  */
-import type { DescField, DescMessage, JsonValue } from "@bufbuild/protobuf";
+import type { DescMessage, JsonValue } from "@bufbuild/protobuf";
 import { RpcError } from "../errors.js";
-import { createRequestEncoder, type RequestEncoder } from "../http/request-encoding.js";
+import { createRequestEncoder, jsonNamesOf, type RequestEncoder } from "../http/request-encoding.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp } from "./error-decoding.js";
@@ -110,14 +110,3 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
 }
 
 /** The JSON names along a path of local field names from `desc`. */
-function jsonNamesOf(desc: DescMessage, field: readonly string[]): string[] {
-  const names: string[] = [];
-  let message: DescMessage | undefined = desc;
-  for (const local of field) {
-    const f: DescField | undefined = message?.fields.find((x) => x.localName === local);
-    if (f === undefined) throw new Error(`${desc.typeName} has no field ${field.join(".")}: the HTTP rule table does not match the schema`);
-    names.push(f.jsonName);
-    message = f.message;
-  }
-  return names;
-}

@@ -14,7 +14,7 @@
  *   neither the path, the body nor the rule's query can carry is an error
  *   rather than silently dropped.
  */
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { HttpRuleSpec } from "../method-spec.js";
 import { parsePathTemplate, type PathTemplate } from "./path-template.js";
 
@@ -132,4 +132,17 @@ function addQuery(query: URLSearchParams, name: string, value: JsonValue, bound:
     if (item !== null && typeof item === "object") throw new Error(`${method} cannot send ${name} in a query: it holds messages`);
     query.append(name, String(item));
   }
+}
+
+/** The JSON names along a local field path of `desc` (`["task_id"]` style paths from the rule table), for `createRequestEncoder`. */
+export function jsonNamesOf(desc: DescMessage, field: readonly string[]): string[] {
+  const names: string[] = [];
+  let message: DescMessage | undefined = desc;
+  for (const local of field) {
+    const f: DescField | undefined = message?.fields.find((x) => x.localName === local);
+    if (f === undefined) throw new Error(`${desc.typeName} has no field ${field.join(".")}: the HTTP rule table does not match the schema`);
+    names.push(f.jsonName);
+    message = f.message;
+  }
+  return names;
 }
