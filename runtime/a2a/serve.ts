@@ -295,10 +295,12 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
         addGrpcService(server, { ...shared, profile, required: {}, handler: v03Handler, definition: compat.v03GrpcDefinition, methods: compat.v03GrpcMethods });
       }
       const service = config.service;
-      if (grpcOptions.health === true) health = addHealthService(server, { services: service === undefined ? [] : [service.typeName] });
+      // 0.3's service is reported and described beside 1.0's, so a 0.3 caller can probe and reflect it too.
+      const services = service === undefined ? [] : compat === undefined ? [service] : [service, compat.v03GrpcService];
+      if (grpcOptions.health === true) health = addHealthService(server, { services: services.map((s) => s.typeName) });
       if (grpcOptions.reflection === true && service !== undefined) {
         // With health on, reflection describes it too, so `buf curl --reflect` can call Health/Check.
-        const described = grpcOptions.health === true ? [service, Health] : [service];
+        const described = grpcOptions.health === true ? [...services, Health] : services;
         addReflectionService(server, described.map((s) => s.file), { services: described.map((s) => s.typeName) });
       }
       const port = await listenGrpc(server, {

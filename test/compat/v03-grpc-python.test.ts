@@ -51,7 +51,7 @@ const receiver = new Receiver();
 beforeAll(async () => {
   await receiver.start();
   const handler = createA2AServiceTaskHandler(executor, { push: { allow: ["127.0.0.1"] } });
-  server = await serveA2AService(handler, referenceCard, { port: 0, grpcPort: 0, drainMs: 200, compat: { v0_3: true } });
+  server = await serveA2AService(handler, referenceCard, { port: 0, grpcPort: 0, drainMs: 200, compat: { v0_3: true }, grpc: { health: true, reflection: true } });
 });
 
 afterAll(async () => {
@@ -94,4 +94,17 @@ pythonTest("a Python 0.3 client runs every a2a.v1.A2AService RPC, and 1.0's serv
   const answer = await client.sendMessage({ message: { messageId: "m", role: Role.USER, parts: [{ content: { case: "text", value: "still 1.0" } }] } });
   expect(answer.payload.case === "task" && answer.payload.value.status?.state).toBe(TaskState.COMPLETED);
   client.close();
+}, 60_000);
+
+test("health reports 0.3's service and reflection describes it, so a reflecting client calls it with no schema of its own", async () => {
+  // From a folder with no buf.yaml: the schema can only come from the server.
+  const curl = (...args: string[]) => run(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", "--reflect", ...args], { cwd: tmpdir(), timeout: 30_000 });
+  const origin = `http://${server.grpcAddress!}`;
+  const services = (await curl("--list-services", origin)).stdout.trim().split("\n");
+  expect(services.sort()).toEqual(["a2a.v1.A2AService", "grpc.health.v1.Health", "lf.a2a.v1.A2AService"]);
+  expect(JSON.parse((await curl("--data", '{"service":"a2a.v1.A2AService"}', `${origin}/grpc.health.v1.Health/Check`)).stdout)).toEqual({ status: "SERVING" });
+  // 0.3's SendMessage in 0.3's ProtoJSON (`content`, ROLE_USER; blocking, which 0.3 leaves off by default), with no a2a-version.
+  const body = JSON.stringify({ request: { messageId: "m-reflect", role: "ROLE_USER", content: [{ text: "via reflection" }] }, configuration: { blocking: true } });
+  const answer = JSON.parse((await curl("--data", body, `${origin}/a2a.v1.A2AService/SendMessage`)).stdout) as { task?: { status?: { state?: string } } };
+  expect(answer.task?.status?.state).toBe("TASK_STATE_COMPLETED");
 }, 60_000);

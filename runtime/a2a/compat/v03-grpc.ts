@@ -17,6 +17,9 @@ import { cardTo03 } from "./v03-card.js";
 import { v03Methods } from "./v03-methods.js";
 import { obj, pushConfigFrom03, streamResponseTo03, taskPushConfigTo03, type Obj } from "./v03-shapes.js";
 
+/** The v0.3 service's descriptor: what health reports and reflection describes beside 1.0's. */
+export const v03GrpcService = A2AServiceV03;
+
 /** The v0.3 service's method table, as the core's gRPC binding takes it. */
 export const v03GrpcMethods: Readonly<Record<string, MethodSpec>> = Object.fromEntries(
   A2AServiceV03.methods.map((m) => [
