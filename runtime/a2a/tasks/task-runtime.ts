@@ -563,7 +563,7 @@ export class TaskRuntime {
     }
     live.lastArtifactId = artifact.artifactId;
     const appended = append && own !== undefined;
-    const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true, appendSent: append, metadata: event.metadata };
+    const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true, metadata: event.metadata };
     return then(this.#s.store.update(live.record, change), () => this.#publishArtifact(live, artifact, append, event, true));
   }
 

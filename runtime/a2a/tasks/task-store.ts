@@ -27,9 +27,9 @@ export type TaskChange =
   | { readonly kind: "status"; readonly terminal: boolean; readonly metadata?: JsonObject | undefined }
   /**
    * An artifact added or one's parts appended to (`index` into `task.artifacts`): with `append`,
-   * its last `parts` parts are the chunk the executor sent; `lastChunk` as the executor said;
-   * `appendSent`, the `append` the streams get (the executor's: it may append to an artifact
-   * that does not exist yet).
+   * its last `parts` parts are the chunk the executor sent; `lastChunk` as the executor said.
+   * `metadata`, here and on a status: the executor's event metadata, for a store that renders
+   * push notifications from what it wrote (D74).
    */
   | {
       readonly kind: "artifact";
@@ -37,7 +37,6 @@ export type TaskChange =
       readonly append?: boolean;
       readonly parts?: number;
       readonly lastChunk?: boolean;
-      readonly appendSent?: boolean;
       readonly metadata?: JsonObject | undefined;
     }
   /** A message added at the end of the history. */

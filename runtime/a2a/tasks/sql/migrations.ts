@@ -23,6 +23,9 @@
  * - (3) a lease on each task that is SUBMITTED or WORKING: the store
  *   instance that wrote it last and until when; that instance renews it,
  *   and any instance fails a task whose lease lapsed (D72).
+ * - (4) a2a_push_outbox: a push notification due, per event and push config,
+ *   written with the event and claimed by the instance delivering it until
+ *   it is delivered (D74); events keep their executor metadata for it.
  *
  * Ids are `COLLATE "C"`: ListTasks orders ties by id in code point order,
  * as the in-memory store does, whatever the database's locale.
@@ -120,6 +123,23 @@ ALTER TABLE a2a_tasks
   ADD COLUMN lease_owner text,
   ADD COLUMN lease_until bigint;
 CREATE INDEX a2a_tasks_leases ON a2a_tasks (lease_until) WHERE lease_until IS NOT NULL;
+`,
+  },
+  {
+    version: 4,
+    name: "push outbox and event metadata",
+    sql: `
+ALTER TABLE a2a_task_events ADD COLUMN metadata text;
+CREATE TABLE a2a_push_outbox (
+  task_id     text COLLATE "C" NOT NULL REFERENCES a2a_tasks (id) ON DELETE CASCADE,
+  seq         bigint NOT NULL,
+  config_id   text COLLATE "C" NOT NULL,
+  claimed_by  text NOT NULL,
+  claim_until bigint NOT NULL,
+  PRIMARY KEY (task_id, seq, config_id)
+);
+CREATE INDEX a2a_push_outbox_claims ON a2a_push_outbox (claim_until);
+CREATE INDEX a2a_push_outbox_claimant ON a2a_push_outbox (claimed_by);
 `,
   },
 ];

@@ -5,7 +5,11 @@
  * (exact for epoch milliseconds), so both answer numbers.
  */
 
-/** The task row, its history and its artifacts, and the `created` event: one statement. */
+/**
+ * The task row, its history and its artifacts, the push configs its
+ * SendMessage brought, the `created` event, and with $16 its outbox rows
+ * (one per config, D74), claimed by $14 until $17: one statement.
+ */
 export const createTask = `
 WITH t AS (
   INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, status_ms, finished_ms, version, history_len, task, lease_owner, lease_until)
@@ -17,9 +21,19 @@ WITH t AS (
 ), a AS (
   INSERT INTO a2a_task_artifacts (task_id, idx, artifact)
   SELECT $1::text, (n - 1)::int, artifact FROM unnest($11::bytea[]) WITH ORDINALITY AS r (artifact, n)
+), c AS (
+  INSERT INTO a2a_push_configs (task_id, id, tenant, url, token, auth_scheme, auth_credentials)
+  SELECT $1::text, x.id, $2::text, x.url, x.token, x.scheme, x.credentials
+  FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::text[]) AS x (id, url, token, scheme, credentials)
+  ON CONFLICT (task_id, id) DO NOTHING
+), o AS (
+  INSERT INTO a2a_push_outbox (task_id, seq, config_id, claimed_by, claim_until)
+  SELECT $1::text, 1, x.id, $14::text, $17::bigint FROM unnest($18::text[]) AS x (id) WHERE $16::boolean
+  RETURNING 1
 )
 INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer)
-SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t`;
+SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t
+RETURNING (SELECT count(*) FROM o)::int AS pushes`;
 
 /**
  * One change: the task row (its version and history length counted up
@@ -28,7 +42,10 @@ SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t`;
  * nothing when the task is gone or finished: a task is terminal once, and
  * what an instance that has not heard of it yet (a cancel made on another)
  * still writes is dropped. With $17, only if the task's lease lapsed
- * before then (the lease reaper's FAILED, D72).
+ * before then (the lease reaper's FAILED, D72). With $19, a push
+ * notification due per push config the task has now, whichever instance
+ * made it (the outbox, D74), claimed by $18 until $20; $21 is the
+ * executor's event metadata (JSON).
  */
 export const updateTask = `
 WITH t AS (
@@ -51,10 +68,15 @@ WITH t AS (
   INSERT INTO a2a_task_artifacts (task_id, idx, artifact)
   SELECT $1::text, $9::int, $10::bytea FROM t WHERE $10::bytea IS NOT NULL
   ON CONFLICT (task_id, idx) DO UPDATE SET artifact = excluded.artifact
+), o AS (
+  INSERT INTO a2a_push_outbox (task_id, seq, config_id, claimed_by, claim_until)
+  SELECT $1::text, t.version, c.id, $18::text, $20::bigint FROM t, a2a_push_configs c
+  WHERE $19::boolean AND c.task_id = $1::text
+  RETURNING 1
 )
-INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer, append, last_chunk)
-SELECT $1::text, version, $11::text, $9::int, $7::bigint, $12::bytea, $13::text, $14::boolean, $15::boolean FROM t
-RETURNING seq::float8 AS seq`;
+INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer, append, last_chunk, metadata)
+SELECT $1::text, version, $11::text, $9::int, $7::bigint, $12::bytea, $13::text, $14::boolean, $15::boolean, $21::text FROM t
+RETURNING seq::float8 AS seq, (SELECT count(*) FROM o)::int AS pushes`;
 
 const history = `ARRAY(SELECT message FROM a2a_task_messages WHERE task_id = t.id ORDER BY seq) AS history`;
 const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id = t.id ORDER BY idx) AS artifacts`;
@@ -109,10 +131,42 @@ export const eventsAfter = `
 SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk
 FROM a2a_task_events WHERE task_id = $1::text AND seq > $2::bigint ORDER BY seq`;
 
-/** The leases this instance holds, renewed (D72). */
+/** The leases this instance holds, and its outbox claims, renewed (D72, D74). */
 export const renewLeases = `
+WITH o AS (UPDATE a2a_push_outbox SET claim_until = $2::bigint WHERE claimed_by = $1::text)
 UPDATE a2a_tasks SET lease_until = $2::bigint
 WHERE lease_owner = $1::text AND lease_until IS NOT NULL AND finished_ms IS NULL`;
+
+/**
+ * Outbox rows whose claim lapsed (the instance delivering them died), claimed by $2 until $3,
+ * oldest first; SKIP LOCKED: two instances claiming at once take different rows.
+ */
+export const claimLapsedPushes = `
+WITH c AS (
+  SELECT task_id, seq, config_id FROM a2a_push_outbox
+  WHERE claim_until < $1::bigint ORDER BY claim_until, task_id, seq LIMIT 500 FOR UPDATE SKIP LOCKED
+)
+UPDATE a2a_push_outbox o SET claimed_by = $2::text, claim_until = $3::bigint
+FROM c WHERE o.task_id = c.task_id AND o.seq = c.seq AND o.config_id = c.config_id
+RETURNING o.task_id, o.seq::float8 AS seq`;
+
+/**
+ * The outbox rows $1 claims of the events ($2 task, $3 seq) pairs, with what a notification is
+ * made of: the event, the task's context, the config (NULL when it was deleted since), in order.
+ */
+export const claimedPushes = `
+SELECT o.task_id, o.seq::float8 AS seq, o.config_id, e.kind, e.body, e.append, e.last_chunk, e.metadata,
+  t.context_id, c.url, c.token, c.auth_scheme, c.auth_credentials
+FROM unnest($2::text[], $3::bigint[]) AS k (task_id, seq)
+JOIN a2a_push_outbox o ON o.task_id = k.task_id AND o.seq = k.seq
+JOIN a2a_task_events e ON e.task_id = o.task_id AND e.seq = o.seq
+JOIN a2a_tasks t ON t.id = o.task_id
+LEFT JOIN a2a_push_configs c ON c.task_id = o.task_id AND c.id = o.config_id
+WHERE o.claimed_by = $1::text
+ORDER BY o.task_id, o.seq, o.config_id`;
+
+/** A notification delivered (or given up on): out of the outbox. */
+export const deletePush = `DELETE FROM a2a_push_outbox WHERE task_id = $1::text AND seq = $2::bigint AND config_id = $3::text`;
 
 /** Tasks whose lease lapsed: their instance stopped renewing it (D72). */
 export const lapsedLeases = `

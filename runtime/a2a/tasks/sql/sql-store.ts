@@ -23,10 +23,11 @@ import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/c
 import { randomUUID } from "node:crypto";
 import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
-import type { ConfigPage, ForeignChange, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
+import type { ConfigPage, ForeignChange, PushOutbox, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
 import { importPeer, pgDriver, pgliteDriver, type PGliteLike, type PgPoolLike, type SqlDriver } from "./driver.js";
 import { LogFollowers } from "./log-follower.js";
 import { migrate } from "./migrations.js";
+import { PushOutboxSender } from "./push-outbox.js";
 import * as q from "./queries.js";
 
 export interface SqlTaskStoreOptions {
@@ -189,6 +190,7 @@ class Store implements SqlTaskStore {
   /** This instance, in the event log: its own events are not handed to `follow`. */
   readonly #writer = randomUUID();
   readonly #followers: LogFollowers<EventRow>;
+  readonly #pushes: PushOutboxSender;
 
   constructor(
     readonly driver: SqlDriver,
@@ -198,6 +200,7 @@ class Store implements SqlTaskStore {
     this.engine = driver.engine;
     this.#onError = options.onError ?? reportError;
     this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#eventRows(taskId, after), this.#onError);
+    this.#pushes = new PushOutboxSender(driver, this.#writer, () => this.#s, this.#onError);
     const leaseMs = options.leaseMs ?? 30_000;
     if (!(leaseMs > 0)) throw new Error("leaseMs must be > 0");
     this.#leaseMs = leaseMs;
@@ -209,7 +212,7 @@ class Store implements SqlTaskStore {
     }, Math.max(1, Math.floor(leaseMs / 3)));
     const reap = setInterval(() => {
       if (this.#schemas === undefined) return;
-      this.#reaping ??= this.reapLapsed()
+      this.#reaping ??= Promise.all([this.reapLapsed(), this.#pushes.claimLapsed(Date.now(), Date.now() + leaseMs)])
         .catch(this.#onError)
         .finally(() => (this.#reaping = undefined));
     }, Math.max(1, Math.floor(leaseMs / 2)));
@@ -229,6 +232,10 @@ class Store implements SqlTaskStore {
       }, Math.min(ttl, 60_000));
       this.#timer.unref();
     }
+  }
+
+  deliverPushes(outbox: PushOutbox): void {
+    this.#pushes.attach(outbox);
   }
 
   attach(schemas: TaskSchemas): void {
@@ -314,7 +321,7 @@ class Store implements SqlTaskStore {
     if (this.#writes.get(id) === write) this.#writes.delete(id);
   }
 
-  create(record: StoredTask): Promise<void> {
+  create(record: StoredTask, configs: readonly PushConfigLike[] = []): Promise<void> {
     const { task } = record;
     const state = task.status?.state ?? 0;
     const now = Date.now();
@@ -334,8 +341,18 @@ class Store implements SqlTaskStore {
       this.#encode(this.#s.task, task),
       this.#writer,
       this.#leaseUntil(task, now),
+      this.#pushes.attached,
+      now + this.#leaseMs,
+      configs.map((c) => c.id),
+      configs.map((c) => c.url),
+      configs.map((c) => c.token),
+      configs.map((c) => c.authentication?.scheme ?? null),
+      configs.map((c) => c.authentication?.credentials ?? null),
     ];
-    return this.#serial(task.id, () => this.driver.query(q.createTask, params));
+    return this.#serial(task.id, async () => {
+      const [row] = await this.driver.query<{ pushes: number }>(q.createTask, params);
+      if ((row?.pushes ?? 0) > 0) await this.#pushes.send([{ taskId: task.id, seq: 1 }]).catch(this.#onError);
+    });
   }
 
   async get(id: string): Promise<(StoredTask & { readonly version: number }) | undefined> {
@@ -398,10 +415,18 @@ class Store implements SqlTaskStore {
       lastChunk,
       this.#leaseUntil(task, now),
       lapsedBefore,
+      this.#writer,
+      this.#pushes.attached && change.kind !== "history",
+      now + this.#leaseMs,
+      change.kind === "history" || change.metadata === undefined ? null : JSON.stringify(change.metadata),
     ];
     let written = false;
     return this.#serial(task.id, async () => {
-      written = (await this.driver.query(q.updateTask, params)).length > 0;
+      const [row] = await this.driver.query<{ seq: number; pushes: number }>(q.updateTask, params);
+      written = row !== undefined;
+      // Sent in the task's order of writes: the next write waits for this hand-over (D74).
+      // Not sent now (the database failed): the rows stay in the outbox, sent after a restart (D74).
+      if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }]).catch(this.#onError);
     }).then(() => written);
   }
 
