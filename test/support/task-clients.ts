@@ -92,6 +92,11 @@ const factoryFor = (binding: BindingName, who: PrincipalName) =>
           },
   });
 
+/** An SDK client of the agent served at `origin` (its card there), for `binding`, as `who`. */
+export function clientAt(origin: string, binding: BindingName, who: PrincipalName = "anonymous"): Promise<Client> {
+  return factoryFor(binding, who).createFromUrl(origin);
+}
+
 /** The grpc-js client inside an SDK client (maybe under a decorator), to close it. */
 export function grpcClientOf(client: Client): grpc.Client | undefined {
   let transport = client.transport as unknown as { grpcClient?: grpc.Client; base?: unknown };
