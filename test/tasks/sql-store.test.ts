@@ -492,7 +492,7 @@ test("finished tasks are deleted with what is theirs by deleteFinished, or once 
 
 test("migrations run once per database, and a database at a newer schema version is refused", async () => {
   const first = await instance();
-  expect(first.schemaVersion).toBe(4);
+  expect(first.schemaVersion).toBe(5);
   await instance();
   const client = new pg.Client({ connectionString: server.url });
   await client.connect();
@@ -503,9 +503,10 @@ test("migrations run once per database, and a database at a newer schema version
       { version: 2, name: expect.stringContaining("notification") },
       { version: 3, name: expect.stringContaining("leases") },
       { version: 4, name: expect.stringContaining("push outbox") },
+      { version: 5, name: expect.stringContaining("by state") },
     ]);
     await client.query("INSERT INTO a2a_schema_migrations (version, name) VALUES (99, 'from the future')");
-    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 4/);
+    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 5/);
   } finally {
     await client.query("DELETE FROM a2a_schema_migrations WHERE version = 99");
     await client.end();

@@ -26,6 +26,8 @@
  * - (4) a2a_push_outbox: a push notification due, per event and push config,
  *   written with the event and claimed by the instance delivering it until
  *   it is delivered (D74); events keep their executor metadata for it.
+ * - (5) an index for ListTasks filtered by state: a rare state among many
+ *   tasks of one owner is found without walking the others (D75).
  *
  * Ids are `COLLATE "C"`: ListTasks orders ties by id in code point order,
  * as the in-memory store does, whatever the database's locale.
@@ -140,6 +142,13 @@ CREATE TABLE a2a_push_outbox (
 );
 CREATE INDEX a2a_push_outbox_claims ON a2a_push_outbox (claim_until);
 CREATE INDEX a2a_push_outbox_claimant ON a2a_push_outbox (claimed_by);
+`,
+  },
+  {
+    version: 5,
+    name: "ListTasks by state",
+    sql: `
+CREATE INDEX a2a_tasks_by_state ON a2a_tasks (tenant, owner, state, status_ms DESC, id DESC);
 `,
   },
 ];

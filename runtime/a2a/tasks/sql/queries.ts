@@ -85,12 +85,16 @@ export const getTask = `
 SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
-/** ListTasks' filter (spec 3.1.4), always within one tenant and owner (D26). */
+/**
+ * ListTasks' filter (spec 3.1.4), always within one tenant and owner (D26). The time bound is
+ * compared as a bigint, so that it bounds the index's status_ms range (D75); for whole
+ * milliseconds, >= ceil(x) is >= x.
+ */
 const listFilter = `
 t.tenant = $1::text AND t.owner = $2::text
 AND ($3::text = '' OR t.context_id = $3::text)
 AND ($4::int = 0 OR t.state = $4::int)
-AND ($5::float8 IS NULL OR t.status_ms >= $5::float8)`;
+AND ($5::float8 IS NULL OR t.status_ms >= ceil($5::float8)::bigint)`;
 
 /** One page, newest status first, ties by id descending; the cursor is the last row of the page before. */
 export const listTasks = `

@@ -433,16 +433,17 @@ class Store implements SqlTaskStore {
   async list(owner: TaskOwner, query: TaskQuery): Promise<TaskPage> {
     const after = query.pageToken === "" ? undefined : decodeTaskCursor(query.pageToken);
     const filter = [owner.tenant, owner.owner, query.contextId, query.state, query.statusAfterMs ?? null];
-    const [rows, [count]] = await Promise.all([
-      this.driver.query<TaskRow & { id: string; status_ms: number }>(q.listTasks, [...filter, after?.timeMs ?? null, after?.id ?? null, query.pageSize + 1]),
-      this.driver.query<{ n: number }>(q.countTasks, filter),
-    ]);
-    const page = rows.slice(0, query.pageSize);
+    const rows = this.driver.query<TaskRow & { id: string; status_ms: number }>(q.listTasks, [...filter, after?.timeMs ?? null, after?.id ?? null, query.pageSize + 1]);
+    // totalSize is exact (spec 3.1.4, D75): a count of the matching tasks, unless one first page holds them all.
+    const counted = after === undefined ? undefined : this.driver.query<{ n: number }>(q.countTasks, filter);
+    const found = await rows;
+    const total = counted !== undefined ? (await counted)[0]?.n ?? 0 : found.length <= query.pageSize ? found.length : (await this.driver.query<{ n: number }>(q.countTasks, filter))[0]?.n ?? 0;
+    const page = found.slice(0, query.pageSize);
     const last = page.at(-1);
     return {
       tasks: page.map((r) => this.#decode(r)),
-      totalSize: count?.n ?? 0,
-      nextPageToken: rows.length > query.pageSize && last !== undefined ? encodeTaskCursor({ timeMs: last.status_ms, id: last.id }) : "",
+      totalSize: total,
+      nextPageToken: found.length > query.pageSize && last !== undefined ? encodeTaskCursor({ timeMs: last.status_ms, id: last.id }) : "",
     };
   }
 
