@@ -235,6 +235,8 @@ function table(head, rows) {
 
 const needsPostgres = STORES.includes("postgres") || PARTS.has("list");
 const postgres = needsPostgres ? await startPostgres({ fsync: true }) : undefined;
+// Interrupted: the server goes with the bench.
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => void Promise.resolve(postgres?.stop()).finally(() => process.exit(130)));
 console.log(`bench:stores ${smoke ? "(smoke) " : ""}${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} CPUs`);
 try {
   const results = new Map();
