@@ -19,7 +19,7 @@ import { parseStoreUrl } from "../runtime/a2a/tasks/store-url.js";
  * What `--store <url>` puts in the agent (D73): the URL, as the default of
  * its A2A_STORE, and the driver its engine needs as a dependency.
  */
-export function storeChoice(url: string): { readonly url: string; readonly name: string; readonly driver: string | undefined } {
+export function storeChoice(url: string): { readonly url: string; readonly name: string; readonly driver: string | undefined; readonly ignore?: string } {
   let parsed;
   try {
     parsed = parseStoreUrl(url);
@@ -29,8 +29,13 @@ export function storeChoice(url: string): { readonly url: string; readonly name:
   switch (parsed.engine) {
     case "memory":
       return { url, name: "in-memory", driver: undefined };
-    case "pglite":
-      return { url, name: `PGlite (embedded${parsed.dataDir === undefined ? ", in memory" : `, in ${parsed.dataDir}`})`, driver: "@electric-sql/pglite" };
+    case "pglite": {
+      const dir = parsed.dataDir;
+      const name = `PGlite (embedded${dir === undefined ? ", in memory" : `, in ${dir}`})`;
+      // A data directory inside the repo is the agent's state, not its source.
+      const inside = dir !== undefined && !isAbsolute(dir) && !dir.startsWith("..");
+      return { url, name, driver: "@electric-sql/pglite", ...(inside ? { ignore: `${dir.replace(/^\.\//, "").replace(/\/+$/, "")}/` } : {}) };
+    }
     case "postgres":
       return { url, name: "Postgres", driver: "pg" };
   }

@@ -86,6 +86,8 @@ test("--store <url>: the URL is the agent's default store, and its engine's driv
     expect(Object.keys(pkg.dependencies).filter((d) => d === "pg" || d === "@electric-sql/pglite")).toEqual([driver]);
     expect(read(dir, "README.md")).toContain(`\`${url}\``);
   }
+  expect(read("on-pglite", ".gitignore")).toBe("node_modules/\ndist/\nsrc/gen/\ndata/\n");
+  expect(read("on-postgres", ".gitignore")).toBe("node_modules/\ndist/\nsrc/gen/\n");
 });
 
 test("refusals name what to fix and write nothing", async () => {

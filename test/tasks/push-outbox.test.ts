@@ -9,12 +9,11 @@
 import { jest } from "@jest/globals";
 import { create } from "@bufbuild/protobuf";
 import pg from "pg";
-import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createPostgresTaskStore, createPushDelivery, type SqlTaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { MessageSchema, Role, SendMessageRequestSchema, TaskState } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { Receiver, deferred } from "../support/task-clients.js";
+import { Receiver, callContext, deferred } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
 
@@ -38,16 +37,7 @@ async function instance(leaseMs = 30_000): Promise<SqlTaskStore> {
   return store;
 }
 
-const call: A2ACallContext = {
-  binding: "JSONRPC",
-  headers: new Headers(),
-  signal: new AbortController().signal,
-  principal: { subject: "alice" },
-  protocolVersion: "1.0",
-  requestedExtensions: [],
-  activatedExtensions: new Set(),
-  tenant: "",
-};
+const call = callContext("");
 const allow = { allow: ["127.0.0.0/8"] };
 const message = (text: string) => create(MessageSchema, { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text", value: text } }] });
 

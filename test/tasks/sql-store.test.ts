@@ -11,14 +11,13 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import pg from "pg";
 import { TaskState as S } from "@a2a-js/sdk";
-import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createPostgresTaskStore, type SqlTaskStore, type StoredTask, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { importPeer } from "../../runtime/a2a/tasks/sql/driver.js";
 import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskState, TaskStatusSchema, type Task } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { BINDINGS, asTask, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type TestAgent } from "../support/task-clients.js";
+import { BINDINGS, asTask, callContext, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type TestAgent } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
 jest.setTimeout(30_000);
@@ -49,18 +48,6 @@ async function instance(options: { terminalTtlMs?: number; leaseMs?: number; onE
 let counter = 0;
 const unique = (what: string) => `${what}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
 
-function callContext(tenant: string, subject = "alice"): A2ACallContext {
-  return {
-    binding: "JSONRPC",
-    headers: new Headers(),
-    signal: new AbortController().signal,
-    principal: { subject },
-    protocolVersion: "1.0",
-    requestedExtensions: [],
-    activatedExtensions: new Set(),
-    tenant,
-  };
-}
 
 const message = (text: string, taskId = "") =>
   create(MessageSchema, { messageId: unique("m"), role: Role.USER, taskId, parts: [{ content: { case: "text", value: text } }] });
