@@ -6,6 +6,7 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
+import { jest } from "@jest/globals";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -15,6 +16,9 @@ import { AgentCardSchema, Role, TaskState } from "../../generated/a2a_pb.js";
 import { createA2AServiceJsonRpcClient } from "../../generated/a2a_client.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+
+// Opening PGlite (WASM) takes seconds, more on a loaded machine.
+jest.setTimeout(60_000);
 
 const card = create(AgentCardSchema, { name: "store-url", version: "1", capabilities: { streaming: true } });
 const echo: A2AServiceExecutor = async function* ({ message }) {
