@@ -60,7 +60,7 @@ async function outboxRows(): Promise<number> {
   }
 }
 
-test("a push config made through B gets the events of a task A runs, each once, in order, with the executor's metadata", async () => {
+test("a push config made through B gets the events of a task A runs, each once, in order, with the executor's metadata (and so do B's streams)", async () => {
   const gate = deferred();
   const gated: A2AServiceExecutor = async function* () {
     yield { state: TaskState.WORKING };
@@ -74,7 +74,13 @@ test("a push config made through B gets the events of a task A runs, each once, 
     if (started.payload.case !== "task") throw new Error("expected a task");
     const id = started.payload.value.id;
     await b.createTaskPushNotificationConfig({ tenant: "", taskId: id, id: "on-b", url: receiver.url(`/b/${id}`), token: "t" }, call);
+    // B's own stream of the task gets the event metadata too: it is in the log.
+    const onB = b.subscribeToTask({ id }, call)[Symbol.asyncIterator]();
+    expect((await onB.next()).value?.payload.case).toBe("task");
     gate.resolve();
+    const artifactOnB = (await onB.next()).value?.payload;
+    expect(artifactOnB?.case === "artifactUpdate" ? artifactOnB.value.metadata : artifactOnB?.case).toEqual({ step: 2 });
+    await onB.return?.();
     const path = `/b/${id}`;
     await receiver.when("the task's last notification", () => receiver.on(path).some((r) => kindOf(r.body) === "status:TASK_STATE_COMPLETED"));
     expect(receiver.on(path).map((r) => kindOf(r.body))).toEqual(["artifact:made on A", "status:TASK_STATE_COMPLETED"]);

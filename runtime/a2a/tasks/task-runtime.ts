@@ -393,7 +393,7 @@ export class TaskRuntime {
         live.artifacts.set(kept.artifactId, kept);
       }
       live.lastArtifactId = artifact.artifactId;
-      this.#publishArtifact(live, artifact, append, { lastChunk: change.lastChunk }, false);
+      this.#publishArtifact(live, artifact, append, { lastChunk: change.lastChunk, ...(change.metadata === undefined ? {} : { metadata: change.metadata }) }, false);
       return;
     }
     const status = change.status;
@@ -401,7 +401,7 @@ export class TaskRuntime {
     if (status.message !== undefined) task.history.push(status.message);
     const terminal = this.#s.states.isTerminal(status.state);
     if (terminal) live.running?.abort(new Error(`the task was made ${this.#s.states.nameOf(status.state)} by another instance`));
-    this.#statusSet(live, live.running, status, terminal, undefined, false);
+    this.#statusSet(live, live.running, status, terminal, change.metadata, false);
   }
 
   /** Adds a stream to the task's followers, unless its caller already left. */

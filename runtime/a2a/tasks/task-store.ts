@@ -42,10 +42,10 @@ export type TaskChange =
   /** A message added at the end of the history. */
   | { readonly kind: "history" };
 
-/** A change another process made to a task this one follows (TaskStore.follow). */
+/** A change another process made to a task this one follows (TaskStore.follow); `metadata`, the executor's event metadata. */
 export type ForeignChange =
-  | { readonly kind: "status"; readonly status: TaskStatusLike }
-  | { readonly kind: "artifact"; readonly artifact: ArtifactLike; readonly append: boolean; readonly lastChunk: boolean }
+  | { readonly kind: "status"; readonly status: TaskStatusLike; readonly metadata?: JsonObject | undefined }
+  | { readonly kind: "artifact"; readonly artifact: ArtifactLike; readonly append: boolean; readonly lastChunk: boolean; readonly metadata?: JsonObject | undefined }
   | { readonly kind: "history"; readonly message: MessageLike };
 
 /** ListTasks, as the runtime has checked it (spec 3.1.4). */

@@ -132,7 +132,7 @@ export const deleteConfig = `DELETE FROM a2a_push_configs WHERE task_id = $1::te
 
 /** A task's events after `seq`, in order. */
 export const eventsAfter = `
-SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk
+SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk, metadata
 FROM a2a_task_events WHERE task_id = $1::text AND seq > $2::bigint ORDER BY seq`;
 
 /** The leases this instance holds, and its outbox claims, renewed (D72, D74). */

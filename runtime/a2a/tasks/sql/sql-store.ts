@@ -17,7 +17,7 @@
  * executor's event is being written), and each encodes the task as it was
  * when reported.
  */
-import type { DescMessage } from "@bufbuild/protobuf";
+import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
 import { randomUUID } from "node:crypto";
@@ -164,6 +164,7 @@ interface EventRow {
   writer: string | null;
   append: boolean;
   last_chunk: boolean;
+  metadata: string | null;
 }
 
 interface TaskRow {
@@ -505,11 +506,18 @@ class Store implements SqlTaskStore {
   #foreignChange(row: EventRow): ForeignChange | undefined {
     const s = this.#s;
     if (row.body === null) return undefined;
+    const metadata = row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) as JsonObject };
     switch (row.kind) {
       case "status":
-        return { kind: "status", status: decodeBinary(s.taskStatus, row.body, ownBytesReadOptions) as unknown as TaskStatusLike };
+        return { kind: "status", status: decodeBinary(s.taskStatus, row.body, ownBytesReadOptions) as unknown as TaskStatusLike, ...metadata };
       case "artifact":
-        return { kind: "artifact", artifact: decodeBinary(s.artifact, row.body, ownBytesReadOptions) as unknown as ArtifactLike, append: row.append, lastChunk: row.last_chunk };
+        return {
+          kind: "artifact",
+          artifact: decodeBinary(s.artifact, row.body, ownBytesReadOptions) as unknown as ArtifactLike,
+          append: row.append,
+          lastChunk: row.last_chunk,
+          ...metadata,
+        };
       case "history":
         return { kind: "history", message: decodeBinary(s.message, row.body, ownBytesReadOptions) as unknown as MessageLike };
       default:
