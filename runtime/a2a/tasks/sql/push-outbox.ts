@@ -14,7 +14,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { decodeBinary, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
 import { make, type TaskSchemas } from "../model.js";
 import type { PushOutbox } from "../task-store.js";
-import type { SqlDriver } from "./driver.js";
+import type { Query, SqlDriver } from "./driver.js";
 import * as q from "./queries.js";
 
 interface PushRow {
@@ -36,6 +36,11 @@ interface PushRow {
 export interface EventKey {
   readonly taskId: string;
   readonly seq: number;
+}
+
+/** The events of these seqs of one task, each once, in order. */
+export function keysOf(taskId: string, seqs: readonly number[]): EventKey[] {
+  return [...new Set(seqs)].sort((a, b) => a - b).map((seq) => ({ taskId, seq }));
 }
 
 export class PushOutboxSender {
@@ -88,14 +93,22 @@ export class PushOutboxSender {
     }
   }
 
-  /** Claims the rows whose claim lapsed (their instance died) and sends them; answers how many. */
+  /** Claims, task by task, the rows whose claim lapsed (their instance died) and sends them; answers how many. */
   async claimLapsed(now: number, until: number): Promise<number> {
     if (this.#outbox === undefined) return 0;
-    const claimed = await this.driver.query<{ task_id: string; seq: number }>(q.claimLapsedPushes, [now, this.claimant, until]);
-    const keys = new Map<string, EventKey>();
-    for (const r of claimed) keys.set(`${r.task_id}\u0000${r.seq}`, { taskId: r.task_id, seq: r.seq });
-    await this.send([...keys.values()].sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.seq - b.seq)));
-    return claimed.length;
+    let claimed = 0;
+    for (const { task_id: taskId } of await this.driver.query<{ task_id: string }>(q.lapsedPushTasks, [now])) {
+      const seqs = await this.claimTask(this.driver.query, taskId, now, until);
+      claimed += seqs.length;
+      await this.send(keysOf(taskId, seqs));
+    }
+    return claimed;
+  }
+
+  /** Claims the task's lapsed rows with `query` (the caller's transaction, when it has one); their seqs. */
+  async claimTask(query: Query, taskId: string, now: number, until: number): Promise<number[]> {
+    if (this.#outbox === undefined) return [];
+    return (await query<{ seq: number }>(q.claimTaskPushes, [taskId, now, this.claimant, until])).map((r) => r.seq);
   }
 
   async #forget(key: string, row: PushRow): Promise<void> {

@@ -142,17 +142,28 @@ UPDATE a2a_tasks SET lease_until = $2::bigint
 WHERE lease_owner = $1::text AND lease_until IS NOT NULL AND finished_ms IS NULL`;
 
 /**
- * Outbox rows whose claim lapsed (the instance delivering them died), claimed by $2 until $3,
- * oldest first; SKIP LOCKED: two instances claiming at once take different rows.
+ * Tasks with outbox rows whose claim lapsed (the instance delivering them died), oldest first.
+ * Not a task that is leased (D72): the instance that fails it takes its rows with it.
  */
-export const claimLapsedPushes = `
-WITH c AS (
-  SELECT task_id, seq, config_id FROM a2a_push_outbox
-  WHERE claim_until < $1::bigint ORDER BY claim_until, task_id, seq LIMIT 500 FOR UPDATE SKIP LOCKED
-)
-UPDATE a2a_push_outbox o SET claimed_by = $2::text, claim_until = $3::bigint
-FROM c WHERE o.task_id = c.task_id AND o.seq = c.seq AND o.config_id = c.config_id
-RETURNING o.task_id, o.seq::float8 AS seq`;
+export const lapsedPushTasks = `
+SELECT o.task_id FROM a2a_push_outbox o JOIN a2a_tasks t ON t.id = o.task_id
+WHERE o.claim_until < $1::bigint AND t.lease_until IS NULL
+GROUP BY o.task_id ORDER BY min(o.claim_until) LIMIT 100`;
+
+/**
+ * All of task $1's outbox rows whose claim lapsed before $2, claimed by $3 until $4: a task's
+ * rows go to one instance together (a second claiming at once waits for the row locks, then
+ * finds them claimed), so its notifications keep their order (D74).
+ */
+export const claimTaskPushes = `
+UPDATE a2a_push_outbox SET claimed_by = $3::text, claim_until = $4::bigint
+WHERE task_id = $1::text AND claim_until < $2::bigint
+RETURNING seq::float8 AS seq`;
+
+/** The task row, if its lease lapsed before $2, locked for the one instance that fails it (D72). */
+export const lockLapsedTask = `
+SELECT id FROM a2a_tasks WHERE id = $1::text AND finished_ms IS NULL AND lease_until < $2::bigint
+FOR UPDATE SKIP LOCKED`;
 
 /**
  * The outbox rows $1 claims of the events ($2 task, $3 seq) pairs, with what a notification is

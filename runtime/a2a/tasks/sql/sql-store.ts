@@ -27,7 +27,7 @@ import type { ConfigPage, ForeignChange, PushOutbox, StoredTask, TaskChange, Tas
 import { importPeer, pgDriver, pgliteDriver, type PGliteLike, type PgPoolLike, type SqlDriver } from "./driver.js";
 import { LogFollowers } from "./log-follower.js";
 import { migrate } from "./migrations.js";
-import { PushOutboxSender } from "./push-outbox.js";
+import { PushOutboxSender, keysOf } from "./push-outbox.js";
 import * as q from "./queries.js";
 
 export interface SqlTaskStoreOptions {
@@ -213,7 +213,9 @@ class Store implements SqlTaskStore {
     }, Math.max(1, Math.floor(leaseMs / 3)));
     const reap = setInterval(() => {
       if (this.#schemas === undefined) return;
-      this.#reaping ??= Promise.all([this.reapLapsed(), this.#pushes.claimLapsed(Date.now(), Date.now() + leaseMs)])
+      // Failing a task takes its notifications with it; what is left are those of tasks no one runs.
+      this.#reaping ??= this.reapLapsed()
+        .then(() => this.#pushes.claimLapsed(Date.now(), Date.now() + leaseMs))
         .catch(this.#onError)
         .finally(() => (this.#reaping = undefined));
     }, Math.max(1, Math.floor(leaseMs / 2)));
@@ -421,6 +423,7 @@ class Store implements SqlTaskStore {
       now + this.#leaseMs,
       change.kind === "history" || change.metadata === undefined ? null : JSON.stringify(change.metadata),
     ];
+    if (lapsedBefore !== null) return this.#reap(task.id, params, lapsedBefore);
     let written = false;
     return this.#serial(task.id, async () => {
       const [row] = await this.driver.query<{ seq: number; pushes: number }>(q.updateTask, params);
@@ -429,6 +432,24 @@ class Store implements SqlTaskStore {
       // Not sent now (the database failed): the rows stay in the outbox, sent after a restart (D74).
       if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }]).catch(this.#onError);
     }).then(() => written);
+  }
+
+  /**
+   * The lease reaper's FAILED (D72), in one transaction: the task row locked (another instance
+   * reaping it at once skips it), the task's lapsed outbox rows claimed, the change written;
+   * then all of them sent, the FAILED last, so a receiver gets the dead instance's
+   * notifications before it (D74). Answers whether it was written.
+   */
+  async #reap(taskId: string, params: readonly unknown[], lapsedBefore: number): Promise<boolean> {
+    const done = await this.driver.transaction(async (query) => {
+      if ((await query(q.lockLapsedTask, [taskId, lapsedBefore])).length === 0) return undefined;
+      const claimed = await this.#pushes.claimTask(query, taskId, lapsedBefore, Date.now() + this.#leaseMs);
+      const [row] = await query<{ seq: number; pushes: number }>(q.updateTask, params);
+      return { written: row !== undefined, seqs: row !== undefined && row.pushes > 0 ? [...claimed, row.seq] : claimed };
+    });
+    if (done === undefined) return false;
+    await this.#pushes.send(keysOf(taskId, done.seqs)).catch(this.#onError);
+    return done.written;
   }
 
   async list(owner: TaskOwner, query: TaskQuery): Promise<TaskPage> {
