@@ -10,7 +10,13 @@ const systemSuites = [
   {
     name: "postgresql",
     present: existsSync(postgresBin) && readdirSync(postgresBin).some((v) => existsSync(join(postgresBin, v, "bin", "initdb"))),
-    files: ["test/tasks/sql-store\\.test\\.ts", "test/tasks/store-postgres\\.test\\.ts"],
+    files: [
+      "test/tasks/sql-store\\.test\\.ts",
+      "test/tasks/store-postgres\\.test\\.ts",
+      "test/tasks/push-outbox\\.test\\.ts",
+      "test/tasks/multi-process\\.test\\.ts",
+      "test/bench/stores-smoke\\.test\\.ts",
+    ],
   },
 ];
 const skipped = process.env.A2A_REQUIRE_SYSTEM_PACKAGES === "1" ? [] : systemSuites.filter((s) => !s.present);

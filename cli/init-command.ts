@@ -13,19 +13,33 @@ import { readPin } from "./pin.js";
 import { defaultGoogleapisDir, defaultProtoDir, pullIntoRepo } from "./pull-command.js";
 import { lockFileName } from "./pull.js";
 import { renderTemplates } from "./scaffold.js";
+import { parseStoreUrl } from "../runtime/a2a/tasks/store-url.js";
 
 /**
- * The task stores `--store` offers: how the agent imports and makes one.
- * A store added to the runtime's `protoc-gen-a2a/runtime/tasks` is one more
- * entry here.
+ * What `--store <url>` puts in the agent (D73): the URL, as the default of
+ * its A2A_STORE, and the driver its engine needs as a dependency.
  */
-export const stores: Readonly<Record<string, { readonly name: string; readonly import: string; readonly create: string }>> = {
-  memory: {
-    name: "in-memory",
-    import: 'import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";',
-    create: "createInMemoryTaskStore()",
-  },
-};
+export function storeChoice(url: string): { readonly url: string; readonly name: string; readonly driver: string | undefined; readonly ignore?: string } {
+  let parsed;
+  try {
+    parsed = parseStoreUrl(url);
+  } catch (err) {
+    throw new UsageError(`protoc-gen-a2a init: --store: ${(err as Error).message}`);
+  }
+  switch (parsed.engine) {
+    case "memory":
+      return { url, name: "in-memory", driver: undefined };
+    case "pglite": {
+      const dir = parsed.dataDir;
+      const name = `PGlite (embedded${dir === undefined ? ", in memory" : `, in ${dir}`})`;
+      // A data directory inside the repo is the agent's state, not its source.
+      const inside = dir !== undefined && !isAbsolute(dir) && !dir.startsWith("..");
+      return { url, name, driver: "@electric-sql/pglite", ...(inside ? { ignore: `${dir.replace(/^\.\//, "").replace(/\/+$/, "")}/` } : {}) };
+    }
+    case "postgres":
+      return { url, name: "Postgres", driver: "pg" };
+  }
+}
 
 export const initSpec: CommandSpec = {
   name: "init",
@@ -34,7 +48,12 @@ export const initSpec: CommandSpec = {
   options: {
     name: { type: "string", value: "<name>", description: "The npm package name [default: the folder's name]" },
     "a2a-version": { type: "string", value: "<version>", description: "The a2a.proto version to pin (see `pull --list`) [default: the pin's default]" },
-    store: { type: "string", value: "<kind>", description: "The task store the agent keeps its tasks in", choices: Object.keys(stores), default: "memory" },
+    store: {
+      type: "string",
+      value: "<url>",
+      description: "Where the agent keeps its tasks: memory:, pglite:<data dir> (embedded, durable) or postgres://user:password@host/db (shared by instances)",
+      default: "memory:",
+    },
     jsonrpc: { type: "boolean", negatable: true, description: "Do not serve JSON-RPC" },
     "http-json": { type: "boolean", negatable: true, description: "Do not serve HTTP+JSON" },
     grpc: { type: "boolean", negatable: true, description: "Do not serve gRPC (and do not depend on @grpc/grpc-js)" },
@@ -88,9 +107,7 @@ export async function runInit(args: ParsedArgs, io: CliIo): Promise<void> {
   }
   const manifest = packageManifest();
   const name = args.strings.name ?? packageNameOf(dir);
-  const storeKind = args.strings.store ?? "memory";
-  const store = stores[storeKind];
-  if (store === undefined) throw new UsageError(`protoc-gen-a2a init: unknown store "${storeKind}"`);
+  const store = storeChoice(args.strings.store ?? "memory:");
 
   // The proto first: if it cannot be had, nothing else is written.
   const specDir = args.strings["spec-dir"];
@@ -99,6 +116,7 @@ export async function runInit(args: ParsedArgs, io: CliIo): Promise<void> {
   const dependencies: Record<string, string> = {
     "@bufbuild/protobuf": range(manifest, "@bufbuild/protobuf"),
     ...(bindings.grpc ? { "@grpc/grpc-js": range(manifest, "@grpc/grpc-js") } : {}),
+    ...(store.driver === undefined ? {} : { [store.driver]: range(manifest, store.driver) }),
     "protoc-gen-a2a": dependencySpec(args.strings["package-spec"], io.cwd, manifest),
   };
   const devDependencies: Record<string, string> = {

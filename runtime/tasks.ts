@@ -16,5 +16,8 @@ export type { ConfigPage, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery
 export type { MessageLike, PushConfigLike, TaskLike } from "./a2a/tasks/model.js";
 export { createPushDelivery } from "./a2a/tasks/push-delivery.js";
 export type { PushDelivery, PushDeliveryOptions, PushTarget } from "./a2a/tasks/push-delivery.js";
+export { openTaskStore, parseStoreUrl } from "./a2a/tasks/store-url.js";
+export type { ParsedStoreUrl } from "./a2a/tasks/store-url.js";
+export type { PushOutbox } from "./a2a/tasks/task-store.js";
 export { createPGliteTaskStore, createPostgresTaskStore } from "./a2a/tasks/sql/sql-store.js";
-export type { PGliteTaskStoreOptions, PostgresTaskStoreOptions, SqlTaskStore, TaskEventRow } from "./a2a/tasks/sql/sql-store.js";
+export type { PGliteTaskStoreOptions, PostgresTaskStoreOptions, SqlTaskStore, SqlTaskStoreOptions, TaskEventRow } from "./a2a/tasks/sql/sql-store.js";

@@ -199,6 +199,8 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);
   }
   if (timeouts.headersMs > timeouts.requestMs) throw new Error("serveAgent: timeouts.headersMs must not exceed timeouts.requestMs");
+  // A task handler's store named by URL opens its database first (D73): one that cannot be reached fails the start.
+  await readyOf(config.handler);
   // Before anything listens, too: grpc-js and the definition, when gRPC is served.
   const grpcParts =
     options.grpcPort === false || config.loadGrpcDefinition === undefined
@@ -357,6 +359,18 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
       return Promise.all([closeHttp(http, drainMs), grpc === undefined ? undefined : closeGrpc(grpc, drainMs)]).then(() => closeHandler(config.handler));
     },
   };
+}
+
+/** Waits for a handler with a ready() (the task handler's); a failure closes it and fails the start. */
+async function readyOf(handler: object): Promise<void> {
+  const ready = (handler as { ready?: unknown }).ready;
+  if (typeof ready !== "function") return;
+  try {
+    await ready.call(handler);
+  } catch (err) {
+    await closeHandler(handler)?.catch(() => undefined);
+    throw err;
+  }
 }
 
 /** A handler with a close() (the task handler's) is closed with the server. */

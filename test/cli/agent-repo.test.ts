@@ -81,7 +81,7 @@ beforeAll(async () => {
   await npm(projectRoot, "pack", "--ignore-scripts", "--pack-destination", work);
   tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz")) ?? "");
   // The installs at once: they wait on the network and the disk more than on a core.
-  [dir, jsonOnlyDir, oldDir] = await Promise.all([initRepo("echo-agent"), initRepo("json-agent", "--no-grpc"), initRepo("old-agent", "--a2a-version", "v1.0.0")]);
+  [dir, jsonOnlyDir, oldDir] = await Promise.all([initRepo("echo-agent"), initRepo("json-agent", "--no-grpc", "--store", "pglite:./data"), initRepo("old-agent", "--a2a-version", "v1.0.0")]);
 });
 
 describe("an agent repo scaffolded at v1.0.0, upgraded (D60-D63)", () => {
@@ -225,12 +225,15 @@ describe("an agent repo with every binding", () => {
   });
 });
 
-describe("an agent repo without gRPC", () => {
-  test("installs without @grpc/grpc-js, and its npm test type-checks and calls JSON-RPC and HTTP+JSON", async () => {
+describe("an agent repo without gRPC, on PGlite (--store pglite:./data)", () => {
+  test("installs without @grpc/grpc-js, with PGlite, and its npm test type-checks and calls JSON-RPC and HTTP+JSON, its tasks kept in ./data", async () => {
     expect(existsSync(join(jsonOnlyDir, "node_modules/@grpc/grpc-js"))).toBe(false);
+    expect(existsSync(join(jsonOnlyDir, "node_modules/@electric-sql/pglite"))).toBe(true);
     const out = await npm(jsonOnlyDir, "test");
     expect(out).toMatch(/^# pass 4$/m);
     expect(out).toContain("- HTTP+JSON: SendMessage answers with a completed task\n");
     expect(out).toMatch(/^# fail 0$/m);
+    expect(existsSync(join(jsonOnlyDir, "data", "PG_VERSION"))).toBe(true);
+    expect(readFileSync(join(jsonOnlyDir, ".gitignore"), "utf8")).toContain("data/\n");
   });
 });

@@ -50,7 +50,8 @@ test("a repo with every binding, the pinned proto and the lock", async () => {
   expect(Object.keys(pkg.devDependencies).sort()).toEqual(["@bufbuild/buf", "@bufbuild/protoc-gen-es", "@types/node", "typescript"]);
   expect(readLock(join(scratch.dir, "My Agent", "a2a.lock.json"))?.version).toBe(pin.default);
   expect(read("My Agent", "buf.gen.yaml")).toContain("opt: [target=ts, import_extension=js]\n");
-  expect(read("My Agent", "src/agent.ts")).toContain("{ store: createInMemoryTaskStore() }");
+  expect(read("My Agent", "src/agent.ts")).toContain('export const storeUrl = process.env.A2A_STORE ?? "memory:";');
+  expect(read("My Agent", "src/agent.ts")).toContain("{ store });");
   expect(read("My Agent", "src/main.ts")).toContain("grpcPort: Number(process.env.GRPC_PORT ?? 50051),");
   expect(read("My Agent", "src/main.ts")).not.toContain("compat");
   expect(read("My Agent", "test/agent.test.ts")).toContain('gRPC: createA2AServiceGrpcClient(server.grpcAddress ?? ""),');
@@ -79,6 +80,23 @@ test("--compat-v0-3: the agent also answers A2A 0.3 clients", async () => {
   expect(read("old-clients", "src/main.ts")).toContain("  compat: { v0_3: true },\n});");
 });
 
+test("--store <url>: the URL is the agent's default store, and its engine's driver a dependency (D73)", async () => {
+  for (const [dir, url, driver] of [
+    ["on-pglite", "pglite:./data", "@electric-sql/pglite"],
+    ["on-postgres", "postgres://a2a:secret@db.internal:5432/agents", "pg"],
+  ] as const) {
+    const result = await init(dir, "--store", url);
+    expect(result.stderr).toBe("");
+    expect(read(dir, "src/agent.ts")).toContain(`export const storeUrl = process.env.A2A_STORE ?? ${JSON.stringify(url)};`);
+    const pkg = JSON.parse(read(dir, "package.json")) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies[driver]).toBe(manifest.devDependencies?.[driver]);
+    expect(Object.keys(pkg.dependencies).filter((d) => d === "pg" || d === "@electric-sql/pglite")).toEqual([driver]);
+    expect(read(dir, "README.md")).toContain(`\`${url}\``);
+  }
+  expect(read("on-pglite", ".gitignore")).toBe("node_modules/\ndist/\nsrc/gen/\ndata/\n");
+  expect(read("on-postgres", ".gitignore")).toBe("node_modules/\ndist/\nsrc/gen/\n");
+});
+
 test("refusals name what to fix and write nothing", async () => {
   mkdirSync(join(scratch.dir, "taken"));
   writeFileSync(join(scratch.dir, "taken", "x"), "");
@@ -89,8 +107,10 @@ test("refusals name what to fix and write nothing", async () => {
   expect(old.status).toBe(2);
   expect(old.stderr).toContain(`a2a.proto v0.3.0 is A2A 0.x (package a2a.v1)`);
   expect(old.stderr).toContain(`start the agent at ${pin.default}`);
-  const store = await init("store", "--store", "redis");
-  expect(store.stderr).toBe('protoc-gen-a2a init: --store must be one of memory, not "redis"\n');
+  const store = await init("store", "--store", "redis://localhost");
+  expect(store.stderr).toBe(
+    'protoc-gen-a2a init: --store: unknown task store URL "redis://localhost": use memory:, pglite:<data dir> (or pglite: for an in-memory database) or postgres://user:password@host:port/database\n',
+  );
   const missing = await init();
   expect(missing.stderr).toBe("protoc-gen-a2a init: missing <dir> (the new repo's folder (created; if it exists it must be empty))\nUsage: protoc-gen-a2a init [options] <dir>\n");
   for (const dir of ["none", "old", "store"]) expect(existsSync(join(scratch.dir, dir))).toBe(false);

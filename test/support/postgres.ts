@@ -47,7 +47,8 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+/** `fsync`: durable commits, as a production server makes them (the benchmarks); the tests leave it off. */
+export async function startPostgres(options: { readonly fsync?: boolean } = {}): Promise<TestPostgres> {
   const bin = binDir();
   const dir = await mkdtemp(join(tmpdir(), "a2a-pg-"));
   const data = join(dir, "data");
@@ -73,7 +74,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     const port = await freePort();
     try {
       // -w: pg_ctl returns once the server accepts connections. The socket directory is ours too.
-      await pgRun("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-t", "60", "-o", `-F -p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+      await pgRun("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-t", "60", "-o", `${options.fsync === true ? "" : "-F "}-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
     } catch (err) {
       if (attempt < 3) continue;
       await rm(dir, { recursive: true, force: true });

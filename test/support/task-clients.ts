@@ -17,7 +17,7 @@ import { Role, TaskState, type SendMessageRequest, type StreamResponse as SdkStr
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import * as sdkErrors from "@a2a-js/sdk/errors";
-import { UnauthenticatedError, textOf, type AuthRequest } from "protoc-gen-a2a/runtime";
+import { UnauthenticatedError, textOf, type A2ACallContext, type AuthRequest } from "protoc-gen-a2a/runtime";
 import type { TaskHandlerOptions } from "protoc-gen-a2a/runtime/tasks";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { AgentCardSchema, StreamResponseSchema, SubscribeToTaskRequestSchema, TaskState as PbTaskState, type AgentCard } from "../../generated/a2a_pb.js";
@@ -91,6 +91,25 @@ const factoryFor = (binding: BindingName, who: PrincipalName) =>
             ],
           },
   });
+
+/** An SDK client of the agent served at `origin` (its card there), for `binding`, as `who`. */
+export function clientAt(origin: string, binding: BindingName, who: PrincipalName = "anonymous"): Promise<Client> {
+  return factoryFor(binding, who).createFromUrl(origin);
+}
+
+/** What a binding hands the task handler for a call of `subject` in `tenant`: for suites that call the handler directly. */
+export function callContext(tenant: string, subject = "alice"): A2ACallContext {
+  return {
+    binding: "JSONRPC",
+    headers: new Headers(),
+    signal: new AbortController().signal,
+    principal: { subject },
+    protocolVersion: "1.0",
+    requestedExtensions: [],
+    activatedExtensions: new Set(),
+    tenant,
+  };
+}
 
 /** The grpc-js client inside an SDK client (maybe under a decorator), to close it. */
 export function grpcClientOf(client: Client): grpc.Client | undefined {

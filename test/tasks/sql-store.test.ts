@@ -11,14 +11,13 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import pg from "pg";
 import { TaskState as S } from "@a2a-js/sdk";
-import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createPostgresTaskStore, type SqlTaskStore, type StoredTask, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { importPeer } from "../../runtime/a2a/tasks/sql/driver.js";
 import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskState, TaskStatusSchema, type Task } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { BINDINGS, asTask, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type TestAgent } from "../support/task-clients.js";
+import { BINDINGS, asTask, callContext, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type TestAgent } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
 jest.setTimeout(30_000);
@@ -49,18 +48,6 @@ async function instance(options: { terminalTtlMs?: number; leaseMs?: number; onE
 let counter = 0;
 const unique = (what: string) => `${what}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
 
-function callContext(tenant: string, subject = "alice"): A2ACallContext {
-  return {
-    binding: "JSONRPC",
-    headers: new Headers(),
-    signal: new AbortController().signal,
-    principal: { subject },
-    protocolVersion: "1.0",
-    requestedExtensions: [],
-    activatedExtensions: new Set(),
-    tenant,
-  };
-}
 
 const message = (text: string, taskId = "") =>
   create(MessageSchema, { messageId: unique("m"), role: Role.USER, taskId, parts: [{ content: { case: "text", value: text } }] });
@@ -492,7 +479,7 @@ test("finished tasks are deleted with what is theirs by deleteFinished, or once 
 
 test("migrations run once per database, and a database at a newer schema version is refused", async () => {
   const first = await instance();
-  expect(first.schemaVersion).toBe(4);
+  expect(first.schemaVersion).toBe(6);
   await instance();
   const client = new pg.Client({ connectionString: server.url });
   await client.connect();
@@ -503,9 +490,11 @@ test("migrations run once per database, and a database at a newer schema version
       { version: 2, name: expect.stringContaining("notification") },
       { version: 3, name: expect.stringContaining("leases") },
       { version: 4, name: expect.stringContaining("protocol version") },
+      { version: 5, name: expect.stringContaining("push outbox") },
+      { version: 6, name: expect.stringContaining("by state") },
     ]);
     await client.query("INSERT INTO a2a_schema_migrations (version, name) VALUES (99, 'from the future')");
-    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 4/);
+    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 6/);
   } finally {
     await client.query("DELETE FROM a2a_schema_migrations WHERE version = 99");
     await client.end();

@@ -46,9 +46,10 @@ export interface PushDelivery {
    * Queues `body` (the ProtoJSON text of one A2A StreamResponse) for each target, and returns at
    * once: delivery never blocks the caller. Per (taskId, target url) notifications are sent one
    * at a time in the order queued (a retry holds back the ones after it); different tasks and
-   * urls are independent.
+   * urls are independent. `settled`, if given, is called per target once its notification was
+   * delivered or given up on (not when close() drops it): a store's outbox forgets it then (D74).
    */
-  deliver(taskId: string, targets: readonly PushTarget[], body: string): void;
+  deliver(taskId: string, targets: readonly PushTarget[], body: string, settled?: (target: PushTarget) => void): void;
   /**
    * Checks a push URL when a config is created: it must parse, be http: or https:, and its host,
    * after DNS resolution (every address it resolves to), must not be loopback, private (RFC 1918),
@@ -66,6 +67,7 @@ export interface PushDelivery {
 interface Notification {
   readonly target: PushTarget;
   readonly body: string;
+  readonly settled: ((target: PushTarget) => void) | undefined;
 }
 
 /** One (task, url): what waits, and the attempt or backoff under way, so close() can stop it. */
@@ -179,10 +181,18 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
   }
 
   async function send(lane: Lane, notification: Notification): Promise<void> {
+    const settled = () => {
+      try {
+        notification.settled?.(notification.target);
+      } catch (error) {
+        report(toError(error), lane);
+      }
+    };
     for (let tries = 1; ; tries++) {
       let failure: Error;
       try {
         await attempt(lane, notification);
+        settled();
         return;
       } catch (error) {
         failure = toError(error);
@@ -191,6 +201,7 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
       if (tries >= maxAttempts || isRefusal(failure)) {
         const times = tries === 1 ? "1 attempt" : `${tries} attempts`;
         report(new Error(`push notification to ${lane.url} given up after ${times}: ${failure.message}`, { cause: failure }), lane);
+        settled();
         return;
       }
       await pause(lane, tries);
@@ -212,7 +223,7 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
     }
   }
 
-  function deliver(taskId: string, targets: readonly PushTarget[], body: string): void {
+  function deliver(taskId: string, targets: readonly PushTarget[], body: string, settled?: (target: PushTarget) => void): void {
     // A task finishing during shutdown may still publish; that is no error.
     if (closed) return;
     for (const target of targets) {
@@ -226,10 +237,11 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
         lane = created;
       }
       if (lane.queue.length >= maxQueued) {
-        lane.queue.shift();
+        const dropped = lane.queue.shift();
+        dropped?.settled?.(dropped.target);
         report(new Error(`push notification to ${target.url} dropped: more than ${maxQueued} waiting for task ${taskId}`), lane);
       }
-      lane.queue.push({ target, body });
+      lane.queue.push({ target, body, settled });
     }
   }
 

@@ -12,6 +12,9 @@ import { jsonLineLogger } from "../../core/failures.js";
 import type { A2ACallContext } from "../profile.js";
 import type { TaskEvent, TaskExecutor } from "./executor.js";
 import { createInMemoryTaskStore } from "./in-memory-store.js";
+import { createOpeningStore, type OpeningStore } from "./opening-store.js";
+import type { SqlTaskStoreOptions } from "./sql/sql-store.js";
+import { openTaskStore, parseStoreUrl } from "./store-url.js";
 import { taskStatesOf, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskTypes } from "./model.js";
 import { createPushDelivery, type PushDelivery, type PushDeliveryOptions } from "./push-delivery.js";
 import { randomId } from "./random-id.js";
@@ -23,8 +26,14 @@ import type { RequiredFieldTable } from "../../core/method-spec.js";
 import { isPromiseLike } from "../../core/dispatch.js";
 
 export interface TaskHandlerOptions {
-  /** Where tasks and push configs are kept. Default: createInMemoryTaskStore(). */
-  readonly store?: TaskStore;
+  /**
+   * Where tasks and push configs are kept: a store, or a URL naming one (D73): `memory:`,
+   * `pglite:./data` (embedded, durable in that folder), `postgres://user:password@host/db`
+   * (shared by every instance of the agent). Default: createInMemoryTaskStore().
+   */
+  readonly store?: TaskStore | string;
+  /** The SQL store's options (lease, expiry, errors) when `store` is a pglite: or postgres: URL. */
+  readonly storeOptions?: SqlTaskStoreOptions;
   /** Push delivery: its options (SSRF allowlist, timeouts, retries), or one made with createPushDelivery. */
   readonly push?: PushDeliveryOptions | PushDelivery;
   /**
@@ -88,6 +97,8 @@ export interface TaskHandler<Ty extends TaskTypes> {
     context: A2ACallContext,
   ): Promise<{ configs: Ty["pushConfig"][]; nextPageToken: string }>;
   deleteTaskPushNotificationConfig(request: { readonly taskId: string; readonly id: string }, context: A2ACallContext): Promise<Record<string, never>>;
+  /** Resolves once the store is open (a store named by URL opens a database); serveA2AService waits for it. */
+  ready(): Promise<void>;
   /** Aborts running executors, ends streams, stops push delivery and closes the store. */
   close(): Promise<void>;
 }
@@ -97,8 +108,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
   executor: TaskExecutor<Ty["message"], Ty["task"], TaskEvent>,
   options: TaskHandlerOptions = {},
 ): TaskHandler<Ty> {
-  const store = options.store ?? createInMemoryTaskStore();
-  const ownStore = options.store === undefined;
+  const store = storeOf(options.store, options.storeOptions);
+  const ownStore = options.store === undefined || typeof options.store === "string";
   store.attach?.(config.schemas);
   const onError = options.onError ?? reportError;
   const push = isPushDelivery(options.push) ? options.push : createPushDelivery({ onError: (err, info) => onError(err, info), ...options.push });
@@ -106,7 +117,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
   const ownerOf = options.ownerOf ?? defaultOwnerOf;
   const newId = options.newId ?? randomId;
   const states = taskStatesOf(config.schemas.taskState);
-  const runtime = new TaskRuntime({
+  const runtime: TaskRuntime = new TaskRuntime({
     schemas: config.schemas,
     states,
     required: config.required,
@@ -117,6 +128,11 @@ export function createTaskHandler<Ty extends TaskTypes>(
     highWater: options.subscriberHighWater ?? 64,
     slowSubscriberMs: options.slowSubscriberMs ?? 10_000,
     newId,
+  });
+
+  store.deliverPushes?.({
+    send: (taskId, target, body, settled) => push.deliver(taskId, [target], body, settled),
+    render: (kind, value) => runtime.render(kind, value),
   });
 
   const ownerOfCall = (context: A2ACallContext): TaskOwner => ({ tenant: context.tenant ?? "", owner: ownerOf(context.principal) });
@@ -351,6 +367,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
       return {};
     },
 
+    ready: () => ("ready" in store ? (store as OpeningStore).ready : Promise.resolve()),
+
     async close() {
       runtime.close();
       if (ownPush) await push.close();
@@ -358,6 +376,15 @@ export function createTaskHandler<Ty extends TaskTypes>(
     },
   };
   return handler;
+}
+
+/** The store the option names: itself, the in-memory one, or one a URL names, opening (D73). */
+function storeOf(option: TaskStore | string | undefined, sqlOptions: SqlTaskStoreOptions | undefined): TaskStore {
+  if (option === undefined) return createInMemoryTaskStore();
+  if (typeof option !== "string") return option;
+  // Checked now: a wrong URL fails where the handler is made.
+  if (parseStoreUrl(option).engine === "memory") return createInMemoryTaskStore();
+  return createOpeningStore(openTaskStore(option, sqlOptions));
 }
 
 function isPushDelivery(value: PushDeliveryOptions | PushDelivery | undefined): value is PushDelivery {

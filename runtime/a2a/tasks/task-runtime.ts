@@ -267,6 +267,8 @@ export class TaskRuntime {
   readonly #writeJson: (value: unknown) => unknown;
   readonly #new: Builders;
   readonly #agentRole: number;
+  /** The store writes and delivers push notifications itself, through its outbox (D74). */
+  readonly #outbox: boolean;
   #closed = false;
 
   constructor(settings: TaskRuntimeSettings) {
@@ -276,6 +278,12 @@ export class TaskRuntime {
     const agent = settings.schemas.role.values.find((v) => v.name === "ROLE_AGENT");
     if (agent === undefined) throw new Error(`${settings.schemas.role.typeName} has no ROLE_AGENT: the task runtime needs it`);
     this.#agentRole = agent.number;
+    this.#outbox = settings.store.deliverPushes !== undefined;
+  }
+
+  /** The ProtoJSON text of a StreamResponse with this payload: what a push notification carries. */
+  render(kind: "task" | "statusUpdate" | "artifactUpdate", value: object): string {
+    return JSON.stringify(this.#writeJson(this.#streamResponse(kind, value)));
   }
 
   get states(): TaskStates {
@@ -423,7 +431,7 @@ export class TaskRuntime {
         live.artifactSet(kept);
       }
       live.lastArtifactId = artifact.artifactId;
-      this.#publishArtifact(live, artifact, append, { lastChunk: change.lastChunk }, false);
+      this.#publishArtifact(live, artifact, append, { lastChunk: change.lastChunk, ...(change.metadata === undefined ? {} : { metadata: change.metadata }) }, false);
       return;
     }
     const status = change.status;
@@ -431,7 +439,7 @@ export class TaskRuntime {
     if (status.message !== undefined) task.history.push(status.message);
     const terminal = this.#s.states.isTerminal(status.state);
     if (terminal) live.running?.abort(new Error(`the task was made ${this.#s.states.nameOf(status.state)} by another instance`));
-    this.#statusSet(live, live.running, status, terminal, undefined, false);
+    this.#statusSet(live, live.running, status, terminal, change.metadata, false);
   }
 
   /** Adds a stream to the task's followers, unless its caller already left. */
@@ -596,7 +604,7 @@ export class TaskRuntime {
     }
     live.lastArtifactId = artifact.artifactId;
     const appended = append && own !== undefined;
-    const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true };
+    const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true, metadata: event.metadata };
     return then(this.#s.store.update(live.record, change), () =>
       this.#publishArtifact(live, shared && live.followed ? copyArtifact(artifact) : artifact, append, event, true),
     );
@@ -620,14 +628,15 @@ export class TaskRuntime {
     if (exec.live !== undefined) return exec.live;
     const task = this.#newTask(exec, this.#s.states.submitted);
     const record: StoredTask = { tenant: exec.owner.tenant, owner: exec.owner.owner, task };
-    const created = this.#s.store.create(record);
+    // A store with an outbox writes the configs with the task: its first notification goes to them (D74).
+    const created = this.#outbox ? this.#s.store.create(record, exec.configs) : this.#s.store.create(record);
     if (exec.configs.length > 0 || isPromiseLike(created)) return this.#createWithConfigs(exec, record, created);
     return this.#goLive(exec, record, []);
   }
 
   async #createWithConfigs(exec: Execution, record: StoredTask, created: void | PromiseLike<void>): Promise<LiveTask> {
     await created;
-    for (const config of exec.configs) await this.#s.store.putConfig({ ...config, taskId: record.task.id });
+    if (!this.#outbox) for (const config of exec.configs) await this.#s.store.putConfig({ ...config, taskId: record.task.id });
     return this.#goLive(exec, record, exec.configs.length === 0 ? [] : await this.#s.store.configsOf(record.task.id));
   }
 
@@ -689,7 +698,7 @@ export class TaskRuntime {
     task.status = status;
     if (status.message !== undefined) task.history.push(status.message);
     const terminal = this.#s.states.isTerminal(status.state);
-    return then(this.#s.store.update(live.record, { kind: "status", terminal }), () => this.#statusSet(live, exec, status, terminal, metadata, true));
+    return then(this.#s.store.update(live.record, { kind: "status", terminal, metadata }), () => this.#statusSet(live, exec, status, terminal, metadata, true));
   }
 
   /** The status is stored: the streams are told, and push configs when `push` (a change made elsewhere was pushed there). */
@@ -725,8 +734,10 @@ export class TaskRuntime {
   #publish(live: LiveTask, event: StreamEvent, push: boolean): void {
     for (const s of live.subscribers) s.push(event);
     if (push && live.configs.length > 0) {
-      // Push delivery only queues (D27): it never holds the task back.
-      const current = live.configs.filter((c) => c.protocolVersion !== "0.3");
+      // Push delivery only queues (D27): it never holds the task back. A store with an outbox
+      // delivers the StreamResponses itself (D74); 0.3's configs, whose notification is the whole
+      // task in 0.3's form (D112), are not in the outbox and are sent from here.
+      const current = this.#outbox ? [] : live.configs.filter((c) => c.protocolVersion !== "0.3");
       if (current.length > 0) this.#s.push.deliver(live.record.task.id, current.map(pushTarget), JSON.stringify(this.#writeJson(event)));
       const legacy = live.configs.filter((c) => c.protocolVersion === "0.3");
       if (legacy.length > 0) this.#s.push.deliver(live.record.task.id, legacy.map(pushTarget), this.#v03Payload(live.record.task));

@@ -5,7 +5,9 @@
  * does nothing per event but bookkeeping, and one that writes rows (a
  * database) knows which part to write. Every method may be asynchronous.
  */
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { ArtifactLike, MessageLike, PushConfigLike, TaskLike, TaskSchemas, TaskStatusLike } from "./model.js";
+import type { PushTarget } from "./push-delivery.js";
 
 /** Who a task belongs to (spec 13.1): only the same tenant and owner see it. */
 export interface TaskOwner {
@@ -22,19 +24,28 @@ export interface StoredTask extends TaskOwner {
 /** What changed in a stored task since the store last heard of it. */
 export type TaskChange =
   /** A new status (and, when it has a message, that message at the end of the history); `terminal` when nothing can follow it. */
-  | { readonly kind: "status"; readonly terminal: boolean }
+  | { readonly kind: "status"; readonly terminal: boolean; readonly metadata?: JsonObject | undefined }
   /**
    * An artifact added or one's parts appended to (`index` into `task.artifacts`): with `append`,
    * its last `parts` parts are the chunk the executor sent; `lastChunk` as the executor said.
+   * `metadata`, here and on a status: the executor's event metadata, for a store that renders
+   * push notifications from what it wrote (D74).
    */
-  | { readonly kind: "artifact"; readonly index: number; readonly append?: boolean; readonly parts?: number; readonly lastChunk?: boolean }
+  | {
+      readonly kind: "artifact";
+      readonly index: number;
+      readonly append?: boolean;
+      readonly parts?: number;
+      readonly lastChunk?: boolean;
+      readonly metadata?: JsonObject | undefined;
+    }
   /** A message added at the end of the history. */
   | { readonly kind: "history" };
 
-/** A change another process made to a task this one follows (TaskStore.follow). */
+/** A change another process made to a task this one follows (TaskStore.follow); `metadata`, the executor's event metadata. */
 export type ForeignChange =
-  | { readonly kind: "status"; readonly status: TaskStatusLike }
-  | { readonly kind: "artifact"; readonly artifact: ArtifactLike; readonly append: boolean; readonly lastChunk: boolean }
+  | { readonly kind: "status"; readonly status: TaskStatusLike; readonly metadata?: JsonObject | undefined }
+  | { readonly kind: "artifact"; readonly artifact: ArtifactLike; readonly append: boolean; readonly lastChunk: boolean; readonly metadata?: JsonObject | undefined }
   | { readonly kind: "history"; readonly message: MessageLike };
 
 /** ListTasks, as the runtime has checked it (spec 3.1.4). */
@@ -77,8 +88,12 @@ export interface TaskStore {
    * them with these. A store serves one handler's types.
    */
   attach?(schemas: TaskSchemas): void;
-  /** Adds a task the runtime just created. */
-  create(record: StoredTask): void | Promise<void>;
+  /**
+   * Adds a task the runtime just created. A store with an outbox (`deliverPushes`) is given the
+   * push configs of the SendMessage that created it too, to write with the task; other stores
+   * are given them by `putConfig`.
+   */
+  create(record: StoredTask, configs?: readonly PushConfigLike[]): void | Promise<void>;
   /** The task of this id, whoever owns it (the runtime checks the owner), or undefined. */
   get(id: string): StoredTask | undefined | Promise<StoredTask | undefined>;
   /** `record.task` was changed in place; `change` says how. */
@@ -104,6 +119,22 @@ export interface TaskStore {
    */
   follow?(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
 
+  /**
+   * For a store that delivers push notifications through an outbox of its own (D74): the
+   * runtime hands it the delivery at start and delivers nothing itself from then on. The store
+   * writes a notification per push config with each change (`create`, `update`) in the same
+   * transaction, and hands it to `outbox.send` once written, and again after a crash.
+   */
+  deliverPushes?(outbox: PushOutbox): void;
+
   /** Releases timers and connections. */
   close?(): void | Promise<void>;
+}
+
+/** What the runtime gives a store that keeps a push outbox (TaskStore.deliverPushes, D74). */
+export interface PushOutbox {
+  /** Queues `body` for `target` (PushDelivery.deliver); `settled` once it was delivered or given up on, not when delivery stops at close. */
+  send(taskId: string, target: PushTarget, body: string, settled: () => void): void;
+  /** The ProtoJSON text of a StreamResponse whose payload is `value` (a Task, TaskStatusUpdateEvent or TaskArtifactUpdateEvent). */
+  render(kind: "task" | "statusUpdate" | "artifactUpdate", value: object): string;
 }

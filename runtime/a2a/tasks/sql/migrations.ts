@@ -25,6 +25,11 @@
  *   and any instance fails a task whose lease lapsed (D72).
  * - (4) the A2A version a push config was registered with, when not 1.0
  *   (its notifications' form, D112).
+ * - (5) a2a_push_outbox: a push notification due, per event and push config,
+ *   written with the event and claimed by the instance delivering it until
+ *   it is delivered (D74); events keep their executor metadata for it.
+ * - (6) an index for ListTasks filtered by state: a rare state among many
+ *   tasks of one owner is found without walking the others (D75).
  *
  * Ids are `COLLATE "C"`: ListTasks orders ties by id in code point order,
  * as the in-memory store does, whatever the database's locale.
@@ -128,6 +133,30 @@ CREATE INDEX a2a_tasks_leases ON a2a_tasks (lease_until) WHERE lease_until IS NO
     version: 4,
     name: "push config protocol version",
     sql: `ALTER TABLE a2a_push_configs ADD COLUMN protocol_version text;`,
+  },
+  {
+    version: 5,
+    name: "push outbox and event metadata",
+    sql: `
+ALTER TABLE a2a_task_events ADD COLUMN metadata text;
+CREATE TABLE a2a_push_outbox (
+  task_id     text COLLATE "C" NOT NULL REFERENCES a2a_tasks (id) ON DELETE CASCADE,
+  seq         bigint NOT NULL,
+  config_id   text COLLATE "C" NOT NULL,
+  claimed_by  text NOT NULL,
+  claim_until bigint NOT NULL,
+  PRIMARY KEY (task_id, seq, config_id)
+);
+CREATE INDEX a2a_push_outbox_claims ON a2a_push_outbox (claim_until);
+CREATE INDEX a2a_push_outbox_claimant ON a2a_push_outbox (claimed_by);
+`,
+  },
+  {
+    version: 6,
+    name: "ListTasks by state",
+    sql: `
+CREATE INDEX a2a_tasks_by_state ON a2a_tasks (tenant, owner, state, status_ms DESC, id DESC);
+`,
   },
 ];
 

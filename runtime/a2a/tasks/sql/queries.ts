@@ -5,7 +5,11 @@
  * (exact for epoch milliseconds), so both answer numbers.
  */
 
-/** The task row, its history and its artifacts, and the `created` event: one statement. */
+/**
+ * The task row, its history and its artifacts, the push configs its
+ * SendMessage brought, the `created` event, and with $16 its outbox rows
+ * (one per config, D74), claimed by $14 until $17: one statement.
+ */
 export const createTask = `
 WITH t AS (
   INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, status_ms, finished_ms, version, history_len, task, lease_owner, lease_until)
@@ -17,9 +21,19 @@ WITH t AS (
 ), a AS (
   INSERT INTO a2a_task_artifacts (task_id, idx, artifact)
   SELECT $1::text, (n - 1)::int, artifact FROM unnest($11::bytea[]) WITH ORDINALITY AS r (artifact, n)
+), c AS (
+  INSERT INTO a2a_push_configs (task_id, id, tenant, url, token, auth_scheme, auth_credentials, protocol_version)
+  SELECT $1::text, x.id, $2::text, x.url, x.token, x.scheme, x.credentials, x.version
+  FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[]) AS x (id, url, token, scheme, credentials, version)
+  ON CONFLICT (task_id, id) DO NOTHING
+), o AS (
+  INSERT INTO a2a_push_outbox (task_id, seq, config_id, claimed_by, claim_until)
+  SELECT $1::text, 1, x.id, $14::text, $17::bigint FROM unnest($18::text[], $23::text[]) AS x (id, version) WHERE $16::boolean AND x.version IS NULL
+  RETURNING 1
 )
 INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer)
-SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t`;
+SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t
+RETURNING (SELECT count(*) FROM o)::int AS pushes`;
 
 /**
  * One change: the task row (its version and history length counted up
@@ -28,7 +42,10 @@ SELECT id, 1, 'created', NULL, $12::bigint, $13::bytea, $14::text FROM t`;
  * nothing when the task is gone or finished: a task is terminal once, and
  * what an instance that has not heard of it yet (a cancel made on another)
  * still writes is dropped. With $17, only if the task's lease lapsed
- * before then (the lease reaper's FAILED, D72).
+ * before then (the lease reaper's FAILED, D72). With $19, a push
+ * notification due per push config the task has now, whichever instance
+ * made it (the outbox, D74), claimed by $18 until $20; $21 is the
+ * executor's event metadata (JSON).
  */
 export const updateTask = `
 WITH t AS (
@@ -51,10 +68,15 @@ WITH t AS (
   INSERT INTO a2a_task_artifacts (task_id, idx, artifact)
   SELECT $1::text, $9::int, $10::bytea FROM t WHERE $10::bytea IS NOT NULL
   ON CONFLICT (task_id, idx) DO UPDATE SET artifact = excluded.artifact
+), o AS (
+  INSERT INTO a2a_push_outbox (task_id, seq, config_id, claimed_by, claim_until)
+  SELECT $1::text, t.version, c.id, $18::text, $20::bigint FROM t, a2a_push_configs c
+  WHERE $19::boolean AND c.task_id = $1::text AND c.protocol_version IS NULL
+  RETURNING 1
 )
-INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer, append, last_chunk)
-SELECT $1::text, version, $11::text, $9::int, $7::bigint, $12::bytea, $13::text, $14::boolean, $15::boolean FROM t
-RETURNING seq::float8 AS seq`;
+INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer, append, last_chunk, metadata)
+SELECT $1::text, version, $11::text, $9::int, $7::bigint, $12::bytea, $13::text, $14::boolean, $15::boolean, $21::text FROM t
+RETURNING seq::float8 AS seq, (SELECT count(*) FROM o)::int AS pushes`;
 
 const history = `ARRAY(SELECT message FROM a2a_task_messages WHERE task_id = t.id ORDER BY seq) AS history`;
 const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id = t.id ORDER BY idx) AS artifacts`;
@@ -63,12 +85,16 @@ export const getTask = `
 SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
-/** ListTasks' filter (spec 3.1.4), always within one tenant and owner (D26). */
+/**
+ * ListTasks' filter (spec 3.1.4), always within one tenant and owner (D26). The time bound is
+ * compared as a bigint, so that it bounds the index's status_ms range (D75); for whole
+ * milliseconds, >= ceil(x) is >= x.
+ */
 const listFilter = `
 t.tenant = $1::text AND t.owner = $2::text
 AND ($3::text = '' OR t.context_id = $3::text)
 AND ($4::int = 0 OR t.state = $4::int)
-AND ($5::float8 IS NULL OR t.status_ms >= $5::float8)`;
+AND ($5::float8 IS NULL OR t.status_ms >= ceil($5::float8)::bigint)`;
 
 /** One page, newest status first, ties by id descending; the cursor is the last row of the page before. */
 export const listTasks = `
@@ -107,13 +133,56 @@ export const deleteConfig = `DELETE FROM a2a_push_configs WHERE task_id = $1::te
 
 /** A task's events after `seq`, in order. */
 export const eventsAfter = `
-SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk
+SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk, metadata
 FROM a2a_task_events WHERE task_id = $1::text AND seq > $2::bigint ORDER BY seq`;
 
-/** The leases this instance holds, renewed (D72). */
+/** The leases this instance holds, and its outbox claims, renewed (D72, D74). */
 export const renewLeases = `
+WITH o AS (UPDATE a2a_push_outbox SET claim_until = $2::bigint WHERE claimed_by = $1::text)
 UPDATE a2a_tasks SET lease_until = $2::bigint
 WHERE lease_owner = $1::text AND lease_until IS NOT NULL AND finished_ms IS NULL`;
+
+/**
+ * Tasks with outbox rows whose claim lapsed (the instance delivering them died), oldest first.
+ * Not a task that is leased (D72): the instance that fails it takes its rows with it.
+ */
+export const lapsedPushTasks = `
+SELECT o.task_id FROM a2a_push_outbox o JOIN a2a_tasks t ON t.id = o.task_id
+WHERE o.claim_until < $1::bigint AND t.lease_until IS NULL
+GROUP BY o.task_id ORDER BY min(o.claim_until) LIMIT 100`;
+
+/**
+ * All of task $1's outbox rows whose claim lapsed before $2, claimed by $3 until $4: a task's
+ * rows go to one instance together (a second claiming at once waits for the row locks, then
+ * finds them claimed), so its notifications keep their order (D74).
+ */
+export const claimTaskPushes = `
+UPDATE a2a_push_outbox SET claimed_by = $3::text, claim_until = $4::bigint
+WHERE task_id = $1::text AND claim_until < $2::bigint
+RETURNING seq::float8 AS seq`;
+
+/** The task row, if its lease lapsed before $2, locked for the one instance that fails it (D72). */
+export const lockLapsedTask = `
+SELECT id FROM a2a_tasks WHERE id = $1::text AND finished_ms IS NULL AND lease_until < $2::bigint
+FOR UPDATE SKIP LOCKED`;
+
+/**
+ * The outbox rows $1 claims of the events ($2 task, $3 seq) pairs, with what a notification is
+ * made of: the event, the task's context, the config (NULL when it was deleted since), in order.
+ */
+export const claimedPushes = `
+SELECT o.task_id, o.seq::float8 AS seq, o.config_id, e.kind, e.body, e.append, e.last_chunk, e.metadata,
+  t.context_id, c.url, c.token, c.auth_scheme, c.auth_credentials
+FROM unnest($2::text[], $3::bigint[]) AS k (task_id, seq)
+JOIN a2a_push_outbox o ON o.task_id = k.task_id AND o.seq = k.seq
+JOIN a2a_task_events e ON e.task_id = o.task_id AND e.seq = o.seq
+JOIN a2a_tasks t ON t.id = o.task_id
+LEFT JOIN a2a_push_configs c ON c.task_id = o.task_id AND c.id = o.config_id
+WHERE o.claimed_by = $1::text
+ORDER BY o.task_id, o.seq, o.config_id`;
+
+/** A notification delivered (or given up on): out of the outbox. */
+export const deletePush = `DELETE FROM a2a_push_outbox WHERE task_id = $1::text AND seq = $2::bigint AND config_id = $3::text`;
 
 /** Tasks whose lease lapsed: their instance stopped renewing it (D72). */
 export const lapsedLeases = `

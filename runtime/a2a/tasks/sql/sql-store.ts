@@ -17,16 +17,17 @@
  * executor's event is being written), and each encodes the task as it was
  * when reported.
  */
-import type { DescMessage } from "@bufbuild/protobuf";
+import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
 import { randomUUID } from "node:crypto";
 import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
-import type { ConfigPage, ForeignChange, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
+import type { ConfigPage, ForeignChange, PushOutbox, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
 import { importPeer, pgDriver, pgliteDriver, type PGliteLike, type PgPoolLike, type SqlDriver } from "./driver.js";
 import { LogFollowers } from "./log-follower.js";
 import { migrate } from "./migrations.js";
+import { PushOutboxSender, keysOf } from "./push-outbox.js";
 import * as q from "./queries.js";
 
 export interface SqlTaskStoreOptions {
@@ -164,6 +165,7 @@ interface EventRow {
   writer: string | null;
   append: boolean;
   last_chunk: boolean;
+  metadata: string | null;
 }
 
 interface TaskRow {
@@ -190,6 +192,7 @@ class Store implements SqlTaskStore {
   /** This instance, in the event log: its own events are not handed to `follow`. */
   readonly #writer = randomUUID();
   readonly #followers: LogFollowers<EventRow>;
+  readonly #pushes: PushOutboxSender;
 
   constructor(
     readonly driver: SqlDriver,
@@ -199,6 +202,7 @@ class Store implements SqlTaskStore {
     this.engine = driver.engine;
     this.#onError = options.onError ?? reportError;
     this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#eventRows(taskId, after), this.#onError);
+    this.#pushes = new PushOutboxSender(driver, this.#writer, () => this.#s, this.#onError);
     const leaseMs = options.leaseMs ?? 30_000;
     if (!(leaseMs > 0)) throw new Error("leaseMs must be > 0");
     this.#leaseMs = leaseMs;
@@ -210,7 +214,9 @@ class Store implements SqlTaskStore {
     }, Math.max(1, Math.floor(leaseMs / 3)));
     const reap = setInterval(() => {
       if (this.#schemas === undefined) return;
+      // Failing a task takes its notifications with it; what is left are those of tasks no one runs.
       this.#reaping ??= this.reapLapsed()
+        .then(() => this.#pushes.claimLapsed(Date.now(), Date.now() + leaseMs))
         .catch(this.#onError)
         .finally(() => (this.#reaping = undefined));
     }, Math.max(1, Math.floor(leaseMs / 2)));
@@ -230,6 +236,10 @@ class Store implements SqlTaskStore {
       }, Math.min(ttl, 60_000));
       this.#timer.unref();
     }
+  }
+
+  deliverPushes(outbox: PushOutbox): void {
+    this.#pushes.attach(outbox);
   }
 
   attach(schemas: TaskSchemas): void {
@@ -315,7 +325,7 @@ class Store implements SqlTaskStore {
     if (this.#writes.get(id) === write) this.#writes.delete(id);
   }
 
-  create(record: StoredTask): Promise<void> {
+  create(record: StoredTask, configs: readonly PushConfigLike[] = []): Promise<void> {
     const { task } = record;
     const state = task.status?.state ?? 0;
     const now = Date.now();
@@ -335,8 +345,19 @@ class Store implements SqlTaskStore {
       this.#encode(this.#s.task, task),
       this.#writer,
       this.#leaseUntil(task, now),
+      this.#pushes.attached,
+      now + this.#leaseMs,
+      configs.map((c) => c.id),
+      configs.map((c) => c.url),
+      configs.map((c) => c.token),
+      configs.map((c) => c.authentication?.scheme ?? null),
+      configs.map((c) => c.authentication?.credentials ?? null),
+      configs.map((c) => c.protocolVersion ?? null),
     ];
-    return this.#serial(task.id, () => this.driver.query(q.createTask, params));
+    return this.#serial(task.id, async () => {
+      const [row] = await this.driver.query<{ pushes: number }>(q.createTask, params);
+      if ((row?.pushes ?? 0) > 0) await this.#pushes.send([{ taskId: task.id, seq: 1 }]).catch(this.#onError);
+    });
   }
 
   async get(id: string): Promise<(StoredTask & { readonly version: number }) | undefined> {
@@ -399,26 +420,54 @@ class Store implements SqlTaskStore {
       lastChunk,
       this.#leaseUntil(task, now),
       lapsedBefore,
+      this.#writer,
+      this.#pushes.attached && change.kind !== "history",
+      now + this.#leaseMs,
+      change.kind === "history" || change.metadata === undefined ? null : JSON.stringify(change.metadata),
     ];
+    if (lapsedBefore !== null) return this.#reap(task.id, params, lapsedBefore);
     let written = false;
     return this.#serial(task.id, async () => {
-      written = (await this.driver.query(q.updateTask, params)).length > 0;
+      const [row] = await this.driver.query<{ seq: number; pushes: number }>(q.updateTask, params);
+      written = row !== undefined;
+      // Sent in the task's order of writes: the next write waits for this hand-over (D74).
+      // Not sent now (the database failed): the rows stay in the outbox, sent after a restart (D74).
+      if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }]).catch(this.#onError);
     }).then(() => written);
+  }
+
+  /**
+   * The lease reaper's FAILED (D72), in one transaction: the task row locked (another instance
+   * reaping it at once skips it), the task's lapsed outbox rows claimed, the change written;
+   * then all of them sent, the FAILED last, so a receiver gets the dead instance's
+   * notifications before it (D74). Answers whether it was written.
+   */
+  async #reap(taskId: string, params: readonly unknown[], lapsedBefore: number): Promise<boolean> {
+    const done = await this.driver.transaction(async (query) => {
+      if ((await query(q.lockLapsedTask, [taskId, lapsedBefore])).length === 0) return undefined;
+      const claimed = await this.#pushes.claimTask(query, taskId, lapsedBefore, Date.now() + this.#leaseMs);
+      const [row] = await query<{ seq: number; pushes: number }>(q.updateTask, params);
+      return { written: row !== undefined, seqs: row !== undefined && row.pushes > 0 ? [...claimed, row.seq] : claimed };
+    });
+    if (done === undefined) return false;
+    await this.#pushes.send(keysOf(taskId, done.seqs)).catch(this.#onError);
+    return done.written;
   }
 
   async list(owner: TaskOwner, query: TaskQuery): Promise<TaskPage> {
     const after = query.pageToken === "" ? undefined : decodeTaskCursor(query.pageToken);
     const filter = [owner.tenant, owner.owner, query.contextId, query.state, query.statusAfterMs ?? null];
-    const [rows, [count]] = await Promise.all([
-      this.driver.query<TaskRow & { id: string; status_ms: number }>(q.listTasks, [...filter, after?.timeMs ?? null, after?.id ?? null, query.pageSize + 1]),
-      this.driver.query<{ n: number }>(q.countTasks, filter),
-    ]);
-    const page = rows.slice(0, query.pageSize);
+    const rows = this.driver.query<TaskRow & { id: string; status_ms: number }>(q.listTasks, [...filter, after?.timeMs ?? null, after?.id ?? null, query.pageSize + 1]);
+    // totalSize is exact (spec 3.1.4, D75): a count of the matching tasks, unless one first page holds them all.
+    const counted = after === undefined ? undefined : this.driver.query<{ n: number }>(q.countTasks, filter);
+    const found = await rows;
+    const total = counted !== undefined ? (await counted)[0]?.n ?? 0 : found.length <= query.pageSize ? found.length : (await this.driver.query<{ n: number }>(q.countTasks, filter))[0]?.n ?? 0;
+    const page = found.slice(0, query.pageSize);
     const last = page.at(-1);
     return {
       tasks: page.map((r) => this.#decode(r)),
-      totalSize: count?.n ?? 0,
-      nextPageToken: rows.length > query.pageSize && last !== undefined ? encodeTaskCursor({ timeMs: last.status_ms, id: last.id }) : "",
+      totalSize: total,
+      nextPageToken: found.length > query.pageSize && last !== undefined ? encodeTaskCursor({ timeMs: last.status_ms, id: last.id }) : "",
     };
   }
 
@@ -480,11 +529,18 @@ class Store implements SqlTaskStore {
   #foreignChange(row: EventRow): ForeignChange | undefined {
     const s = this.#s;
     if (row.body === null) return undefined;
+    const metadata = row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) as JsonObject };
     switch (row.kind) {
       case "status":
-        return { kind: "status", status: decodeBinary(s.taskStatus, row.body, ownBytesReadOptions) as unknown as TaskStatusLike };
+        return { kind: "status", status: decodeBinary(s.taskStatus, row.body, ownBytesReadOptions) as unknown as TaskStatusLike, ...metadata };
       case "artifact":
-        return { kind: "artifact", artifact: decodeBinary(s.artifact, row.body, ownBytesReadOptions) as unknown as ArtifactLike, append: row.append, lastChunk: row.last_chunk };
+        return {
+          kind: "artifact",
+          artifact: decodeBinary(s.artifact, row.body, ownBytesReadOptions) as unknown as ArtifactLike,
+          append: row.append,
+          lastChunk: row.last_chunk,
+          ...metadata,
+        };
       case "history":
         return { kind: "history", message: decodeBinary(s.message, row.body, ownBytesReadOptions) as unknown as MessageLike };
       default:

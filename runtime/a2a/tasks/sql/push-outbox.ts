@@ -1,0 +1,145 @@
+/**
+ * The SQL store's push outbox (D74). A change writes, in its own
+ * statement, a row per push config of the task (a2a_push_outbox), claimed
+ * by the writing store instance. Once the statement committed, that
+ * instance reads its rows back with the event they point at, renders each
+ * as the StreamResponse the runtime would have pushed, and hands it to push
+ * delivery; the row is deleted when delivery settles (delivered, or given
+ * up on). An instance that dies stops renewing its claims; another claims
+ * the rows once they lapse and delivers them. So a crash anywhere between
+ * the event and the receiver's answer loses nothing, and a receiver may get
+ * a notification twice: at least once.
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import { decodeBinary, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
+import { make, type TaskSchemas } from "../model.js";
+import type { PushOutbox } from "../task-store.js";
+import type { Query, SqlDriver } from "./driver.js";
+import * as q from "./queries.js";
+
+interface PushRow {
+  task_id: string;
+  seq: number;
+  config_id: string;
+  kind: string;
+  body: Uint8Array | null;
+  append: boolean;
+  last_chunk: boolean;
+  metadata: string | null;
+  context_id: string;
+  url: string | null;
+  token: string | null;
+  auth_scheme: string | null;
+  auth_credentials: string | null;
+}
+
+export interface EventKey {
+  readonly taskId: string;
+  readonly seq: number;
+}
+
+/** The events of these seqs of one task, each once, in order. */
+export function keysOf(taskId: string, seqs: readonly number[]): EventKey[] {
+  return [...new Set(seqs)].sort((a, b) => a - b).map((seq) => ({ taskId, seq }));
+}
+
+export class PushOutboxSender {
+  /** Rows handed to delivery and not settled yet: a claim taken again meanwhile does not send them twice from here. */
+  readonly #inFlight = new Set<string>();
+  #outbox: PushOutbox | undefined;
+
+  constructor(
+    readonly driver: SqlDriver,
+    /** The store instance: whose claims these are. */
+    readonly claimant: string,
+    readonly schemas: () => TaskSchemas,
+    readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Whether the runtime gave the store its delivery: without it, no outbox row is written. */
+  get attached(): boolean {
+    return this.#outbox !== undefined;
+  }
+
+  attach(outbox: PushOutbox): void {
+    this.#outbox = outbox;
+  }
+
+  /** Sends this instance's outbox rows of these events, in order. */
+  async send(keys: readonly EventKey[]): Promise<void> {
+    const outbox = this.#outbox;
+    if (outbox === undefined || keys.length === 0) return;
+    const rows = await this.driver.query<PushRow>(q.claimedPushes, [this.claimant, keys.map((k) => k.taskId), keys.map((k) => k.seq)]);
+    for (const row of rows) {
+      const key = `${row.task_id}\u0000${row.seq}\u0000${row.config_id}`;
+      if (this.#inFlight.has(key)) continue;
+      const forget = () => this.#forget(key, row);
+      if (row.url === null || row.body === null) {
+        // The config was deleted since: nothing to send it to.
+        void forget();
+        continue;
+      }
+      let body: string;
+      try {
+        body = this.#render(outbox, row);
+      } catch (err) {
+        this.onError(err);
+        void forget();
+        continue;
+      }
+      this.#inFlight.add(key);
+      const auth = row.auth_scheme === null ? undefined : { scheme: row.auth_scheme, credentials: row.auth_credentials ?? "" };
+      outbox.send(row.task_id, { url: row.url, token: row.token ?? "", authentication: auth }, body, forget);
+    }
+  }
+
+  /** Claims, task by task, the rows whose claim lapsed (their instance died) and sends them; answers how many. */
+  async claimLapsed(now: number, until: number): Promise<number> {
+    if (this.#outbox === undefined) return 0;
+    let claimed = 0;
+    for (const { task_id: taskId } of await this.driver.query<{ task_id: string }>(q.lapsedPushTasks, [now])) {
+      const seqs = await this.claimTask(this.driver.query, taskId, now, until);
+      claimed += seqs.length;
+      await this.send(keysOf(taskId, seqs));
+    }
+    return claimed;
+  }
+
+  /** Claims the task's lapsed rows with `query` (the caller's transaction, when it has one); their seqs. */
+  async claimTask(query: Query, taskId: string, now: number, until: number): Promise<number[]> {
+    if (this.#outbox === undefined) return [];
+    return (await query<{ seq: number }>(q.claimTaskPushes, [taskId, now, this.claimant, until])).map((r) => r.seq);
+  }
+
+  async #forget(key: string, row: PushRow): Promise<void> {
+    try {
+      await this.driver.query(q.deletePush, [row.task_id, row.seq, row.config_id]);
+    } catch (err) {
+      // Left in the outbox: sent again after its claim lapses (at least once).
+      this.onError(err);
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  /** The StreamResponse the runtime publishes for this event, as ProtoJSON. */
+  #render(outbox: PushOutbox, row: PushRow): string {
+    const s = this.schemas();
+    const body = row.body!;
+    const metadata = row.metadata === null ? undefined : (JSON.parse(row.metadata) as JsonObject);
+    const ids = { taskId: row.task_id, contextId: row.context_id, ...(metadata === undefined ? {} : { metadata }) };
+    switch (row.kind) {
+      case "created":
+        return outbox.render("task", decodeBinary(s.task, body, ownBytesReadOptions));
+      case "status":
+        return outbox.render("statusUpdate", make(s.statusUpdate, { ...ids, status: decodeBinary(s.taskStatus, body, ownBytesReadOptions) }));
+      case "artifact":
+        return outbox.render(
+          "artifactUpdate",
+          make(s.artifactUpdate, { ...ids, artifact: decodeBinary(s.artifact, body, ownBytesReadOptions), append: row.append, lastChunk: row.last_chunk }),
+        );
+      default:
+        throw new Error(`the push outbox holds an event of kind ${row.kind}, which is never pushed`);
+    }
+  }
+}

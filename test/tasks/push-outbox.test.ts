@@ -1,0 +1,140 @@
+/**
+ * The SQL store's push outbox (D74), on a Postgres server of the suite's
+ * own: notifications are rows written with the change, so a push config
+ * made through one instance gets the events of a task another instance
+ * runs, and notifications an instance could not deliver before it stopped
+ * are delivered by another once their claim lapses. The kill -9 of a whole
+ * agent process is in multi-process.test.ts.
+ */
+import { jest } from "@jest/globals";
+import { create } from "@bufbuild/protobuf";
+import pg from "pg";
+import { createPostgresTaskStore, createPushDelivery, type SqlTaskStore } from "protoc-gen-a2a/runtime/tasks";
+import { MessageSchema, Role, SendMessageRequestSchema, TaskState } from "../../generated/a2a_pb.js";
+import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { startPostgres, type TestPostgres } from "../support/postgres.js";
+import { Receiver, callContext, deferred, until } from "../support/task-clients.js";
+
+jest.setTimeout(30_000);
+
+let server: TestPostgres;
+let receiver: Receiver;
+const stores: SqlTaskStore[] = [];
+
+beforeAll(async () => {
+  [server, receiver] = await Promise.all([startPostgres(), new Receiver().start()]);
+});
+
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  await receiver?.stop();
+  await server?.stop();
+});
+
+async function instance(leaseMs = 30_000): Promise<SqlTaskStore> {
+  const store = await createPostgresTaskStore({ connectionString: server.url, leaseMs });
+  stores.push(store);
+  return store;
+}
+
+const call = callContext("");
+const allow = { allow: ["127.0.0.0/8"] };
+const message = (text: string) => create(MessageSchema, { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text", value: text } }] });
+
+/** What a notification body says: its payload's kind, with the state or the artifact's text. */
+function kindOf(body: string): string {
+  const json = JSON.parse(body) as Record<string, { status?: { state: string }; artifact?: { parts: { text: string }[] } }>;
+  if (json.task !== undefined) return "task";
+  if (json.statusUpdate !== undefined) return `status:${json.statusUpdate.status?.state}`;
+  if (json.artifactUpdate !== undefined) return `artifact:${json.artifactUpdate.artifact?.parts.map((p) => p.text).join("")}`;
+  return Object.keys(json).join(",");
+}
+
+async function outboxRows(): Promise<number> {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  try {
+    return (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM a2a_push_outbox")).rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+test("a push config made through B gets the events of a task A runs, each once, in order, with the executor's metadata (and so do B's streams)", async () => {
+  const gate = deferred();
+  const gated: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+    yield { artifact: { parts: [{ content: { case: "text", value: "made on A" } }] }, metadata: { step: 2 } };
+  };
+  const a = createA2AServiceTaskHandler(gated, { store: await instance(), push: allow });
+  const b = createA2AServiceTaskHandler(gated, { store: await instance(), push: allow });
+  try {
+    const started = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { returnImmediately: true } }), call);
+    if (started.payload.case !== "task") throw new Error("expected a task");
+    const id = started.payload.value.id;
+    await b.createTaskPushNotificationConfig({ tenant: "", taskId: id, id: "on-b", url: receiver.url(`/b/${id}`), token: "t" }, call);
+    // B's own stream of the task gets the event metadata too: it is in the log.
+    const onB = b.subscribeToTask({ id }, call)[Symbol.asyncIterator]();
+    expect((await onB.next()).value?.payload.case).toBe("task");
+    gate.resolve();
+    const artifactOnB = (await onB.next()).value?.payload;
+    expect(artifactOnB?.case === "artifactUpdate" ? artifactOnB.value.metadata : artifactOnB?.case).toEqual({ step: 2 });
+    await onB.return?.();
+    const path = `/b/${id}`;
+    await receiver.when("the task's last notification", () => receiver.on(path).some((r) => kindOf(r.body) === "status:TASK_STATE_COMPLETED"));
+    expect(receiver.on(path).map((r) => kindOf(r.body))).toEqual(["artifact:made on A", "status:TASK_STATE_COMPLETED"]);
+    expect(JSON.parse(receiver.on(path)[0]!.body).artifactUpdate.metadata).toEqual({ step: 2 });
+    expect(receiver.on(path)[0]!.headers["x-a2a-notification-token"]).toBe("t");
+    // A row goes once its receiver answered: after the POST is seen here.
+      await until("the outbox to empty", async () => (await outboxRows()) === 0);
+  } finally {
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("notifications A wrote and never delivered (it stopped) are delivered by B once A's claim lapses, in order", async () => {
+  const quick: A2AServiceExecutor = async function* () {
+    yield { artifact: { parts: [{ content: { case: "text", value: "one" } }] } };
+    yield { artifact: { parts: [{ content: { case: "text", value: "two" } }], append: true } };
+  };
+  const delivered: string[] = [];
+  let up = false;
+  receiver.answer = (got) => {
+    if (!up) return 503;
+    delivered.push(kindOf(got.body));
+    return 200;
+  };
+  const pushA = createPushDelivery({ ...allow, backoffMs: 60_000, onError: () => undefined });
+  const storeA = await instance(400);
+  const a = createA2AServiceTaskHandler(quick, { store: storeA, push: pushA });
+  const url = receiver.url(`/crash/${crypto.randomUUID()}`);
+  try {
+    const done = await a.sendMessage(
+      create(SendMessageRequestSchema, { message: message("go"), configuration: { taskPushNotificationConfig: { id: "c", url, token: "" } } }),
+      call,
+    );
+    if (done.payload.case !== "task") throw new Error("expected a task");
+    expect(done.payload.value.status?.state).toBe(TaskState.COMPLETED);
+    // A stops with every notification written and none delivered: the receiver refused the first, the rest waited behind it.
+    await receiver.when("A's first attempt", () => receiver.received.some((r) => url.endsWith(r.path)));
+    await pushA.close();
+    await storeA.close();
+    expect(await outboxRows()).toBe(4);
+    up = true;
+    const b = createA2AServiceTaskHandler(quick, { store: await instance(400), push: allow });
+    try {
+      await receiver.when("B to deliver A's notifications", () => delivered.length >= 4, 10_000);
+      expect(delivered).toEqual(["task", "artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
+      // A row goes once its receiver answered: after the POST is seen here.
+      await until("the outbox to empty", async () => (await outboxRows()) === 0);
+    } finally {
+      await b.close();
+    }
+  } finally {
+    receiver.answer = () => 200;
+    await a.close();
+  }
+});
