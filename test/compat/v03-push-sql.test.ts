@@ -34,7 +34,7 @@ afterAll(async () => {
 
 test("a 0.3 config registered with the message gets the task in 0.3's form, and nothing else", async () => {
   // A 0.3 message/send (no A2A-Version) with its push config, not blocking: the task is answered at once.
-  const response = await fetch(server.jsonRpcUrl, {
+  const response = await fetch(server.jsonRpcUrl!, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
