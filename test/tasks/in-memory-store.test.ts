@@ -139,19 +139,21 @@ test("ListTasks cursors: tasks added between pages are neither repeated nor make
   }
 });
 
-test("after 5,000 tasks the heap returns to its baseline once they expire", async () => {
+/** The heap after gc, with what ArrayBuffers hold outside it: finished tasks are kept as bytes. */
+function heapAfterGc(): number {
   v8.setFlagsFromString("--expose-gc");
   const gc = vm.runInNewContext("gc") as () => void;
+  gc();
+  gc();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
+
+test("after 5,000 tasks the heap returns to its baseline once they expire", async () => {
   // Long enough that none expires while 5,000 are sent on a busy two-core machine.
   const store = createInMemoryTaskStore({ terminalTtlMs: 8000 });
   const handler = createA2AServiceTaskHandler(echo, { store });
-  // Finished tasks are kept as bytes, outside V8's heap: they count too.
-  const heap = () => {
-    gc();
-    gc();
-    const usage = process.memoryUsage();
-    return usage.heapUsed + usage.arrayBuffers;
-  };
+  const heap = heapAfterGc;
   try {
     // Warm up so code and caches are not counted as growth (on a store that keeps nothing finished).
     const warmStore = createInMemoryTaskStore({ maxTerminalTasks: 0 });
@@ -178,16 +180,9 @@ test("after 5,000 tasks the heap returns to its baseline once they expire", asyn
 }, 45_000);
 
 test("at its bound the store holds steady: a dropped task is let go at once, and kept bytes pin no shared buffer", async () => {
-  v8.setFlagsFromString("--expose-gc");
-  const gc = vm.runInNewContext("gc") as () => void;
   const store = createInMemoryTaskStore({ maxTerminalTasks: 100 });
   const handler = createA2AServiceTaskHandler(echo, { store });
-  const heap = () => {
-    gc();
-    gc();
-    const usage = process.memoryUsage();
-    return usage.heapUsed + usage.arrayBuffers;
-  };
+  const heap = heapAfterGc;
   try {
     const text = "x".repeat(1000);
     // The bound filled (and the code warm): the baseline.
