@@ -56,8 +56,9 @@
 //                                 by constructor (bench/streams/heap-diff.mjs)
 import { cpus } from "node:os";
 import { join, relative } from "node:path";
-import { readFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { benchDir, fmt, median, num, prepareOurs, root, startNode, table } from "./lib/harness.mjs";
+import { measureStreamRun, pct } from "./lib/stream-run.mjs";
 import { printTopCosts } from "./lib/profile-top.mjs";
 import { a2aVersion, idleText, jsonRpcBody, restBody, streamText } from "./streams/fixture.mjs";
 
@@ -104,16 +105,6 @@ for (const t of [...streamTargets, ...memTargets]) if (TARGETS[t] === undefined)
 // ceiling-grpc only ever holds an idle stream: it is the floor of part 2, not a part 1 server.
 for (const t of streamTargets) if (TARGETS[t].memoryOnly === true) throw new Error(`${t} is a target of the memory part only (BENCH_MEM_TARGETS)`);
 
-function machineTicks() {
-  try {
-    const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
-    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal: steal ?? 0 };
-  } catch {
-    return undefined;
-  }
-}
-
 async function startServer(target, { prof = false } = {}) {
   const execArgv = ["--expose-gc"];
   if (prof) {
@@ -147,42 +138,9 @@ async function streams(client, s, n, reps, budget) {
   return r;
 }
 
-const pct = (x) => `${Math.round(x * 100)}%`;
 
-async function measure(client, s, n) {
-  for (let attempt = 0; ; attempt++) {
-    const c0 = await cpuMs(s);
-    const m0 = machineTicks();
-    const r = await streams(client, s, n, 1_000_000, budgetMs);
-    const m1 = machineTicks();
-    const c1 = await cpuMs(s);
-    const events = r.streams.reduce((a, x) => a + x.events, 0);
-    const wall = r.streams.reduce((a, x) => a + x.wallMs, 0);
-    const ticks = m0 && m1 ? m1.busy + m1.idle + m1.steal - m0.busy - m0.idle - m0.steal : 0;
-    const run = {
-      streams: r.streams.length,
-      eps: (events * 1000) / wall,
-      usPerEvent: (wall * 1000) / events,
-      firstMs: median(r.streams.map((x) => x.firstMs)),
-      serverUsPerEvent: ((c1 - c0) * 1000) / events,
-      serverCpu: (c1 - c0) / r.wallMs,
-      clientCpu: r.cpuMs / r.wallMs,
-      machineCores: ticks > 0 ? ((m1.busy - m0.busy) / ticks) * cpus().length : NaN,
-      stealCores: ticks > 0 ? ((m1.steal - m0.steal) / ticks) * cpus().length : 0,
-    };
-    run.otherCores = run.machineCores - run.serverCpu - run.clientCpu;
-    const contended = run.otherCores > otherMax || run.stealCores > otherMax;
-    console.log(
-      `  ${s.target.padEnd(15)} N=${String(n).padEnd(6)} ${fmt(run.eps, 0).padStart(9)} events/s  ${fmt(run.usPerEvent, 2).padStart(7)} µs/event  ` +
-        `server ${fmt(run.serverUsPerEvent, 2).padStart(6)} µs CPU/event (${pct(run.serverCpu)})  client ${pct(run.clientCpu)}  ${run.streams} stream(s)` +
-        (Number.isNaN(run.otherCores) ? "" : `  other ${fmt(Math.max(0, run.otherCores), 2)} cores`) +
-        (contended ? (attempt < retries ? "  <- contended, discarded, repeating" : "  <- contended, kept (no retries left)") : ""),
-    );
-    if (contended && attempt < retries) continue;
-    (s.runs[n] ??= []).push(run);
-    return;
-  }
-}
+const measure = (client, s, n) =>
+  measureStreamRun({ s, n, read: () => streams(client, s, n, 1_000_000, budgetMs), serverCpuMs: cpuMs, otherMax, retries, width: 15 });
 
 // --- part 1: events/s ---
 

@@ -65,7 +65,7 @@
 //                            N = 100 and 1,000, 50 idle streams) that checks
 //                            every target's answers end to end; its figures
 //                            mean nothing
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
 import { connect } from "node:http2";
 import { cpus } from "node:os";
 import { join, relative } from "node:path";
@@ -108,6 +108,7 @@ const {
   table,
 } = await import("./lib/harness.mjs");
 const { printTopCosts } = await import("./lib/profile-top.mjs");
+const { measureStreamRun, pct } = await import("./lib/stream-run.mjs");
 const { echoTaskJson, echoTaskWithHistoryJson, message } = await import("./lib/a2a-fixture.mjs");
 const { a2aVersion, idleText, jsonRpcBody, restBody, streamText, messageJson } = await import("./streams/fixture.mjs");
 
@@ -117,7 +118,6 @@ for (const p of parts) if (!["unary", "streams", "idle"].includes(p)) throw new 
 const settings = loadSettings("ours-tasks,ours,a2a-js-full,ceiling");
 const { runs, pin, profile, profileDir, otherMax, retries } = settings;
 const bindings = list("BENCH_TASKS_BINDINGS", "jsonrpc,http-json,grpc");
-const pct = (x) => `${Math.round(x * 100)}%`;
 const verdict = (ok) => (ok ? "met" : "MISSED");
 /** Lines of the final summary: [what, figure, goal, verdict]. */
 const goals = [];
@@ -394,16 +394,6 @@ async function stopStreamServer(s) {
   await new Promise((r) => (s.child.exitCode !== null ? r() : s.child.once("exit", r)));
 }
 
-function machineTicks() {
-  try {
-    const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
-    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal: steal ?? 0 };
-  } catch {
-    return undefined;
-  }
-}
-
 const serverCpuMs = async (s) => {
   const { cpu } = await s.child.request({ cmd: "cpu" });
   return (cpu.user + cpu.system) / 1000;
@@ -431,40 +421,7 @@ async function streamsPart(client) {
     s.events += r.streams.reduce((a, x) => a + x.events, 0);
     return r;
   };
-  const measure = async (s, n) => {
-    for (let attempt = 0; ; attempt++) {
-      const c0 = await serverCpuMs(s);
-      const m0 = machineTicks();
-      const r = await run(s, n, 1_000_000, budgetMs);
-      const m1 = machineTicks();
-      const c1 = await serverCpuMs(s);
-      const events = r.streams.reduce((a, x) => a + x.events, 0);
-      const wall = r.streams.reduce((a, x) => a + x.wallMs, 0);
-      const ticks = m0 && m1 ? m1.busy + m1.idle + m1.steal - m0.busy - m0.idle - m0.steal : 0;
-      const x = {
-        streams: r.streams.length,
-        eps: (events * 1000) / wall,
-        usPerEvent: (wall * 1000) / events,
-        firstMs: median(r.streams.map((y) => y.firstMs)),
-        serverUsPerEvent: ((c1 - c0) * 1000) / events,
-        serverCpu: (c1 - c0) / r.wallMs,
-        clientCpu: r.cpuMs / r.wallMs,
-        machineCores: ticks > 0 ? ((m1.busy - m0.busy) / ticks) * cpus().length : NaN,
-        stealCores: ticks > 0 ? ((m1.steal - m0.steal) / ticks) * cpus().length : 0,
-      };
-      x.otherCores = x.machineCores - x.serverCpu - x.clientCpu;
-      const contended = x.otherCores > otherMax || x.stealCores > otherMax;
-      console.log(
-        `  ${s.target.padEnd(20)} N=${String(n).padEnd(6)} ${fmt(x.eps, 0).padStart(9)} events/s  ${fmt(x.usPerEvent, 2).padStart(8)} µs/event  ` +
-          `server ${fmt(x.serverUsPerEvent, 2).padStart(7)} µs CPU/event (${pct(x.serverCpu)})  client ${pct(x.clientCpu)}  ${x.streams} stream(s)` +
-          (Number.isNaN(x.otherCores) ? "" : `  other ${fmt(Math.max(0, x.otherCores), 2)} cores`) +
-          (contended ? (attempt < retries ? "  <- contended, discarded, repeating" : "  <- contended, kept (no retries left)") : ""),
-      );
-      if (contended && attempt < retries) continue;
-      (s.runs[n] ??= []).push(x);
-      return;
-    }
-  };
+  const measure = (s, n) => measureStreamRun({ s, n, read: () => run(s, n, 1_000_000, budgetMs), serverCpuMs, otherMax, retries, width: 20 });
 
   const servers = [];
   const heapAfter = {};

@@ -212,7 +212,7 @@ export async function load(driver, server, request, duration, settings) {
 }
 
 /** Machine-wide CPU ticks from /proc/stat (Linux), to see what else ran. */
-function machineTicks() {
+export function machineTicks() {
   try {
     const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
     const [user, nice, system, idle, iowait, irq, softirq, steal] = f;

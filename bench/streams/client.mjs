@@ -17,6 +17,7 @@ import http from "node:http";
 import http2 from "node:http2";
 import { create, fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
 import { SendMessageRequestSchema, StreamResponseSchema, Role } from "../.build/generated/a2a_pb.js";
+import { sseStream as sseStreamOn } from "../lib/sse-stream.mjs";
 import { checkLastEvent, contextId } from "./fixture.mjs";
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -47,47 +48,7 @@ function grpcFrame(text) {
 }
 
 /** One SSE stream: resolves with { events, firstMs, wallMs, last } (last = text of the last data frame). */
-function sseStream({ port, path, headers, body }, agent = keepAlive) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    let firstMs = NaN;
-    let events = 0;
-    let carry = "";
-    let lastSegment = "";
-    const req = http.request({ host: "127.0.0.1", port, path, method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) }, agent }, (res) => {
-      if (res.statusCode !== 200 || !String(res.headers["content-type"]).startsWith("text/event-stream")) {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c) => (text += c));
-        res.on("end", () => reject(new Error(`status ${res.statusCode} ${res.headers["content-type"]}: ${text.slice(0, 300)}`)));
-        return;
-      }
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => {
-        const s = carry.length > 0 ? carry + chunk : chunk;
-        const end = s.lastIndexOf("\n\n");
-        if (end < 0) {
-          carry = s;
-          return;
-        }
-        // s[0..end) is whole frames, each starting at a frame start.
-        let n = s.startsWith("data:") ? 1 : 0;
-        for (let i = s.indexOf("\ndata:"); i >= 0 && i < end; i = s.indexOf("\ndata:", i + 6)) n++;
-        if (n > 0 && events === 0) firstMs = performance.now() - t0;
-        events += n;
-        lastSegment = s.slice(0, end);
-        carry = s.slice(end + 2);
-      });
-      res.on("end", () => {
-        const at = lastSegment.lastIndexOf("data:");
-        resolve({ events, firstMs, wallMs: performance.now() - t0, last: at < 0 ? "" : lastSegment.slice(at + 5).split("\n", 1)[0].trim() });
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const sseStream = (spec, agent = keepAlive) => sseStreamOn(spec, agent);
 
 /** One gRPC server stream over the shared session: resolves like sseStream (last = the last message's bytes). */
 function grpcStream({ port, path, headers, body }) {

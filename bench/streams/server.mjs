@@ -14,6 +14,7 @@
 //   target: ours-jsonrpc | ours-http-json | ours-grpc | a2a-js-jsonrpc | a2a-js-rest |
 //           a2a-js-full-jsonrpc | a2a-js-full-rest | a2a-js-full-grpc | ceiling-sse |
 //           ceiling-grpc (memory part only)
+import { createServerCommands } from "../lib/server-commands.mjs";
 import { createServer } from "node:http";
 
 const target = process.argv[2];
@@ -161,55 +162,11 @@ function listen(server) {
   );
 }
 
-let waiter;
-onCount.fn = () => {
-  if (waiter !== undefined && counts.closed >= waiter.closed) waiter.done();
-};
-
-function gc() {
-  global.gc();
-  global.gc();
-}
+const commands = createServerCommands(counts, onCount);
 
 process.on("message", async (msg) => {
+  if (commands.handle(msg)) return;
   switch (msg?.cmd) {
-    case "cpu":
-      process.send({ cpu: process.cpuUsage() });
-      break;
-    case "mem": {
-      gc();
-      const m = process.memoryUsage();
-      process.send({ heap: m.heapUsed, rss: m.rss, external: m.external });
-      break;
-    }
-    case "counts":
-      process.send({ ...counts });
-      break;
-    case "wait": {
-      let timer;
-      const done = () => {
-        clearTimeout(timer);
-        waiter = undefined;
-        process.send({ ...counts });
-      };
-      if (counts.closed >= msg.closed) {
-        done();
-        break;
-      }
-      waiter = { closed: msg.closed, done };
-      timer = setTimeout(done, msg.ms);
-      break;
-    }
-    case "snapshot": {
-      gc();
-      const { writeHeapSnapshot } = await import("node:v8");
-      const { mkdirSync } = await import("node:fs");
-      const { dirname } = await import("node:path");
-      mkdirSync(dirname(msg.file), { recursive: true });
-      writeHeapSnapshot(msg.file);
-      process.send({ file: msg.file });
-      break;
-    }
     case "release":
       release();
       process.send({ released: true });

@@ -17,6 +17,7 @@
 //   target: ours-tasks-http-json (createA2AServiceHttpJsonListener) |
 //           ours-tasks-jsonrpc (createA2AServiceJsonRpcListener)
 import { createServer } from "node:http";
+import { createServerCommands } from "../lib/server-commands.mjs";
 import { counts, createStreamAgent, onCount, release } from "./agent.mjs";
 
 const target = process.argv[2];
@@ -37,47 +38,13 @@ server.keepAliveTimeout = 30_000;
 server.maxConnections = 100_000;
 const port = await new Promise((resolve) => server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, () => resolve(server.address().port)));
 
-let waiter;
-onCount.fn = () => {
-  if (waiter !== undefined && counts.closed >= waiter.closed) waiter.done();
-};
-
-function gc() {
-  global.gc();
-  global.gc();
-}
+const commands = createServerCommands(counts, onCount);
 
 const connections = () => new Promise((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
 process.on("message", async (msg) => {
+  if (commands.handle(msg)) return;
   switch (msg?.cmd) {
-    case "cpu":
-      process.send({ cpu: process.cpuUsage() });
-      break;
-    case "mem": {
-      gc();
-      const m = process.memoryUsage();
-      process.send({ heap: m.heapUsed, rss: m.rss, external: m.external });
-      break;
-    }
-    case "counts":
-      process.send({ ...counts });
-      break;
-    case "wait": {
-      let timer;
-      const done = () => {
-        clearTimeout(timer);
-        waiter = undefined;
-        process.send({ ...counts });
-      };
-      if (counts.closed >= msg.closed) {
-        done();
-        break;
-      }
-      waiter = { closed: msg.closed, done };
-      timer = setTimeout(done, msg.ms);
-      break;
-    }
     case "connections": {
       const until = performance.now() + msg.ms;
       let n = await connections();
@@ -88,16 +55,6 @@ process.on("message", async (msg) => {
       // One more turn of the event loop: what the last close started (aborts, unsubscribes) has run.
       await new Promise((r) => setImmediate(r));
       process.send({ connections: n });
-      break;
-    }
-    case "snapshot": {
-      gc();
-      const { writeHeapSnapshot } = await import("node:v8");
-      const { mkdirSync } = await import("node:fs");
-      const { dirname } = await import("node:path");
-      mkdirSync(dirname(msg.file), { recursive: true });
-      writeHeapSnapshot(msg.file);
-      process.send({ file: msg.file });
       break;
     }
     case "release":
