@@ -13,6 +13,7 @@ import type { ServiceDefinition } from "@grpc/grpc-js";
 import type { MethodSpec } from "../../core/method-spec.js";
 import { A2AService as A2AServiceV03 } from "../../gen/a2a/v0_3/a2a_pb.js";
 import type { A2ACallContext } from "../profile.js";
+import { createStreamCheck } from "../stream-rules.js";
 import { cardTo03 } from "./v03-card.js";
 import { v03Methods } from "./v03-methods.js";
 import { obj, pushConfigFrom03, streamResponseTo03, taskPushConfigTo03, type Obj } from "./v03-shapes.js";
@@ -87,8 +88,16 @@ export function createV03GrpcHandler(config: V03GrpcConfig): Record<string, Call
       const request = fromJson(call?.spec.input ?? spec03.input, translation.request(json(spec03.input, request03)) as JsonValue, { ignoreUnknownFields: true });
       if (spec03.kind === "server_streaming") {
         const { spec, fn } = call!;
+        // The handler's stream keeps 1.0's rules (D15) here too: this path does not go through 1.0's binding.
+        const check = createStreamCheck(spec.output);
         return (async function* () {
-          for await (const event of fn(request, context) as AsyncIterable<unknown>) yield to03(spec03.output, streamResponseTo03(json(spec.output, event), "proto"));
+          for await (const event of fn(request, context) as AsyncIterable<unknown>) {
+            const refusal = check.next(event);
+            if (refusal !== undefined) throw refusal;
+            yield to03(spec03.output, streamResponseTo03(json(spec.output, event), "proto"));
+          }
+          const refusal = check.end();
+          if (refusal !== undefined) throw refusal;
         })();
       }
       if (spec03.name === "GetAgentCard") {
