@@ -12,6 +12,9 @@ import { FeatureSet_FieldPresence, FileDescriptorSetSchema, type FileDescriptorP
 import { http } from "../../runtime/gen/google/api/annotations_pb.js";
 import { FieldBehavior, field_behavior } from "../../runtime/gen/google/api/field_behavior_pb.js";
 import type { HttpRule } from "../../runtime/gen/google/api/http_pb.js";
+import { patternOf } from "../../plugin/model/http-binding.js";
+import { isRequired } from "../../runtime/core/codec/field-behavior.js";
+import { PathTemplateError, parsePathTemplate, templateKey, type PathTemplate } from "../../runtime/core/http/path-template.js";
 import { a2aLineOf, type A2ALine } from "./line.js";
 
 /** Who has to do something about a change: servers (agents), clients (callers), both, or neither. */
@@ -300,11 +303,12 @@ function behaviorsOf(f: DescField): string[] {
   return [...new Set(getOption(f, field_behavior).map((b) => FieldBehavior[b] ?? String(b)))].sort();
 }
 
-const isRequired = (f: DescField) => behaviorsOf(f).includes("REQUIRED");
 
 interface RuleInfo {
   readonly verb: string;
   readonly path: string;
+  /** The path parsed by the runtime's own template parser; undefined for one it refuses. */
+  readonly template: PathTemplate | undefined;
   readonly body: string;
   readonly responseBody: string;
   readonly additional: boolean;
@@ -316,38 +320,31 @@ function rulesOf(m: DescMethod): RuleInfo[] {
   const top = getOption(m, http);
   const out: RuleInfo[] = [];
   const add = (rule: HttpRule, additional: boolean, index: number) => {
-    const p = rule.pattern;
-    let verb: string;
-    let path: string;
-    switch (p.case) {
-      case "get":
-      case "put":
-      case "post":
-      case "delete":
-      case "patch":
-        verb = p.case.toUpperCase();
-        path = p.value;
-        break;
-      case "custom":
-        verb = p.value.kind.toUpperCase();
-        path = p.value.path;
-        break;
-      default:
-        return;
-    }
-    out.push({ verb, path, body: rule.body, responseBody: rule.responseBody, additional, index });
+    const pattern = patternOf(rule);
+    if (pattern === undefined) return;
+    out.push({ verb: pattern.httpMethod, path: pattern.path, template: parsedOrUndefined(pattern.path), body: rule.body, responseBody: rule.responseBody, additional, index });
   };
   add(top, false, 0);
   top.additionalBindings.forEach((r, i) => add(r, true, i + 1));
   return out;
 }
 
+function parsedOrUndefined(path: string): PathTemplate | undefined {
+  try {
+    return parsePathTemplate(path);
+  } catch (err) {
+    if (err instanceof PathTemplateError) return undefined;
+    throw err;
+  }
+}
+
 const routeOf = (r: RuleInfo) => `${r.verb} ${r.path}`;
-/** The route with `{x}` spelled `{x=*}`: two spellings of one template compare equal. */
-const normalRoute = (r: RuleInfo) => `${r.verb} ${r.path.replace(/\{([^}=]+)\}/g, "{$1=*}")}`;
-/** The URL shape a caller sends: the route without its variables' names. */
-const routeShape = (r: RuleInfo) => `${r.verb} ${r.path.replace(/\{([^}=]+)(?:=([^}]*))?\}/g, (_m, _name: string, pattern: string | undefined) => `{${pattern ?? "*"}}`)}`;
-const routeVariables = (r: RuleInfo) => [...r.path.matchAll(/\{([^}=]+)(?:=[^}]*)?\}/g)].map((m) => m[1] ?? "");
+/** The template as its parse reads it: `{x}` and `{x=*}`, two spellings of one template, compare equal. */
+const normalRoute = (r: RuleInfo) =>
+  r.template === undefined ? routeOf(r) : `${routeShape(r)} ${r.template.variables.map((v) => `${v.fieldPath.join(".")}@${v.start}-${v.end}`).join(",")}`;
+/** The URL shape a caller sends: the route without its variables' names (`/tasks/{id}` and `/{name=tasks/*}` alike). */
+const routeShape = (r: RuleInfo) => (r.template === undefined ? routeOf(r) : `${r.verb} ${templateKey(r.template)}`);
+const routeVariables = (r: RuleInfo) => (r.template === undefined ? [] : r.template.variables.map((v) => v.fieldPath.join(".")));
 
 /** The field numbers from `m` down to the field a path variable (`item.id`) binds; undefined when there is none. */
 function numberPath(m: DescMessage, dotted: string): string | undefined {

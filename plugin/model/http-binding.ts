@@ -61,7 +61,8 @@ export function createHttpBindings(method: DescMethod, diag: Diagnostics): HttpB
   return bindings;
 }
 
-function patternOf(rule: HttpRule): { httpMethod: string; path: string } | undefined {
+/** The HTTP method and path template of a rule (custom verbs upper-cased), or undefined for a rule with no pattern. */
+export function patternOf(rule: HttpRule): { httpMethod: string; path: string } | undefined {
   const p = rule.pattern;
   switch (p.case) {
     case "get":
