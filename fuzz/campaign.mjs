@@ -7,7 +7,7 @@
 // it is not Internal (JSON-RPC -32603 or -32006, HTTP 5xx, gRPC INTERNAL or
 // UNKNOWN). Per binding: the child saw no uncaughtException, no
 // unhandledRejection, no onError (an unexpected handler failure) and no
-// executor failure, and its heap (heapUsed after gc) is back within 5% of
+// executor failure, and its heap (heapUsed after gc, less V8's compiled code: fuzz/server.mjs weigh()) is back within 5% of
 // its baseline, taken after a warm-up that fills the task store to its
 // bound. Each finding keeps its fast-check seed and path; the first few are
 // replayed one at a time and shrunk, and the minimized request is printed.
@@ -175,12 +175,12 @@ export async function runBinding(binding, options) {
     };
     let t0 = Date.now();
     await run(warmup, Infinity, false);
-    ({ heap: report.heap.baseline, code: report.heap.codeBaseline } = await server.child.request({ cmd: "mem" }));
+    ({ heap: report.heap.baseline, raw: report.heap.rawBaseline, code: report.heap.codeBaseline } = await server.child.request({ cmd: "mem" }));
     await snapshot(server, `fuzz-${binding.name}-baseline`);
     t0 = Date.now();
     await run(count, t0 + seconds * 1000, true);
     report.seconds = (Date.now() - t0) / 1000;
-    ({ heap: report.heap.after, code: report.heap.codeAfter } = await server.child.request({ cmd: "mem" }));
+    ({ heap: report.heap.after, raw: report.heap.rawAfter, code: report.heap.codeAfter } = await server.child.request({ cmd: "mem" }));
     report.heap.ratio = report.heap.after / report.heap.baseline;
     await snapshot(server, `fuzz-${binding.name}-after`);
     // Findings, replayed one at a time and shrunk by fast-check.
