@@ -74,14 +74,50 @@ function readmeBlock(lang: string, start: string): string {
   return block[2];
 }
 
+/**
+ * Starts `command` in `cwd` in its own process group (so an agent under npm and sh goes with
+ * it) and resolves once it printed its gRPC address, the last line the agent prints; stop() ends it.
+ */
+async function startAgent(cwd: string, agentEnv: Record<string, string>, command: string[]): Promise<{ output(): string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(command[0]!, command.slice(1), { cwd, env: agentEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const stop = async () => {
+    if (child.pid !== undefined && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid, "SIGTERM");
+      await exited;
+    }
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout?.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("gRPC:")) resolve();
+      });
+      child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
+      child.once("exit", (code) => reject(new Error(`${command.join(" ")} exited ${code}:\n${output}`)));
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { output: () => output, stop };
+}
+
 let dir = "";
 let jsonOnlyDir = "";
 let oldDir = "";
+let compatDir = "";
 beforeAll(async () => {
   await npm(projectRoot, "pack", "--ignore-scripts", "--pack-destination", work);
   tarball = join(work, readdirSync(work).find((f) => f.endsWith(".tgz")) ?? "");
   // The installs at once: they wait on the network and the disk more than on a core.
-  [dir, jsonOnlyDir, oldDir] = await Promise.all([initRepo("echo-agent"), initRepo("json-agent", "--no-grpc", "--store", "pglite:./data"), initRepo("old-agent", "--a2a-version", "v1.0.0")]);
+  [dir, jsonOnlyDir, oldDir, compatDir] = await Promise.all([
+    initRepo("echo-agent"),
+    initRepo("json-agent", "--no-grpc", "--store", "pglite:./data"),
+    initRepo("old-agent", "--a2a-version", "v1.0.0"),
+    initRepo("compat-agent", "--compat-v0-3"),
+  ]);
 });
 
 describe("an agent repo scaffolded at v1.0.0, upgraded (D60-D63)", () => {
@@ -133,20 +169,10 @@ describe("an agent repo with every binding", () => {
     const [port, grpcPort] = [await freePort(), await freePort()];
     const signing = generateKeyPairSync("ec", { namedCurve: "P-256" });
     const privateJwk = { ...signing.privateKey.export({ format: "jwk" }), kid: "scaffold-key" };
-    // Its own process group, so the agent under npm and sh goes with it.
     const agentEnv = { ...env, PORT: String(port), GRPC_PORT: String(grpcPort), A2A_SIGNING_JWK: JSON.stringify(privateJwk) };
-    const child: ChildProcess = spawn("npm", ["start"], { cwd: dir, env: agentEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
+    const agent = await startAgent(dir, agentEnv, ["npm", "start"]);
     try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout?.on("data", (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes("gRPC:")) resolve();
-        });
-        child.stderr?.on("data", (chunk: Buffer) => void (output += chunk.toString()));
-        child.once("exit", (code) => reject(new Error(`npm start exited ${code}:\n${output}`)));
-      });
-      expect(output).toContain(`Agent card: http://127.0.0.1:${port}/.well-known/agent-card.json`);
+      expect(agent.output()).toContain(`Agent card: http://127.0.0.1:${port}/.well-known/agent-card.json`);
       const card = (await (await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`)).json()) as Parameters<ReturnType<typeof createCardVerifier>["verify"]>[0];
       const publicJwk = { ...signing.publicKey.export({ format: "jwk" }), kid: "scaffold-key" } as Jwk;
       await expect(createCardVerifier(AgentCardSchema, { keys: [publicJwk] }).verify(card)).resolves.toMatchObject({ kid: "scaffold-key", alg: "ES256" });
@@ -169,11 +195,7 @@ describe("an agent repo with every binding", () => {
       await run(join(dir, "node_modules/.bin/tsc"), [], { cwd: dir, env });
       expect((await run("node", ["dist/src/call.js"], { cwd: dir, env })).stdout).toBe("You said: Hello\n");
     } finally {
-      if (child.pid !== undefined && child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        process.kill(-child.pid, "SIGTERM");
-        await exited;
-      }
+      await agent.stop();
     }
   });
 
@@ -235,5 +257,38 @@ describe("an agent repo without gRPC, on PGlite (--store pglite:./data)", () => 
     expect(out).toMatch(/^# fail 0$/m);
     expect(existsSync(join(jsonOnlyDir, "data", "PG_VERSION"))).toBe(true);
     expect(readFileSync(join(jsonOnlyDir, ".gitignore"), "utf8")).toContain("data/\n");
+  });
+});
+
+describe("an agent repo that also answers A2A 0.3 callers (--compat-v0-3)", () => {
+  test("its npm test type-checks and passes, and the built agent answers a 0.3 JSON-RPC message/send and a 1.0 call on the same port", async () => {
+    const out = await npm(compatDir, "test");
+    expect(out).toMatch(/^# pass 6$/m);
+    expect(out).toMatch(/^# fail 0$/m);
+    const [port, grpcPort] = [await freePort(), await freePort()];
+    const agent = await startAgent(compatDir, { ...env, PORT: String(port), GRPC_PORT: String(grpcPort) }, ["node", "dist/src/main.js"]);
+    try {
+      const card = (await (await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { protocolBinding: string; protocolVersion: string }[] };
+      expect(card.supportedInterfaces.filter((i) => i.protocolVersion === "0.3").map((i) => i.protocolBinding).sort()).toEqual(["GRPC", "HTTP+JSON", "JSONRPC"]);
+      const old = await fetch(`http://127.0.0.1:${port}/a2a/jsonrpc`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "message/send",
+          params: { message: { kind: "message", messageId: "m-0.3", role: "user", parts: [{ kind: "text", text: "Hello" }] }, configuration: { blocking: true } },
+        }),
+      });
+      const answer = (await old.json()) as { result: { kind: string; status: { state: string }; artifacts: { parts: { kind: string; text: string }[] }[] } };
+      expect(answer.result).toMatchObject({ kind: "task", status: { state: "completed" } });
+      expect(answer.result.artifacts[0]?.parts[0]).toEqual({ kind: "text", text: "You said: Hello" });
+      const client = createA2AServiceJsonRpcClient(`http://127.0.0.1:${port}/a2a/jsonrpc`);
+      const response = await client.sendMessage({ message: { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text", value: "Hello" } }] } });
+      expect(response.payload.case === "task" ? textOf(response.payload.value.artifacts[0]) : response.payload.case).toBe("You said: Hello");
+      client.close();
+    } finally {
+      await agent.stop();
+    }
   });
 });
