@@ -139,13 +139,17 @@ test("ListTasks cursors: tasks added between pages are neither repeated nor make
   }
 });
 
-/** The heap after gc, with what ArrayBuffers hold outside it: finished tasks are kept as bytes. */
-function heapAfterGc(): number {
+/** Memory after gc: the heap with what ArrayBuffers hold outside it (a store could keep bytes there). */
+function memoryAfterGc(): NodeJS.MemoryUsage {
   v8.setFlagsFromString("--expose-gc");
   const gc = vm.runInNewContext("gc") as () => void;
   gc();
   gc();
-  const usage = process.memoryUsage();
+  return process.memoryUsage();
+}
+
+function heapAfterGc(): number {
+  const usage = memoryAfterGc();
   return usage.heapUsed + usage.arrayBuffers;
 }
 
@@ -232,6 +236,34 @@ test("a finished task is kept as bytes and read back as an equal copy; a running
     release();
     await until(() => store.get(id)?.task.status?.state === TaskState.COMPLETED);
     expect((store.get(id)?.task as Task | undefined)?.artifacts[0]?.metadata).toEqual({ n: 1 });
+  } finally {
+    await handler.close();
+    store.close();
+  }
+});
+
+test("a finished task's bytes are kept in the heap: every byte value of a raw part reads back, in memory of its own, and 2,000 finished tasks add nothing outside the heap", async () => {
+  const raw = Uint8Array.from({ length: 256 }, (_, i) => i);
+  const store = createInMemoryTaskStore();
+  const handler = createA2AServiceTaskHandler(async function* () {
+    yield { artifact: { name: "raw", parts: [{ content: { case: "raw", value: raw }, mediaType: "application/octet-stream" }] } };
+  }, { store });
+  try {
+    const done = await send(handler, "bytes");
+    const copy = store.get(done.id)?.task as Task;
+    expect(copy).toEqual(done);
+    const part = copy.artifacts[0]?.parts[0]?.content;
+    expect(part?.case === "raw" ? [...part.value] : part).toEqual([...raw]);
+    // Not a view of Buffer's shared pool, which a caller keeping the task would keep alive in whole.
+    expect(part?.case === "raw" ? part.value.buffer.byteLength : 0).toBeLessThan(4096);
+
+    for (let i = 0; i < 200; i++) await send(handler, "warm");
+    const outside = () => memoryAfterGc().arrayBuffers;
+    const before = outside();
+    for (let i = 0; i < 2000; i++) await send(handler, "bytes");
+    expect(store.size).toBe(2201);
+    // A Uint8Array per kept task was some 420 bytes outside the heap each: 840 KB here.
+    expect(outside() - before).toBeLessThan(100_000);
   } finally {
     await handler.close();
     store.close();
