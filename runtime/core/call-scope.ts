@@ -41,6 +41,7 @@ export interface ScopeRequest {
 // path, with everything else made on first use.
 export class CallScope {
   #controller: AbortController | undefined;
+  #failed = false;
   #principal: unknown;
   #authenticated: Promise<unknown> | undefined;
 
@@ -70,17 +71,22 @@ export class CallScope {
     return this.#authenticated;
   }
 
-  /** Aborts the signal every context of this request sees (a stream the client left, or one that failed). */
-  abort(): void {
+  /**
+   * Aborts the signal every context of this request sees: a stream the
+   * client left, or (`failed`) one that failed on the server's side, whose
+   * failure is still to be answered and reported.
+   */
+  abort(failed = false): void {
+    if (failed && !this.aborted) this.#failed = true;
     // Its own controller, not the transport's: aborting the handler (a stream
     // that failed) must not read as "the client went away" to the writer.
     this.signal();
     this.#controller?.abort();
   }
 
-  /** Whether the request's signal was made and has fired (the client left, or the call was cut). */
+  /** Whether the client left or the call was cut: the request's signal fired, and not because the call failed first. */
   get aborted(): boolean {
-    return this.#controller?.signal.aborted === true;
+    return !this.#failed && this.#controller?.signal.aborted === true;
   }
 
   /** The signal of every context of this request, made on first use. */

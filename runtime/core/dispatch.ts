@@ -115,8 +115,8 @@ export interface StreamFraming {
   error(err: unknown): string;
   /** SSE event name of that error frame, if the binding names it. */
   readonly errorEvent?: string | undefined;
-  /** Aborts the call's signal. */
-  abort(): void;
+  /** Aborts the call's signal; `failed`: because the stream failed on the server's side, a failure still to be reported. */
+  abort(failed?: boolean): void;
   readonly heartbeatMs: number;
 }
 
@@ -256,7 +256,9 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
         // Encoded before answering, so an unencodable first event is still a plain error response.
         else first = encoder.event(r.value);
       } catch (err) {
-        framing.abort();
+        // The handler is let go at once, as failed: the binding answers (and reports) the
+        // failure after this, and one reported after a plain abort would read as the client's.
+        framing.abort(true);
         releaseIterator(iterator);
         throw err;
       }

@@ -20,7 +20,7 @@ import { GetTaskRequestSchema, TaskSchema, TaskState, type StreamResponse } from
 
 const SECRET = "the database password is hunter2";
 
-/** GetTask fails as its id says; SubscribeToTask streams one event, then fails. */
+/** GetTask fails as its id says; SubscribeToTask streams one event, then fails, or fails at once for id "at-once". */
 const handler: A2AServiceHandler = {
   async getTask(request) {
     switch (request.id) {
@@ -41,6 +41,7 @@ const handler: A2AServiceHandler = {
     }
   },
   async *subscribeToTask(request) {
+    if (request.id === "at-once") throw new Error(SECRET);
     yield { payload: { case: "task", value: create(TaskSchema, { id: request.id, contextId: "c", status: { state: TaskState.WORKING } }) } } as StreamResponse;
     throw new Error(SECRET);
   },
@@ -141,6 +142,29 @@ describe("onError hears each unexpected failure once; the client never sees its 
     });
     expect(grpcErr).toBeInstanceOf(InternalError);
     expect(seen.map((s) => `${s.info.binding} ${s.info.method}`)).toEqual(["JSONRPC SubscribeToTask", "HTTP+JSON SubscribeToTask", "GRPC SubscribeToTask"]);
+  });
+
+  test("a stream that fails before its first event: reported once per binding, answered Internal", async () => {
+    const rpc = await fetch(server.jsonRpcUrl as string, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "SubscribeToTask", params: { id: "at-once" } }),
+    }).then((r) => r.text());
+    expect(JSON.parse(rpc).error.code).toBe(-32603);
+    const http = await rest(server, "/tasks/at-once:subscribe", { "x-request-id": "h-4" });
+    expect(http.status).toBe(500);
+    expect(`${rpc}${http.text}`).not.toContain("hunter2");
+    const grpcErr = await grpcFailure(server, async (c) => {
+      for await (const _ of c.subscribeToTask({ id: "at-once" })) void _;
+    });
+    expect(grpcErr).toBeInstanceOf(InternalError);
+    // The JSON bindings let the handler go (its signal aborted) before answering, which once made
+    // the failure read as a client that left: it was answered and never reported.
+    expect(seen.map((s) => s.info)).toEqual([
+      { binding: "JSONRPC", method: "SubscribeToTask", requestId: "4" },
+      { binding: "HTTP+JSON", method: "SubscribeToTask", requestId: "h-4" },
+      { binding: "GRPC", method: "SubscribeToTask", requestId: undefined },
+    ]);
   });
 
   test("a result that cannot be encoded (a plain object as a Value) is Internal on all three bindings, and reported", async () => {

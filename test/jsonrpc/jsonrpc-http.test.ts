@@ -370,8 +370,23 @@ async function startServer(options: Parameters<typeof createA2AServiceJsonRpcLis
   return { server, url: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * What the base server's logger was told. The tests that throw on purpose
+ * check their failure was reported there, with its stack (and it stays out
+ * of the test output).
+ */
+const logged: { fields: Record<string, unknown>; message: string | undefined }[] = [];
+const logger = { error: (fields: object, message?: string) => void logged.push({ fields: fields as Record<string, unknown>, message }) };
+
+/** The one report of the failure whose error said `text`. */
+function reportOf(text: string): { fields: Record<string, unknown>; message: string | undefined } {
+  const found = logged.filter((l) => l.fields.err instanceof Error && l.fields.err.message === text);
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
 beforeAll(async () => {
-  ({ url: base } = await startServer({ heartbeatMs: 60 }));
+  ({ url: base } = await startServer({ heartbeatMs: 60, logger }));
 });
 
 afterAll(async () => {
@@ -696,6 +711,8 @@ describe("handler errors (D3, D4, Part B 5.3)", () => {
     expect(r.text).not.toContain("secret");
     expect(r.text).not.toContain("hunter2");
     expect(r.text).not.toMatch(/\bat\s|\.ts:\d+/);
+    // Written on the server's side instead, with what to find it by.
+    expect(reportOf("secret: password=hunter2")).toMatchObject({ message: "handler failed", fields: { binding: "JSONRPC", method: "GetTask", requestId: "1" } });
   });
 
   test("a handler method left out -> UnsupportedOperation -32004 (D18)", async () => {
@@ -1107,6 +1124,7 @@ describe("SSE (D14, Part B 7)", () => {
     expect(r.headers.get("content-type")).toBe("application/json");
     expect(r.json).toEqual(rpcError(7, -32603, "Internal error"));
     expect(r.text).not.toContain("secret");
+    expect(reportOf("secret-before")).toMatchObject({ message: "handler failed", fields: { binding: "JSONRPC", method: "SendStreamingMessage", requestId: "7" } });
   });
 
   test("a stream that ends before its first event -> -32603 application/json", async () => {
@@ -1123,6 +1141,7 @@ describe("SSE (D14, Part B 7)", () => {
       rpcError(9, -32603, "Internal error"),
     ]);
     expect(r.text).not.toContain("secret");
+    expect(reportOf("secret-after")).toMatchObject({ message: "handler failed", fields: { binding: "JSONRPC", method: "SendStreamingMessage", requestId: "9" } });
   });
 
   test("an A2AError after the first event keeps its code and ErrorInfo; extensions echoed in the SSE headers", async () => {

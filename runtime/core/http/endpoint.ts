@@ -162,8 +162,8 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       return JSON.stringify(httpErrorBody(failure));
     }
 
-    abort(): void {
-      this.scope.abort();
+    abort(failed?: boolean): void {
+      this.scope.abort(failed);
     }
   }
 

@@ -161,8 +161,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       return JSON.stringify(callFailure(this.id, this.method, err, this.scope, this.span));
     }
 
-    abort(): void {
-      this.scope.abort();
+    abort(failed?: boolean): void {
+      this.scope.abort(failed);
     }
   }
 
