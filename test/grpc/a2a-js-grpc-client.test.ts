@@ -80,6 +80,7 @@ import {
   send,
   textPart,
 } from "../support/a2a-agent.js";
+import { createReportLog } from "../support/report-log.js";
 import { BadRequestSchema } from "../../runtime/gen/google/rpc/error_details_pb.js";
 
 // The SDK's gRPC decoder (ts-proto) turns a Timestamp into Date.toISOString(),
@@ -150,6 +151,8 @@ const clients: Client[] = [];
 let mainTarget = "";
 const agent = createAgent(() => extendedCardFor(mainTarget));
 const failing = createFailingAgent();
+/** What the failing server reported of its unexpected failures (a plain Error), checked below and kept off the test output. */
+const { logger, reports: reported } = createReportLog();
 const factory = new ClientFactory({ transports: [new GrpcTransportFactory()] });
 let client: Client;
 let failingClient: Client;
@@ -174,7 +177,7 @@ async function clientFor(card: AgentCard): Promise<Client> {
 
 beforeAll(async () => {
   mainTarget = await serve("main", agent.handler);
-  const failingTarget = await serve("failing", failing.handler);
+  const failingTarget = await serve("failing", failing.handler, { logger });
   // A handler with no methods at all: the runtime answers every call itself (D18).
   const emptyTarget = await serve("empty", {});
   // Only for the D5 test: a caller using the bare transport sends no version.
@@ -611,9 +614,11 @@ describe.each(errorCases)("$name thrown by the handler", (c) => {
 });
 
 describe("other failures through the SDK", () => {
-  test.each(failingCalls)("a plain Error in %s is INTERNAL without its message", async (_method, call) => {
+  test.each(failingCalls)("a plain Error in %s is INTERNAL without its message, and reported on the server", async (method, call) => {
     failing.set(() => new Error("db password=hunter2"));
+    reported.length = 0;
     const err = await rejectionOf(call());
+    expect(reported).toEqual([{ logged: "handler failed", binding: "GRPC", method, message: "db password=hunter2" }]);
     expect(sdkGrpcErrors.isGrpcError(err)).toBe(true);
     for (const c of errorCases) expect(err instanceof c.sdk).toBe(false);
     // The SDK knows no ErrorInfo reason INTERNAL, so it falls back to its generic gRPC error.
@@ -628,9 +633,11 @@ describe("other failures through the SDK", () => {
     expect(String((e.cause as grpc.ServiceError | undefined)?.details)).not.toContain("hunter2");
   });
 
-  test("a plain Error after the first event ends the stream with INTERNAL, the event first", async () => {
+  test("a plain Error after the first event ends the stream with INTERNAL, the event first, and is reported on the server", async () => {
     failing.set(() => new Error("db password=hunter2"), [taskEventPb()]);
+    reported.length = 0;
     const { events, error } = await collectUntilError(failingClient.sendMessageStream(send("m-f", "x")));
+    expect(reported).toEqual([{ logged: "handler failed", binding: "GRPC", method: "SendStreamingMessage", message: "db password=hunter2" }]);
     expect(payloadCases(events)).toEqual(["task"]);
     expect(sdkGrpcErrors.isGrpcError(error)).toBe(true);
     expect(error).toMatchObject({ status: grpc.status.INTERNAL, message: "gRPC error for sendStreamingMessage: 13 Internal error" });

@@ -18,6 +18,7 @@ import { create, fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import type { CallContext } from "protoc-gen-a2a/runtime";
 import { A2AServiceGrpcDefinition, addA2AServiceToServer } from "../../generated/a2a_grpc.js";
+import { createReportLog } from "../support/report-log.js";
 import { TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import {
   GetTaskRequestSchema,
@@ -125,10 +126,16 @@ let unary: UnaryImpl = async (request) => ({ id: request.id, contextId: "c" });
 // ---------------------------------------------------------------- server and client
 
 const server = new grpc.Server();
-addA2AServiceToServer(server, {
-  sendStreamingMessage: (request, context) => stream(request, context),
-  getTask: (request, context) => unary(request, context),
-});
+/** The server's reports of unexpected failures, checked where a handler throws on purpose (and kept off the test output). */
+const failures = createReportLog();
+addA2AServiceToServer(
+  server,
+  {
+    sendStreamingMessage: (request, context) => stream(request, context),
+    getTask: (request, context) => unary(request, context),
+  },
+  { logger: failures.logger },
+);
 
 const Client = grpc.makeGenericClientConstructor(A2AServiceGrpcDefinition, "A2AService");
 type UnaryFn = (
@@ -577,7 +584,8 @@ describe("stream rules and errors after the first event", () => {
     await within(probe.finished.promise, 1000, "the generator's finally");
   });
 
-  test("a plain Error after the first event: the event, then INTERNAL without the error's message", async () => {
+  test("a plain Error after the first event: the event, then INTERNAL without the error's message; reported on the server", async () => {
+    failures.reports.length = 0;
     stream = async function* () {
       yield taskEvent();
       throw new Error("db password=hunter2");
@@ -592,6 +600,7 @@ describe("stream rules and errors after the first event", () => {
     expect(info).toBeUndefined();
     expect(JSON.stringify(error)).not.toContain("hunter2");
     expect((error.metadata.get("grpc-status-details-bin")[0] as Buffer).toString("latin1")).not.toContain("hunter2");
+    expect(failures.reports).toEqual([{ logged: "handler failed", binding: "GRPC", method: "SendStreamingMessage", message: "db password=hunter2" }]);
   });
 
   // As on JSON-RPC and HTTP+JSON (dispatch.openStream): D15 requires a stream to start

@@ -68,6 +68,7 @@ import {
   sdkUserMessage,
   send,
 } from "../support/a2a-agent.js";
+import { createReportLog } from "../support/report-log.js";
 
 // ---------------------------------------------------------------- wire recording
 
@@ -154,6 +155,8 @@ let base = "";
 const servers: http.Server[] = [];
 const agent = createAgent(() => extendedCardFor(`${base}${REST}`));
 const failing = createFailingAgent();
+/** The failing endpoint's reports of its unexpected failures, checked below (and kept off the test output). */
+const failures = createReportLog();
 let client: Client;
 let tenantClient: Client;
 let failingClient: Client;
@@ -165,7 +168,7 @@ const factory = new ClientFactory({
 
 beforeAll(async () => {
   const main = createA2AServiceHttpJsonListener(agent.handler, { basePath: REST, heartbeatMs: 10 });
-  const broken = createA2AServiceHttpJsonListener(failing.handler, { basePath: FAILING, heartbeatMs: 0 });
+  const broken = createA2AServiceHttpJsonListener(failing.handler, { basePath: FAILING, heartbeatMs: 0, logger: failures.logger });
   // A handler with no methods at all: the runtime answers every call itself (D18).
   const empty = createA2AServiceHttpJsonListener({}, { basePath: `${EMPTY}/` /* a trailing slash is trimmed */, heartbeatMs: 0 });
   const under = (path: string, mount: string) => path === mount || path.startsWith(`${mount}/`);
@@ -761,9 +764,11 @@ describe.each(errorCases)("$name thrown by the handler", (c) => {
 });
 
 describe("other failures through the SDK's REST client", () => {
-  test("an unexpected exception is HTTP 500 INTERNAL without its message: a plain RestA2AError", async () => {
+  test("an unexpected exception is HTTP 500 INTERNAL without its message: a plain RestA2AError; reported on the server", async () => {
     failing.set(() => new Error("db password=hunter2"));
+    failures.reports.length = 0;
     const err = await rejectionOf(failingClient.getTask({ tenant: "", id: "t-f" }));
+    expect(failures.reports).toEqual([{ logged: "handler failed", binding: "HTTP+JSON", method: "GetTask", message: "db password=hunter2" }]);
     expect(sdkErrors.isRestError(err)).toBe(true);
     for (const c of errorCases) expect(err instanceof c.sdk).toBe(false);
     expect(err).toMatchObject({ statusCode: 500, message: "Internal error" });

@@ -34,6 +34,7 @@ import {
   VersionNotSupportedError,
 } from "../../runtime/a2a/errors.js";
 import { Role, StreamResponseSchema, TaskState, type StreamResponse } from "../../generated/a2a_pb.js";
+import { createReportLog } from "../support/report-log.js";
 
 // ---------------------------------------------------------------- helpers
 
@@ -435,9 +436,8 @@ const startServer = (options: A2AHttpJsonOptions) => listen(createA2AServiceHttp
  * What the base server's logger was told: the tests that throw on purpose
  * check their failure was reported (and it stays out of the test output).
  */
-const logged: { fields: Record<string, unknown>; message: string | undefined }[] = [];
-const logger = { error: (fields: object, message?: string) => void logged.push({ fields: fields as Record<string, unknown>, message }) };
-const reportsOf = (text: string) => logged.filter((l) => l.fields.err instanceof Error && l.fields.err.message === text).map((l) => ({ message: l.message, method: l.fields.method }));
+const { logger, reports } = createReportLog();
+const reportsOf = (text: string) => reports.filter((r) => r.message === text).map((r) => ({ logged: r.logged, method: r.method }));
 
 beforeAll(async () => {
   ({ url: base } = await startServer({ heartbeatMs: 0, logger }));
@@ -850,7 +850,7 @@ describe("errors (D2, D4)", () => {
     expect(r.status).toBe(500);
     expect(r.json).toEqual(aip193(500, "INTERNAL", "Internal error"));
     expect(r.text).not.toContain("secret");
-    expect(reportsOf("secret")).toEqual([{ message: "handler failed", method: "GetTask" }]);
+    expect(reportsOf("secret")).toEqual([{ logged: "handler failed", method: "GetTask" }]);
   });
 
   test("an error from the tenant route is the same", async () => {
@@ -974,7 +974,7 @@ describe("SSE (D14, D15)", () => {
     expect(r.status).toBe(status);
     expect(r.headers["content-type"]).toBe("application/json");
     expect(r.text).not.toContain("secret");
-    if (mode === "plain-before") expect(reportsOf("secret-before")).toEqual([{ message: "handler failed", method: "SendStreamingMessage" }]);
+    if (mode === "plain-before") expect(reportsOf("secret-before")).toEqual([{ logged: "handler failed", method: "SendStreamingMessage" }]);
     if (body !== undefined) expect(r.json).toEqual(body);
     else {
       const err = (r.json as { error: { code: number; status: string; details: unknown[] } }).error;
@@ -998,7 +998,7 @@ describe("SSE (D14, D15)", () => {
     expect(r.headers["content-type"]).toBe("text/event-stream");
     expect(r.text).not.toContain("secret");
     expect(parseSse(r.text)).toEqual({ data: [streamEventsJson(`task-${mode}`)[0], errorBody], comments: [], errors: [1] });
-    if (mode === "plain-after") expect(reportsOf("secret-after")).toEqual([{ message: "handler failed", method: "SendStreamingMessage" }]);
+    if (mode === "plain-after") expect(reportsOf("secret-after")).toEqual([{ logged: "handler failed", method: "SendStreamingMessage" }]);
   });
 
   test("a message followed by more events ends with InvalidAgentResponse (D15)", async () => {

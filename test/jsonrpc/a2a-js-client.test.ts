@@ -74,6 +74,7 @@ import {
   send,
   textPart,
 } from "../support/a2a-agent.js";
+import { createReportLog } from "../support/report-log.js";
 
 // ---------------------------------------------------------------- wire recording
 
@@ -147,6 +148,8 @@ let base = "";
 const servers: http.Server[] = [];
 const agent = createAgent(() => extendedCardFor(`${base}/a2a/jsonrpc`));
 const failing = createFailingAgent();
+/** The failing endpoint's reports of its unexpected failures, checked below (and kept off the test output). */
+const failures = createReportLog();
 let client: Client;
 let failingClient: Client;
 let emptyClient: Client;
@@ -157,7 +160,7 @@ const factory = new ClientFactory({
 
 beforeAll(async () => {
   const main = createA2AServiceJsonRpcListener(agent.handler, { heartbeatMs: 10 });
-  const broken = createA2AServiceJsonRpcListener(failing.handler, { heartbeatMs: 0 });
+  const broken = createA2AServiceJsonRpcListener(failing.handler, { heartbeatMs: 0, logger: failures.logger });
   // A handler with no methods at all: the runtime answers every call itself (D18).
   const empty = createA2AServiceJsonRpcListener({}, { heartbeatMs: 0 });
   const server = http.createServer((req, res) => {
@@ -718,9 +721,11 @@ describe.each(errorCases)("$name thrown by the handler", (c) => {
 });
 
 describe("other failures through the SDK", () => {
-  test("an unexpected exception is -32603 Internal error without its message, for unary calls", async () => {
+  test("an unexpected exception is -32603 Internal error without its message, for unary calls, and reported on the server", async () => {
     failing.set(() => new Error("db password=hunter2"));
+    failures.reports.length = 0;
     const err = await rejectionOf(failingClient.getTask({ tenant: "", id: "t-f" }));
+    expect(failures.reports).toMatchObject([{ logged: "handler failed", binding: "JSONRPC", method: "GetTask", message: "db password=hunter2" }]);
     expect(err instanceof sdkErrors.JsonRpcTransportError).toBe(true);
     for (const c of errorCases) expect(err instanceof c.sdk).toBe(false);
     expect(err).toMatchObject({ envelopeCode: -32603, message: "Internal error" });
@@ -728,7 +733,8 @@ describe("other failures through the SDK", () => {
     expect(await rpcExchanges("/a2a/failing").at(-1)!.responseText).not.toContain("hunter2");
   });
 
-  test("an unexpected exception after the first event ends the stream with -32603", async () => {
+  test("an unexpected exception after the first event ends the stream with -32603, and is reported on the server", async () => {
+    failures.reports.length = 0;
     failing.set(
       () => new Error("db password=hunter2"),
       [create(StreamResponseSchema, { payload: { case: "task", value: { id: "t-f", contextId: "c-f", status: { state: PbTaskState.WORKING } } } })],
@@ -739,6 +745,7 @@ describe("other failures through the SDK", () => {
     expect(cause instanceof sdkErrors.JsonRpcTransportError).toBe(true);
     expect(cause).toMatchObject({ envelopeCode: -32603, message: "Internal error" });
     expect(await rpcExchanges("/a2a/failing").at(-1)!.responseText).not.toContain("hunter2");
+    expect(failures.reports).toMatchObject([{ logged: "handler failed", binding: "JSONRPC", method: "SendStreamingMessage", message: "db password=hunter2" }]);
   });
 
   test.each(callsOn(() => emptyClient))("D18: %s left out of the handler is the SDK's matching error", async (method, call) => {

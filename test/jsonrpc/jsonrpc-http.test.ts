@@ -12,6 +12,7 @@ import { A2AServiceJsonRpcMethods, createA2AServiceJsonRpcListener } from "../..
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { TaskNotCancelableError, TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import { Role, StreamResponseSchema, TaskSchema, TaskState, type StreamResponse, type Task } from "../../generated/a2a_pb.js";
+import { createReportLog } from "../support/report-log.js";
 
 // ---------------------------------------------------------------- helpers
 
@@ -375,15 +376,10 @@ async function startServer(options: Parameters<typeof createA2AServiceJsonRpcLis
  * check their failure was reported there, with its stack (and it stays out
  * of the test output).
  */
-const logged: { fields: Record<string, unknown>; message: string | undefined }[] = [];
-const logger = { error: (fields: object, message?: string) => void logged.push({ fields: fields as Record<string, unknown>, message }) };
+const { logger, reports } = createReportLog();
 
-/** The one report of the failure whose error said `text`. */
-function reportOf(text: string): { fields: Record<string, unknown>; message: string | undefined } {
-  const found = logged.filter((l) => l.fields.err instanceof Error && l.fields.err.message === text);
-  expect(found).toHaveLength(1);
-  return found[0]!;
-}
+/** The reports of the failure whose error said `text`. */
+const reportsOf = (text: string) => reports.filter((r) => r.message === text);
 
 beforeAll(async () => {
   ({ url: base } = await startServer({ heartbeatMs: 60, logger }));
@@ -712,7 +708,7 @@ describe("handler errors (D3, D4, Part B 5.3)", () => {
     expect(r.text).not.toContain("hunter2");
     expect(r.text).not.toMatch(/\bat\s|\.ts:\d+/);
     // Written on the server's side instead, with what to find it by.
-    expect(reportOf("secret: password=hunter2")).toMatchObject({ message: "handler failed", fields: { binding: "JSONRPC", method: "GetTask", requestId: "1" } });
+    expect(reportsOf("secret: password=hunter2")).toEqual([{ logged: "handler failed", binding: "JSONRPC", method: "GetTask", requestId: "1", message: "secret: password=hunter2" }]);
   });
 
   test("a handler method left out -> UnsupportedOperation -32004 (D18)", async () => {
@@ -1124,7 +1120,7 @@ describe("SSE (D14, Part B 7)", () => {
     expect(r.headers.get("content-type")).toBe("application/json");
     expect(r.json).toEqual(rpcError(7, -32603, "Internal error"));
     expect(r.text).not.toContain("secret");
-    expect(reportOf("secret-before")).toMatchObject({ message: "handler failed", fields: { binding: "JSONRPC", method: "SendStreamingMessage", requestId: "7" } });
+    expect(reportsOf("secret-before")).toEqual([{ logged: "handler failed", binding: "JSONRPC", method: "SendStreamingMessage", requestId: "7", message: "secret-before" }]);
   });
 
   test("a stream that ends before its first event -> -32603 application/json", async () => {
@@ -1141,7 +1137,7 @@ describe("SSE (D14, Part B 7)", () => {
       rpcError(9, -32603, "Internal error"),
     ]);
     expect(r.text).not.toContain("secret");
-    expect(reportOf("secret-after")).toMatchObject({ message: "handler failed", fields: { binding: "JSONRPC", method: "SendStreamingMessage", requestId: "9" } });
+    expect(reportsOf("secret-after")).toEqual([{ logged: "handler failed", binding: "JSONRPC", method: "SendStreamingMessage", requestId: "9", message: "secret-after" }]);
   });
 
   test("an A2AError after the first event keeps its code and ErrorInfo; extensions echoed in the SSE headers", async () => {
