@@ -17,7 +17,7 @@ import type { Binding } from "../core/call-context.js";
 import { defaultBodyLimit } from "../core/defaults.js";
 import { httpErrorBody } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
-import type { GrpcServerOptions, HealthHandle, ListenOptions } from "../core/grpc/server.js";
+import type { GrpcServerOptions, HealthHandle, ListenOptions } from "../core/grpc/server-options.js";
 import { createHttpJsonEndpoint, httpErrors } from "../core/http/endpoint.js";
 import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
@@ -141,6 +141,13 @@ export interface ServerTimeouts {
 export const defaultServerTimeouts = { headersMs: 10_000, requestMs: 60_000, bodyMs: 30_000, keepAliveMs: 5_000 } as const satisfies Required<ServerTimeouts>;
 
 /** What generated code hands over: the service's tables and the handler. */
+/**
+ * A generated grpc-js service definition (grpc-js's `ServiceDefinition`),
+ * typed loosely so that these types need no grpc-js to compile: an agent
+ * served on the JSON bindings alone does not install it.
+ */
+export type GrpcDefinition = Readonly<Record<string, object>>;
+
 export interface ServeAgentConfig<H extends object> {
   readonly handler: H;
   /** The public Agent Card as ProtoJSON. */
@@ -154,7 +161,7 @@ export interface ServeAgentConfig<H extends object> {
    * functions pass `() => import("./x_grpc.js")...`); none for code generated
    * with `grpc=false`, which can only serve with `grpcPort: false`.
    */
-  readonly loadGrpcDefinition?: () => Promise<ServiceDefinition>;
+  readonly loadGrpcDefinition?: () => Promise<GrpcDefinition>;
   /** The service's descriptor: what health reports and reflection describes (generated serve functions pass it). */
   readonly service?: DescService;
 }
@@ -289,7 +296,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     const [{ addGrpcService }, { addHealthService, addReflectionService, createGrpcServer, listenGrpc }, definition, compat] = grpcParts;
     const server = createGrpcServer(grpcOptions);
     try {
-      addGrpcService(server, { ...shared, definition, methods: config.methods });
+      addGrpcService(server, { ...shared, definition: definition as ServiceDefinition, methods: config.methods });
       if (compat !== undefined) {
         // D113: 0.3's a2a.v1.A2AService beside it, the same handler behind; a call without a2a-version is 0.3 there.
         const profile = createA2AProfile({ policy, versions: { supported: ["0.3"] } });

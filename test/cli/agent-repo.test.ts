@@ -257,6 +257,8 @@ describe("an agent repo without gRPC, on PGlite (--store pglite:./data)", () => 
     expect(out).toMatch(/^# fail 0$/m);
     expect(existsSync(join(jsonOnlyDir, "data", "PG_VERSION"))).toBe(true);
     expect(readFileSync(join(jsonOnlyDir, ".gitignore"), "utf8")).toContain("data/\n");
+    // With every .d.ts checked too (skipLibCheck off): the types of protoc-gen-a2a's entries reach no grpc-js.
+    await run(join(jsonOnlyDir, "node_modules/.bin/tsc"), ["--noEmit", "--skipLibCheck", "false"], { cwd: jsonOnlyDir, env });
   });
 });
 

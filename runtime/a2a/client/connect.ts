@@ -11,7 +11,7 @@ import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonV
 import type { Binding } from "../../core/call-context.js";
 import type { ClientCallOptions, ClientOf } from "../../core/client/client.js";
 import { createHttpJsonClient, createJsonRpcClient, type ClientOptions, type ClientProfileConfig, type ClientTables, type MethodTable } from "../../core/client/factories.js";
-import type { GrpcTransportOptions } from "../../core/client/grpc.js";
+import type { GrpcClientOptions } from "../../core/client/grpc.js";
 import { RpcError } from "../../core/errors.js";
 import { presenceJsonOf } from "../../core/codec/presence-json.js";
 import { agentCardPath } from "../agent-card.js";
@@ -19,7 +19,18 @@ import { createCardVerifier, type CardVerificationOptions, type CardVerifier } f
 import { createA2AClientProfile, type A2AClientProfileOptions } from "./profile.js";
 
 /** Options of every A2A client. */
-export interface A2AClientOptions extends ClientOptions, Omit<A2AClientProfileOptions, "protocolVersion">, Partial<Omit<GrpcTransportOptions, "address" | "errors">> {}
+export interface A2AClientOptions extends ClientOptions, Omit<A2AClientProfileOptions, "protocolVersion">, GrpcDialOptions {}
+
+/**
+ * How a card's gRPC interface is dialled: grpc-js's `ChannelCredentials`
+ * (default: TLS for https, grpcs or port 443) and `ChannelOptions` (e.g.
+ * `grpc.keepalive_time_ms`). Typed without grpc-js, so a caller that only
+ * talks JSON compiles without it installed; grpc-js checks them when it dials.
+ */
+export interface GrpcDialOptions {
+  readonly credentials?: object;
+  readonly channelOptions?: Readonly<Record<string, unknown>>;
+}
 
 /** Options of a client made from a card. */
 export interface A2AConnectOptions extends A2AClientOptions {
@@ -170,7 +181,9 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
       passedOver.push(`${chosen.url} (GRPC: @grpc/grpc-js could not be loaded: ${err instanceof Error ? err.message : String(err)})`);
       continue;
     }
-    return Object.assign(verifyingExtendedCards(grpc.createGrpcClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known);
+    // The dial options were typed without grpc-js (GrpcDialOptions): grpc-js's own types from here on.
+    const dialled = profiled as typeof profiled & Pick<GrpcClientOptions, "credentials" | "channelOptions">;
+    return Object.assign(verifyingExtendedCards(grpc.createGrpcClient(tables, chosen.url, dialled), tables.card, verifier, fetched?.url), known);
   }
   const offered = Array.isArray(json.supportedInterfaces) ? JSON.stringify(json.supportedInterfaces) : "none";
   throw new RpcError(

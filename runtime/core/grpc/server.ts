@@ -18,6 +18,10 @@ import { defaultBodyLimit } from "../defaults.js";
 import { file_google_rpc_error_details } from "../../gen/google/rpc/error_details_pb.js";
 import { file_google_rpc_status } from "../../gen/google/rpc/status_pb.js";
 
+import { defaultMaxConcurrentStreams, defaultMaxSessionMemoryMb, type GrpcServerOptions, type HealthHandle, type HealthOptions, type ListenOptions, type ServingStatus } from "./server-options.js";
+
+export * from "./server-options.js";
+
 const require = createRequire(import.meta.url);
 
 function load<T>(name: string, why: string): T {
@@ -27,51 +31,6 @@ function load<T>(name: string, why: string): T {
     throw new Error(`${why} needs the npm package "${name}" (an optional peer dependency of protoc-gen-a2a): npm install ${name}`, { cause: err });
   }
 }
-
-export interface GrpcServerOptions {
-  /** Largest request message accepted (`grpc.max_receive_message_length`). Default 4 MiB. */
-  readonly maxReceiveMessageBytes?: number;
-  /** Largest response message sent (`grpc.max_send_message_length`). Default 4 MiB (grpc-js alone: unlimited). */
-  readonly maxSendMessageBytes?: number;
-  /**
-   * Server keepalive pings on idle HTTP/2 connections, so long streams
-   * survive proxies and dead peers are noticed. Default: off (grpc-js default).
-   */
-  readonly keepalive?: {
-    /** `grpc.keepalive_time_ms`: ping after this long without activity. */
-    readonly timeMs: number;
-    /** `grpc.keepalive_timeout_ms`: close when the ping is not answered in time. Default 20 s. */
-    readonly timeoutMs?: number;
-  };
-  /** `grpc.max_connection_idle_ms`: close connections idle for this long. */
-  readonly maxConnectionIdleMs?: number;
-  /** `grpc.max_connection_age_ms`: ask clients to reconnect after this long. */
-  readonly maxConnectionAgeMs?: number;
-  /** `grpc.max_connection_age_grace_ms`: time calls get to finish after max age. */
-  readonly maxConnectionAgeGraceMs?: number;
-  /**
-   * `grpc.max_concurrent_streams`: calls one HTTP/2 connection may have open
-   * at once, sent to clients in SETTINGS; a stream past it is refused
-   * (REFUSED_STREAM, which grpc-js clients retry). Default 100 (D80);
-   * grpc-js alone: unlimited.
-   */
-  readonly maxConcurrentStreams?: number;
-  /**
-   * `grpc-node.max_session_memory`, in megabytes: what node's HTTP/2 session
-   * of one connection may hold (queued frames, header blocks, buffered
-   * data); past it, new streams on that connection are refused with
-   * ENHANCE_YOUR_CALM (RESOURCE_EXHAUSTED). Default 64 (D80); grpc-js alone:
-   * unlimited (node alone: 10).
-   */
-  readonly maxSessionMemoryMb?: number;
-  /** Any other grpc-js server options; these win over the ones above. */
-  readonly serverOptions?: ServerOptions;
-}
-
-/** Concurrent calls per HTTP/2 connection, unless `maxConcurrentStreams` says otherwise (D80). */
-export const defaultMaxConcurrentStreams = 100;
-/** Megabytes one connection's HTTP/2 session may hold, unless `maxSessionMemoryMb` says otherwise (D80). */
-export const defaultMaxSessionMemoryMb = 64;
 
 /** The grpc-js channel options for `options` (for callers that build the Server themselves). */
 export function grpcServerOptions(options: GrpcServerOptions = {}): ServerOptions {
@@ -88,28 +47,12 @@ export function grpcServerOptions(options: GrpcServerOptions = {}): ServerOption
   if (options.maxConnectionIdleMs !== undefined) out["grpc.max_connection_idle_ms"] = options.maxConnectionIdleMs;
   if (options.maxConnectionAgeMs !== undefined) out["grpc.max_connection_age_ms"] = options.maxConnectionAgeMs;
   if (options.maxConnectionAgeGraceMs !== undefined) out["grpc.max_connection_age_grace_ms"] = options.maxConnectionAgeGraceMs;
-  return { ...out, ...options.serverOptions };
+  return { ...out, ...(options.serverOptions as ServerOptions | undefined) };
 }
 
 /** A grpc-js server with the message-size, stream and session-memory limits and keepalive settings of `options`. */
 export function createGrpcServer(options: GrpcServerOptions = {}): Server {
   return new Server(grpcServerOptions(options));
-}
-
-export interface ListenOptions {
-  /** Host to bind. Default "127.0.0.1". */
-  readonly host?: string;
-  /** Port to bind; 0 picks a free one. Default 0. */
-  readonly port?: number;
-  /** PEM TLS material. Without it the server is plaintext, which is allowed on loopback hosts only unless `insecure` is set. */
-  readonly tls?: {
-    readonly cert: Buffer | string;
-    readonly key: Buffer | string;
-    /** CA for client certificates; with it, clients must present one (mTLS). */
-    readonly clientCa?: Buffer | string;
-  };
-  /** Allow plaintext on a non-loopback host (e.g. behind a TLS-terminating proxy). */
-  readonly insecure?: boolean;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "[::1]", "localhost"]);
@@ -129,23 +72,6 @@ export function listenGrpc(server: Server, options: ListenOptions = {}): Promise
   }
   const address = `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${options.port ?? 0}`;
   return new Promise((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
-}
-
-/** grpc.health.v1 serving status. */
-export type ServingStatus = "UNKNOWN" | "SERVING" | "NOT_SERVING";
-
-export interface HealthOptions {
-  /** Fully-qualified service names reported besides "" (the whole server), e.g. "lf.a2a.v1.A2AService". */
-  readonly services?: readonly string[];
-  /** Initial status of "" and every service. Default "SERVING". */
-  readonly status?: ServingStatus;
-}
-
-export interface HealthHandle {
-  /** Sets one service's status ("" is the server); Watch callers are told. */
-  setStatus(service: string, status: ServingStatus): void;
-  /** Sets "" and every service given at creation, e.g. "NOT_SERVING" while draining. */
-  setAll(status: ServingStatus): void;
 }
 
 interface HealthModule {
