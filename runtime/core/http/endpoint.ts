@@ -85,18 +85,21 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   const jsonTypes = dispatch.mediaType === "application/json" ? "application/json" : `${dispatch.mediaType} or application/json`;
 
   /**
-   * The answer to `err`; with the call (past routing), an unexpected failure
-   * is reported with its method. A traced call's span ends with the error.
+   * The answer to `err` before a call was made of the request (no route,
+   * an unsupported version): nothing of the handler's to report. A traced
+   * request's span ends with it.
    */
-  function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>, call?: [MethodSpec, CallScope, CoreRequest], span?: CallSpan): CoreResponse {
-    const failure = call === undefined ? toRpcError(err, errors.Internal) : dispatch.failure(err, failureInfo(call[0], call[2]), call[1]);
+  function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>, span?: CallSpan): CoreResponse {
+    const failure = toRpcError(err, errors.Internal);
     span?.end(failure);
-    return {
-      kind: "body",
-      status: failure.entry.httpStatus,
-      headers: { "content-type": mediaType, ...headers },
-      body: JSON.stringify(httpErrorBody(failure)),
-    };
+    return failureResponse(failure, mediaType, headers);
+  }
+
+  /** The answer to a call's failure: an unexpected one is reported with its method (dispatch.failure). */
+  function callFailure(err: unknown, call: FailedCall, mediaType: string, headers: Readonly<Record<string, string>> | undefined, span: CallSpan | undefined): CoreResponse {
+    const failure = dispatch.failure(err, failureInfo(call.spec, call.req), call.scope);
+    span?.end(failure);
+    return failureResponse(failure, mediaType, headers);
   }
 
   /** Reads and parses the body as the rule maps it, for a rule that takes one (or the POST twin of D1). */
@@ -196,14 +199,15 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     try {
       scope = dispatch.open("HTTP+JSON", req, query);
     } catch (err) {
-      return errorResponse(err, mediaType, undefined, undefined, span);
+      return errorResponse(err, mediaType, undefined, span);
     }
+    const call: FailedCall = { spec, scope, req };
     try {
       const started = dispatch.start(spec, scope, () => decode(req, target, values, query));
       ({ request, context } = isPromiseLike(started) ? await started : started);
       span?.message(request, "request");
     } catch (err) {
-      return errorResponse(err, mediaType, undefined, [spec, scope, req], span);
+      return callFailure(err, call, mediaType, undefined, span);
     }
 
     if (spec.kind !== "unary") {
@@ -211,7 +215,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       try {
         events = await dispatch.openStream(spec, request, context, new HttpJsonStream(scope, spec, req, span), span);
       } catch (err) {
-        return errorResponse(err, mediaType, dispatch.responseHeaders(scope), [spec, scope, req], span);
+        return callFailure(err, call, mediaType, dispatch.responseHeaders(scope), span);
       }
       return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
     }
@@ -223,7 +227,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       span?.end();
       return response;
     } catch (err) {
-      return errorResponse(err, mediaType, dispatch.responseHeaders(scope), [spec, scope, req], span);
+      return callFailure(err, call, mediaType, dispatch.responseHeaders(scope), span);
     }
   }
 
@@ -257,6 +261,23 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       const span = tracer.start("HTTP+JSON", target.spec, req, { "http.request.method": req.method, "http.route": `${basePath}${target.rule.path}` });
       return span.run(() => serve(req, target, match.values, query, mediaType, span));
     },
+  };
+}
+
+/** A call past routing, as its failure is reported. */
+interface FailedCall {
+  readonly spec: MethodSpec;
+  readonly scope: CallScope;
+  readonly req: CoreRequest;
+}
+
+/** An error's AIP-193 body, as the answer's media type. */
+function failureResponse(failure: RpcError, mediaType: string, headers: Readonly<Record<string, string>> | undefined): CoreResponse {
+  return {
+    kind: "body",
+    status: failure.entry.httpStatus,
+    headers: { "content-type": mediaType, ...headers },
+    body: JSON.stringify(httpErrorBody(failure)),
   };
 }
 
