@@ -254,7 +254,9 @@ test("a finished task's bytes are kept in the heap: every byte value of a raw pa
     expect(copy).toEqual(done);
     const part = copy.artifacts[0]?.parts[0]?.content;
     expect(part?.case === "raw" ? [...part.value] : part).toEqual([...raw]);
-    // Not a view of Buffer's shared pool, which a caller keeping the task would keep alive in whole.
+    // A Uint8Array as fromBinary makes it (not a Buffer), and not a view of Buffer's shared pool,
+    // which a caller keeping the task would keep alive in whole.
+    expect(part?.case === "raw" ? part.value.constructor : undefined).toBe(Uint8Array);
     expect(part?.case === "raw" ? part.value.buffer.byteLength : 0).toBeLessThan(4096);
 
     for (let i = 0; i < 200; i++) await send(handler, "warm");

@@ -48,6 +48,8 @@ const defaultConfigPage = 50;
  * and frees one by one), costs an allocation outside the heap per finished
  * task, and took five times as long to make; a slice of Buffer's shared
  * pool would keep the whole 8 KB block alive for as long as the task.
+ * (Node makes a string of about a megabyte or more an external one: a task
+ * that large is kept outside the heap, as `external` memory.)
  */
 class Entry implements TaskOwner {
   /** The task's object while it may change: the one the runtime changes in place. */
@@ -85,11 +87,12 @@ const toLatin1 = (bytes: Uint8Array, length: number): string => Buffer.from(byte
 /**
  * The bytes of a string toLatin1 made, in memory of their own, not a slice
  * of Buffer's pool: a decoded task's `bytes` fields are views of them, and
- * a caller may keep the task.
+ * a caller may keep the task. A plain Uint8Array, not a Buffer, so those
+ * fields are what fromBinary gives everywhere else.
  */
 function fromLatin1(text: string): Uint8Array {
-  const bytes = Buffer.allocUnsafeSlow(text.length);
-  bytes.write(text, 0, text.length, "latin1");
+  const bytes = new Uint8Array(text.length);
+  Buffer.from(bytes.buffer, 0, bytes.length).write(text, 0, text.length, "latin1");
   return bytes;
 }
 
