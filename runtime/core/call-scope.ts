@@ -77,10 +77,11 @@ export class CallScope {
    * failure is still to be answered and reported.
    */
   abort(failed = false): void {
-    if (failed && !this.aborted) this.#failed = true;
     // Its own controller, not the transport's: aborting the handler (a stream
     // that failed) must not read as "the client went away" to the writer.
+    // Made first, so a client that left already is seen as such.
     this.signal();
+    if (failed && !this.aborted) this.#failed = true;
     this.#controller?.abort();
   }
 
