@@ -17,7 +17,7 @@ import type { Binding } from "../core/call-context.js";
 import { defaultBodyLimit } from "../core/defaults.js";
 import { httpErrorBody } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
-import type { GrpcServerOptions, HealthHandle, ListenOptions } from "../core/grpc/server-options.js";
+import { checkGrpcOptions, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "../core/grpc/server-options.js";
 import { createHttpJsonEndpoint, httpErrors } from "../core/http/endpoint.js";
 import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
@@ -140,14 +140,14 @@ export interface ServerTimeouts {
 /** D32's defaults. */
 export const defaultServerTimeouts = { headersMs: 10_000, requestMs: 60_000, bodyMs: 30_000, keepAliveMs: 5_000 } as const satisfies Required<ServerTimeouts>;
 
-/** What generated code hands over: the service's tables and the handler. */
 /**
  * A generated grpc-js service definition (grpc-js's `ServiceDefinition`),
- * typed loosely so that these types need no grpc-js to compile: an agent
- * served on the JSON bindings alone does not install it.
+ * typed without grpc-js so that these types need no grpc-js to compile: an
+ * agent served on the JSON bindings alone does not install it.
  */
-export type GrpcDefinition = Readonly<Record<string, object>>;
+export type GrpcDefinition = Readonly<Record<string, { readonly path: string; readonly requestStream: boolean; readonly responseStream: boolean }>>;
 
+/** What generated code hands over: the service's tables and the handler. */
 export interface ServeAgentConfig<H extends object> {
   readonly handler: H;
   /** The public Agent Card as ProtoJSON. */
@@ -206,6 +206,8 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);
   }
   if (timeouts.headersMs > timeouts.requestMs) throw new Error("serveAgent: timeouts.headersMs must not exceed timeouts.requestMs");
+  // Before anything listens or loads, as the timeouts are.
+  if (options.grpcPort !== false) checkGrpcOptions(grpcOptions.serverOptions, "serveAgent: grpc.serverOptions");
   // A task handler's store named by URL opens its database first (D73): one that cannot be reached fails the start.
   await readyOf(config.handler);
   // Before anything listens, too: grpc-js and the definition, when gRPC is served.

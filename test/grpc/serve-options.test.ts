@@ -17,7 +17,7 @@ import * as grpc from "@grpc/grpc-js";
 import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
 import { service as healthServiceDefinition } from "grpc-health-check";
 import { serveAgent, type AgentServer } from "protoc-gen-a2a/runtime/server";
-import { A2AServiceGrpcDefinition } from "../../generated/a2a_grpc.js";
+import { A2AServiceGrpcDefinition, createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import { A2AServiceJsonRpcMethods } from "../../generated/a2a_jsonrpc.js";
 import { A2AServiceHttpRules, A2AServiceMethods, A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
 import { AgentCardSchema, GetTaskRequestSchema, ListTasksRequestSchema, Role, SendMessageRequestSchema, TaskState, type SendMessageResponse } from "../../generated/a2a_pb.js";
@@ -184,6 +184,32 @@ test("reflection without the service's descriptor is refused, naming what is mis
       { port: 0, grpcPort: 0, grpc: { reflection: true } },
     ),
   ).rejects.toThrow(/grpc\.reflection needs the service descriptor \(config\.service\)/);
+});
+
+test("grpc-js options of the wrong type are refused before anything listens, naming the key: a limit given as text would never hold", async () => {
+  const free = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  const serveWith = (serverOptions: Record<string, unknown>) =>
+    serveA2AService(createReferenceAgent(referenceExtendedCard), referenceCard, { port: free, grpcPort: 0, grpc: { serverOptions } });
+  await expect(serveWith({ "grpc.max_receive_message_length": "1mb" })).rejects.toThrow(
+    new TypeError('serveAgent: grpc.serverOptions["grpc.max_receive_message_length"] must be a number, got "1mb"'),
+  );
+  await expect(serveWith({ interceptors: () => undefined })).rejects.toThrow(/grpc\.serverOptions\.interceptors must be a list/);
+  await expect(serveWith({ "grpc.some_future_option": { nested: true } })).rejects.toThrow(/must be a number or a string/);
+  // Nothing was left listening on the HTTP port.
+  await new Promise<void>((resolve, reject) => {
+    const again = createServer().once("error", reject).listen(free, "127.0.0.1", () => again.close(() => resolve()));
+  });
+  // A client's channel options are held to the same rule.
+  expect(() => createA2AServiceGrpcClient("127.0.0.1:1", { channelOptions: { "grpc.keepalive_time_ms": "10s" } })).toThrow(
+    new TypeError('channelOptions["grpc.keepalive_time_ms"] must be a number, got "10s"'),
+  );
+  // Strings stay strings where grpc-js takes them.
+  createA2AServiceGrpcClient("127.0.0.1:1", { channelOptions: { "grpc.primary_user_agent": "tests/1", "grpc.keepalive_time_ms": 60_000 } }).close();
 });
 
 test("a gRPC port already in use fails serveA2AService and leaves its HTTP port free", async () => {

@@ -11,6 +11,7 @@ import { decodeBinary, encodeBuffer } from "../codec/binary-codec.js";
 import { createServiceClient, type ClientErrors, type ClientOf, type ClientTransport, type OutgoingCall } from "./client.js";
 import { coreProfileConfig, typed, type ClientOptions, type ClientProfileConfig, type ClientTables, type MethodTable } from "./factories.js";
 import { errorFromGrpc } from "./error-decoding.js";
+import { checkGrpcOptions } from "../grpc/server-options.js";
 
 export interface GrpcTransportOptions {
   /**
@@ -55,6 +56,7 @@ export function createGrpcTransport(options: GrpcTransportOptions): ClientTransp
   const creds = options.credentials ?? (tls ? grpcCredentials.createSsl() : grpcCredentials.createInsecure());
   // Channelz keeps a record of every call for a debugging service a client
   // rarely runs; off unless asked for (D36).
+  checkGrpcOptions(options.channelOptions, "channelOptions");
   const client = new Client(target, creds, { "grpc.enable_channelz": 0, ...options.channelOptions });
   const channel = client.getChannel();
   const errors = options.errors;

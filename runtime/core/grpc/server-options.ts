@@ -87,3 +87,56 @@ export interface HealthHandle {
   /** Sets "" and every service given at creation, e.g. "NOT_SERVING" while draining. */
   setAll(status: ServingStatus): void;
 }
+
+/** grpc-js's options that take a number (its ChannelOptions); the few others take a string. */
+const numericGrpcOptions = new Set([
+  "grpc.keepalive_time_ms",
+  "grpc.keepalive_timeout_ms",
+  "grpc.keepalive_permit_without_calls",
+  "grpc.max_concurrent_streams",
+  "grpc.initial_reconnect_backoff_ms",
+  "grpc.max_reconnect_backoff_ms",
+  "grpc.use_local_subchannel_pool",
+  "grpc.max_send_message_length",
+  "grpc.max_receive_message_length",
+  "grpc.enable_http_proxy",
+  "grpc.default_compression_algorithm",
+  "grpc.enable_channelz",
+  "grpc.dns_min_time_between_resolutions_ms",
+  "grpc.enable_retries",
+  "grpc.per_rpc_retry_buffer_size",
+  "grpc.retry_buffer_size",
+  "grpc.max_connection_age_ms",
+  "grpc.max_connection_age_grace_ms",
+  "grpc.max_connection_idle_ms",
+  "grpc-node.max_session_memory",
+  "grpc.service_config_disable_resolution",
+  "grpc.client_idle_timeout_ms",
+  "grpc-node.tls_enable_trace",
+  "grpc.lb.ring_hash.ring_size_cap",
+  "grpc-node.retry_max_attempts_limit",
+  "grpc-node.flow_control_window",
+  "grpc.server_call_metric_recording",
+]);
+
+/**
+ * grpc-js options as a caller gave them (`serverOptions`, a client's
+ * `channelOptions`), checked before they are passed on: grpc-js uses them
+ * as they come, so a limit given as text ("1mb") would be compared as text
+ * and never hold. One of grpc-js's numeric options must be a finite number,
+ * any other "grpc." or "grpc-node." option a number or a string, and a
+ * server's `interceptors` a list. Throws a TypeError naming the key.
+ */
+export function checkGrpcOptions(options: Readonly<Record<string, unknown>> | undefined, what: string): void {
+  if (options === undefined) return;
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (key === "interceptors") {
+      if (!Array.isArray(value)) throw new TypeError(`${what}.interceptors must be a list of grpc-js interceptors`);
+    } else if (numericGrpcOptions.has(key)) {
+      if (typeof value !== "number" || !Number.isFinite(value)) throw new TypeError(`${what}["${key}"] must be a number, got ${JSON.stringify(value) ?? typeof value}`);
+    } else if ((key.startsWith("grpc.") || key.startsWith("grpc-node.")) && typeof value !== "number" && typeof value !== "string") {
+      throw new TypeError(`${what}["${key}"] must be a number or a string (a grpc-js channel option), got ${typeof value}`);
+    }
+  }
+}

@@ -18,7 +18,7 @@ import { defaultBodyLimit } from "../defaults.js";
 import { file_google_rpc_error_details } from "../../gen/google/rpc/error_details_pb.js";
 import { file_google_rpc_status } from "../../gen/google/rpc/status_pb.js";
 
-import { defaultMaxConcurrentStreams, defaultMaxSessionMemoryMb, type GrpcServerOptions, type HealthHandle, type HealthOptions, type ListenOptions, type ServingStatus } from "./server-options.js";
+import { checkGrpcOptions, defaultMaxConcurrentStreams, defaultMaxSessionMemoryMb, type GrpcServerOptions, type HealthHandle, type HealthOptions, type ListenOptions, type ServingStatus } from "./server-options.js";
 
 export * from "./server-options.js";
 
@@ -34,6 +34,7 @@ function load<T>(name: string, why: string): T {
 
 /** The grpc-js channel options for `options` (for callers that build the Server themselves). */
 export function grpcServerOptions(options: GrpcServerOptions = {}): ServerOptions {
+  checkGrpcOptions(options.serverOptions, "serverOptions");
   const out: ServerOptions = {
     "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? defaultBodyLimit,
     "grpc.max_send_message_length": options.maxSendMessageBytes ?? defaultBodyLimit,
