@@ -82,7 +82,7 @@ async function startAgent(cwd: string, agentEnv: Record<string, string>, command
   const child: ChildProcess = spawn(command[0]!, command.slice(1), { cwd, env: agentEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const stop = async () => {
-    if (child.pid !== undefined && child.exitCode === null) {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       process.kill(-child.pid, "SIGTERM");
       await exited;

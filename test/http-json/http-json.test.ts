@@ -437,7 +437,7 @@ const startServer = (options: A2AHttpJsonOptions) => listen(createA2AServiceHttp
  * check their failure was reported (and it stays out of the test output).
  */
 const { logger, reports } = createReportLog();
-const reportsOf = (text: string) => reports.filter((r) => r.message === text).map((r) => ({ logged: r.logged, method: r.method }));
+const reportsOf = (text: string) => reports.filter((r) => r.message === text);
 
 beforeAll(async () => {
   ({ url: base } = await startServer({ heartbeatMs: 0, logger }));
@@ -850,7 +850,7 @@ describe("errors (D2, D4)", () => {
     expect(r.status).toBe(500);
     expect(r.json).toEqual(aip193(500, "INTERNAL", "Internal error"));
     expect(r.text).not.toContain("secret");
-    expect(reportsOf("secret")).toEqual([{ logged: "handler failed", method: "GetTask" }]);
+    expect(reportsOf("secret")).toEqual([{ logged: "handler failed", binding: "HTTP+JSON", method: "GetTask", message: "secret" }]);
   });
 
   test("an error from the tenant route is the same", async () => {
@@ -974,7 +974,7 @@ describe("SSE (D14, D15)", () => {
     expect(r.status).toBe(status);
     expect(r.headers["content-type"]).toBe("application/json");
     expect(r.text).not.toContain("secret");
-    if (mode === "plain-before") expect(reportsOf("secret-before")).toEqual([{ logged: "handler failed", method: "SendStreamingMessage" }]);
+    if (mode === "plain-before") expect(reportsOf("secret-before")).toEqual([{ logged: "handler failed", binding: "HTTP+JSON", method: "SendStreamingMessage", message: "secret-before" }]);
     if (body !== undefined) expect(r.json).toEqual(body);
     else {
       const err = (r.json as { error: { code: number; status: string; details: unknown[] } }).error;
@@ -998,7 +998,7 @@ describe("SSE (D14, D15)", () => {
     expect(r.headers["content-type"]).toBe("text/event-stream");
     expect(r.text).not.toContain("secret");
     expect(parseSse(r.text)).toEqual({ data: [streamEventsJson(`task-${mode}`)[0], errorBody], comments: [], errors: [1] });
-    if (mode === "plain-after") expect(reportsOf("secret-after")).toEqual([{ logged: "handler failed", method: "SendStreamingMessage" }]);
+    if (mode === "plain-after") expect(reportsOf("secret-after")).toEqual([{ logged: "handler failed", binding: "HTTP+JSON", method: "SendStreamingMessage", message: "secret-after" }]);
   });
 
   test("a message followed by more events ends with InvalidAgentResponse (D15)", async () => {

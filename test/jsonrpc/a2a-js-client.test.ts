@@ -725,7 +725,7 @@ describe("other failures through the SDK", () => {
     failing.set(() => new Error("db password=hunter2"));
     failures.reports.length = 0;
     const err = await rejectionOf(failingClient.getTask({ tenant: "", id: "t-f" }));
-    expect(failures.reports).toMatchObject([{ logged: "handler failed", binding: "JSONRPC", method: "GetTask", message: "db password=hunter2" }]);
+    expect(failures.reports).toEqual([{ logged: "handler failed", binding: "JSONRPC", method: "GetTask", requestId: expect.any(String), message: "db password=hunter2" }]);
     expect(err instanceof sdkErrors.JsonRpcTransportError).toBe(true);
     for (const c of errorCases) expect(err instanceof c.sdk).toBe(false);
     expect(err).toMatchObject({ envelopeCode: -32603, message: "Internal error" });
@@ -745,7 +745,7 @@ describe("other failures through the SDK", () => {
     expect(cause instanceof sdkErrors.JsonRpcTransportError).toBe(true);
     expect(cause).toMatchObject({ envelopeCode: -32603, message: "Internal error" });
     expect(await rpcExchanges("/a2a/failing").at(-1)!.responseText).not.toContain("hunter2");
-    expect(failures.reports).toMatchObject([{ logged: "handler failed", binding: "JSONRPC", method: "SendStreamingMessage", message: "db password=hunter2" }]);
+    expect(failures.reports).toEqual([{ logged: "handler failed", binding: "JSONRPC", method: "SendStreamingMessage", requestId: expect.any(String), message: "db password=hunter2" }]);
   });
 
   test.each(callsOn(() => emptyClient))("D18: %s left out of the handler is the SDK's matching error", async (method, call) => {

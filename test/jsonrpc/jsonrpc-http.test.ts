@@ -373,8 +373,8 @@ async function startServer(options: Parameters<typeof createA2AServiceJsonRpcLis
 
 /**
  * What the base server's logger was told. The tests that throw on purpose
- * check their failure was reported there, with its stack (and it stays out
- * of the test output).
+ * check their failure was reported there, with its method and request id
+ * (and it stays out of the test output).
  */
 const { logger, reports } = createReportLog();
 
