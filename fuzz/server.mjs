@@ -178,6 +178,7 @@ const server = await serveA2AService(handler, referenceCard, {
   },
   // Slow-client timeouts shorter than the defaults: the campaign's own per-request timeout is longer.
   timeouts: { headersMs: 5000, requestMs: 10_000, bodyMs: 5000, keepAliveMs: 5000 },
+  ...(process.env.FUZZ_COMPAT === "1" ? { compat: { v0_3: true } } : {}),
 });
 
 function gc() {

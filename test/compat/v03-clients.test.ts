@@ -280,6 +280,31 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     expect(await invalid.json()).toMatchObject({ code: -32602, message: expect.stringContaining("messageId") });
   });
 
+  // Found by the fuzz campaign run with compat on (FUZZ_COMPAT=1): each was an empty HTTP 500.
+  it("answers a method named like an Object property, an id nested deep and params nested deep as a client's mistakes", async () => {
+    const post = async (body: string) => {
+      const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body });
+      return { status: res.status, json: (await res.json()) as { id?: unknown; error?: { code: number; message: string } } };
+    };
+    for (const method of ["toString", "hasOwnProperty", "constructor", "__proto__"]) {
+      const r = await post(JSON.stringify({ jsonrpc: "2.0", id: 3, method, params: {} }));
+      expect(r).toMatchObject({ status: 200, json: { id: 3, error: { code: -32601 } } });
+    }
+    const deepId = await post(`{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"x"},"id":${"[".repeat(20_000)}${"]".repeat(20_000)}}`);
+    expect(deepId).toMatchObject({ status: 200, json: { id: null, error: { code: -32600 } } });
+    const deep = `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`;
+    const deepParams = await post(`{"jsonrpc":"2.0","id":4,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"data","data":${deep}}]}}}`);
+    expect(deepParams.status).toBe(200);
+    expect(deepParams.json).toMatchObject({ id: 4, error: { code: -32602 } });
+    const rest = await fetch(`${server.httpJsonUrl}/v1/message:send`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"message":{"messageId":"m","role":"user","parts":[{"kind":"data","data":${deep}}]}}`,
+    });
+    expect(rest.status).toBe(400);
+    expect(await rest.json()).toMatchObject({ code: -32602 });
+  });
+
   it("refuses a 0.3 batch, saying why", async () => {
     const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x" } }]) });
     expect(((await res.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringContaining("batches are served to A2A 1.0 callers only") });

@@ -13,7 +13,7 @@ import { createRequestEncoder, jsonNamesOf, type HttpRequestParts, type RequestE
 import type { HttpRuleSpec, MethodSpec } from "../../core/method-spec.js";
 import { A2AErrorTable } from "../errors.js";
 import { noV03Counterpart, v03Methods, type V03Method } from "./v03-methods.js";
-import { failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest } from "./v03-request.js";
+import { failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest, translationFailure } from "./v03-request.js";
 import { obj, type Obj } from "./v03-shapes.js";
 
 export interface V03HttpJsonOptions {
@@ -118,15 +118,17 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
         }
       }
       const method = v03Methods[route.name]!;
-      const request = method.request(route.params(body));
       let target: HttpRequestParts;
+      let bodyBytes: Uint8Array;
       try {
-        target = route10(method.v1, request);
+        target = route10(method.v1, method.request(route.params(body)));
+        bodyBytes = jsonBytes(target.body ?? {});
       } catch (err) {
-        // A request 1.0's routes cannot carry (an empty task id, say).
-        return error03(400, -32602, err instanceof Error ? err.message : String(err));
+        // A request 1.0's routes cannot carry (an empty task id, say), or one the translation
+        // cannot take (nested past the stack): the caller's mistake, not ours.
+        return error03(400, -32602, translationFailure(err));
       }
-      const call = translatedRequest(req, `${options.basePath}${target.path}`, async () => jsonBytes(target.body ?? {}), { method: target.method, json: true });
+      const call = translatedRequest(req, `${options.basePath}${target.path}`, async () => bodyBytes, { method: target.method, json: true });
       return answerTo03(await inner.handle(call), method);
     },
   };

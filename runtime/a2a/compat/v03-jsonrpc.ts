@@ -7,8 +7,8 @@
  */
 import type { JsonValue } from "@bufbuild/protobuf";
 import { BodyRefusedError, decodeUtf8, type CoreResponse, type Endpoint } from "../../core/transport.js";
-import { noV03Counterpart, v03Methods, v1To03Names, type V03Method } from "./v03-methods.js";
-import { bytesBody, failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest } from "./v03-request.js";
+import { noV03Counterpart, v03MethodOf, v1To03Names, type V03Method } from "./v03-methods.js";
+import { bytesBody, failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest, translationFailure } from "./v03-request.js";
 import { obj } from "./v03-shapes.js";
 
 export interface V03JsonRpcOptions {
@@ -19,6 +19,7 @@ export interface V03JsonRpcOptions {
 
 const methodNotFound = -32601;
 const invalidRequest = -32600;
+const invalidParams = -32602;
 
 export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOptions): Endpoint {
   return {
@@ -43,14 +44,23 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
       }
       const c = obj(call);
       const name = typeof c.method === "string" ? c.method : undefined;
-      const method = name === undefined ? undefined : v03Methods[name];
-      if (method === undefined) {
-        const refusal = name === undefined ? undefined : refusalFor(name);
+      const method = name === undefined ? undefined : v03MethodOf(name);
+      // An id JSON-RPC does not allow: the 1.0 endpoint answers it (-32600) from the bytes as they came.
+      const badId = c.id !== undefined && c.id !== null && typeof c.id !== "string" && typeof c.id !== "number";
+      if (method === undefined || badId) {
+        const refusal = name === undefined || badId ? undefined : refusalFor(name);
         if (refusal === undefined) return inner.handle(translatedRequest(req, req.url, bytesBody(bytes)));
         return c.id === undefined ? { kind: "empty", status: 204, headers: {} } : jsonResponse(200, errorOf(c.id ?? null, methodNotFound, refusal));
       }
-      const translated = { ...c, method: method.v1, params: method.request(obj(c.params)) };
-      const answer = await inner.handle(translatedRequest(req, req.url, bytesBody(jsonBytes(translated)), { json: true }));
+      let translated: Uint8Array;
+      try {
+        translated = jsonBytes({ ...c, method: method.v1, params: method.request(obj(c.params)) });
+      } catch (err) {
+        // Params the translation cannot take (nested past the stack, say): the caller's mistake, not ours.
+        if (c.id === undefined) return { kind: "empty", status: 204, headers: {} };
+        return jsonResponse(200, errorOf(c.id ?? null, invalidParams, `the params of ${name} cannot be read as A2A 0.3's: ${translationFailure(err)}`));
+      }
+      const answer = await inner.handle(translatedRequest(req, req.url, bytesBody(translated), { json: true }));
       return answerTo03(answer, method);
     },
   };
@@ -58,7 +68,7 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
 
 /** Why a method that is not 0.3's is refused to a caller read as 0.3, or undefined for an unknown name (the 1.0 endpoint's -32601). */
 function refusalFor(name: string): string | undefined {
-  const counterpart = noV03Counterpart[name];
+  const counterpart = Object.hasOwn(noV03Counterpart, name) ? noV03Counterpart[name] : undefined;
   if (counterpart !== undefined) return `method ${JSON.stringify(name)} does not exist in A2A 0.3: ${counterpart}`;
   if (name === "tasks/list") return `method "tasks/list" does not exist in A2A 0.3: ${noV03Counterpart.ListTasks}`;
   const v03 = v1To03Names.get(name);

@@ -75,6 +75,14 @@ export const v03Methods: Readonly<Record<string, V03Method>> = {
   "agent/getAuthenticatedExtendedCard": { v1: "GetExtendedAgentCard", streaming: false, request: () => ({}), result: (r, d) => cardTo03(r, d) },
 };
 
+/**
+ * The 0.3 method of a name a caller sent, or undefined: looked up as the
+ * table's own key, so a name such as "toString" is no method.
+ */
+export function v03MethodOf(name: string): V03Method | undefined {
+  return Object.hasOwn(v03Methods, name) ? v03Methods[name] : undefined;
+}
+
 /** 1.0's JSON-RPC names, each to its 0.3 name: the hint for a 1.0 name sent without A2A-Version. */
 export const v1To03Names: ReadonlyMap<string, string> = new Map(Object.entries(v03Methods).map(([name, m]) => [m.v1, name]));
 

@@ -82,3 +82,10 @@ export function mapEvents(events: EventSource, map: (data: string, event: string
 export function jsonResponse(status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): CoreResponse {
   return { kind: "body", status, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(value) };
 }
+
+/** What a caller is told of a request the translation could not take. */
+export function translationFailure(err: unknown): string {
+  // A value nested past the stack: say so, not what the engine calls it.
+  if (err instanceof RangeError) return "it is nested too deep";
+  return err instanceof Error ? err.message : String(err);
+}
