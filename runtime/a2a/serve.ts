@@ -247,6 +247,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const json = v03 ? { ...shared, profile: createA2AProfile({ policy, versions: { supported: [...(options.versions?.supported ?? ["1.0"]), "0.3"] } }) } : shared;
   const body = { bodyLimit: options.bodyLimit ?? defaultBodyLimit, bodyTimeoutMs: timeouts.bodyMs };
   const routes: { readonly path: string; readonly prefix: boolean; readonly core: Endpoint }[] = [];
+  const routeOf = (path: string) => routes.find((r) => (r.prefix ? path === r.path || path.startsWith(`${r.path}/`) : path === r.path));
   if (jsonRpcPath !== false) {
     const batch = options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize };
     const core = createJsonRpcEndpoint({ ...json, ...batch, methods: config.jsonRpcMethods });
@@ -272,7 +273,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
         const path = req.url.split("?")[0] ?? "/";
         if (path === agentCardPath && card !== undefined) return card.handle(req);
         if (path === jwksPath && jwks !== undefined) return jwks.handle(req);
-        const route = routes.find((r) => (r.prefix ? path === r.path || path.startsWith(`${r.path}/`) : path === r.path));
+        const route = routeOf(path);
         if (route !== undefined) return route.core.handle(req);
         return {
           kind: "body",
@@ -281,6 +282,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
           body: JSON.stringify(httpErrorBody(new RpcError(nothingHere, `nothing is served at ${path}`))),
         };
       },
+      report: (err, url) => routeOf(url.split("?")[0] ?? "/")?.core.report?.(err, url),
     }),
   );
   await new Promise<void>((resolve, reject) => {

@@ -22,7 +22,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BodyTooLargeError, type Endpoint } from "../core/transport.js";
 import { createFetchHandler, type FetchHandler } from "./fetch.js";
-import { answerFailure, serveNodeRequest } from "./node-http.js";
+import { failUnanswered, serveNodeRequest } from "./node-http.js";
 
 export type { Endpoint } from "../core/transport.js";
 export type { NodeListener } from "./node-http.js";
@@ -70,7 +70,7 @@ export function createExpressMiddleware(core: Endpoint): ExpressMiddleware {
     serveNodeRequest(core, req, res, {
       url: req.originalUrl ?? req.url ?? "/",
       ...(consumed ? { body: (limit: number) => parsedBody(req, limit) } : {}),
-    }).catch((err: unknown) => (res.headersSent ? answerFailure(res) : next(err)));
+    }).catch((err: unknown) => (res.headersSent ? failUnanswered(core, err, req, res, req.originalUrl ?? req.url ?? "/") : next(err)));
   };
 }
 
@@ -123,7 +123,7 @@ export type FastifyHandler = (request: FastifyRequestLike, reply: FastifyReplyLi
 export function createFastifyHandler(core: Endpoint): FastifyHandler {
   return (request, reply) => {
     reply.hijack();
-    serveNodeRequest(core, request.raw, reply.raw).catch(() => answerFailure(reply.raw));
+    serveNodeRequest(core, request.raw, reply.raw).catch((err: unknown) => failUnanswered(core, err, request.raw, reply.raw));
   };
 }
 

@@ -11,7 +11,7 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export function createNodeListener(core: Endpoint): NodeListener {
   return (req, res) => {
-    serveNodeRequest(core, req, res).catch(() => answerFailure(res));
+    serveNodeRequest(core, req, res).catch((err: unknown) => failUnanswered(core, err, req, res));
   };
 }
 
@@ -36,6 +36,16 @@ export interface NodeServeOptions {
  */
 export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: ServerResponse, options?: NodeServeOptions): Promise<void> {
   return serve(core, req, res, options);
+}
+
+/**
+ * A failure `serveNodeRequest` let escape: reported to the core (a bug of
+ * ours, unless the client went away while its body was read), then answered
+ * with answerFailure.
+ */
+export function failUnanswered(core: Endpoint, err: unknown, req: IncomingMessage, res: ServerResponse, url = req.url ?? "/"): void {
+  if (!req.destroyed) core.report?.(err, url);
+  answerFailure(res);
 }
 
 /** The last resort: an empty 500 if nothing was sent yet, never what went wrong. */

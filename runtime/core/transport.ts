@@ -11,6 +11,13 @@
  */
 export interface Endpoint {
   handle(request: CoreRequest): Promise<CoreResponse>;
+  /**
+   * Reports a failure `handle` let escape: a bug, since the cores answer
+   * their own failures. The adapter answers the request with an empty 500
+   * and calls this, so the failure reaches onError or the logger instead of
+   * nowhere. `url` is the request's path and query.
+   */
+  report?(error: unknown, url: string): void;
 }
 
 /** A request as the cores see it. The body is read lazily, with the size limit applied while reading. */

@@ -87,6 +87,7 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
   const base = `${options.basePath}/v1`;
   const route10 = createRoutes10(options.methods, options.rules);
   return {
+    report: (err, url) => inner.report?.(err, url),
     async handle(req) {
       if (!isV03Request(req)) return inner.handle(req);
       const [fullPath = "/", queryText = ""] = req.url.split("?");

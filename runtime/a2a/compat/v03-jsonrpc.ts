@@ -23,6 +23,7 @@ const invalidParams = -32602;
 
 export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOptions): Endpoint {
   return {
+    report: (err, url) => inner.report?.(err, url),
     async handle(req) {
       if (!isV03Request(req) || req.method !== "POST") return inner.handle(req.method === "POST" ? req : translatedRequest(req, req.url, req.body));
       let bytes: Uint8Array;

@@ -232,6 +232,8 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   }
 
   return {
+    // The method is not known when handle let a failure escape.
+    report: (err) => dispatch.report(err, { binding: "HTTP+JSON", method: "(unanswered)" }),
     // Not async: a call past routing answers with serve()'s own promise, with no second one around it.
     handle(req) {
       const mediaType = mediaTypes.of(req);

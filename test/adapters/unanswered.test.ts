@@ -1,0 +1,46 @@
+/**
+ * A failure a core lets escape (a bug: the cores answer their own failures)
+ * is answered with an empty 500 and reported, not lost: the node adapter
+ * hands it to the endpoint's `report`, which the generated endpoints route
+ * to onError / the logger, and serveA2AService to the endpoint of the path.
+ * The fuzz campaign found such failures in 0.3's layer that no log showed.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeListener, type Endpoint } from "protoc-gen-a2a/runtime";
+import type { FailureInfo } from "protoc-gen-a2a/runtime/server";
+import { createA2AServiceHttpJsonEndpoint } from "../../generated/a2a_http.js";
+import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
+
+async function listen(endpoint: Endpoint): Promise<{ server: Server; base: string }> {
+  const server = createServer(createNodeListener(endpoint));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+test("the node adapter answers an escaped failure with an empty 500 and reports it with the request's path and query", async () => {
+  const seen: { message: string; url: string }[] = [];
+  const { server, base } = await listen({
+    handle: () => Promise.reject(new Error("a bug of ours")),
+    report: (err, url) => void seen.push({ message: (err as Error).message, url }),
+  });
+  try {
+    const res = await fetch(`${base}/a2a/x?y=1`, { method: "POST", body: "{}" });
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe("");
+    expect(seen).toEqual([{ message: "a bug of ours", url: "/a2a/x?y=1" }]);
+  } finally {
+    server.close();
+  }
+});
+
+test("the generated endpoints report such a failure to onError, with their binding", () => {
+  const seen: FailureInfo[] = [];
+  const onError = (_err: unknown, info: FailureInfo) => void seen.push(info);
+  createA2AServiceJsonRpcEndpoint({}, { onError }).report?.(new Error("x"), "/");
+  createA2AServiceHttpJsonEndpoint({}, { onError }).report?.(new Error("y"), "/tasks/1");
+  expect(seen).toEqual([
+    { binding: "JSONRPC", method: "(unanswered)" },
+    { binding: "HTTP+JSON", method: "(unanswered)" },
+  ]);
+});
