@@ -10,8 +10,8 @@
 //   FUZZ_TIMEOUT_MS=15000     an answer later than this is a hang
 //   FUZZ_HEAP_SNAPSHOTS=<dir>  heap snapshots of the server child at the baseline and at the end
 //   FUZZ_REPORT=<file>        write the JSON report there instead of fuzz/.reports/ (the smoke in npm test)
-//   FUZZ_COMPAT=1             the server also takes A2A 0.3 callers (compat: { v0_3: true }): the
-//                             requests sent without A2A-Version, or with 0.3, go through 0.3's layer
+//   FUZZ_COMPAT=1             the server also takes A2A 0.3 callers (compat: { v0_3: true }), and two
+//                             JSON-RPC requests in three are 0.3's calls (fuzz/v03.mjs), without A2A-Version
 // Prints the report and writes it to fuzz/.reports/ (JSON and text); exits 1 on any finding.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -6,6 +6,10 @@
 import fc from "fast-check";
 import { applyMutations, damage, expandDeep, stringify, mutation, oddNumber, oddString, oddValue, textDamage } from "./mutate.mjs";
 import { learn, resolvePool, validCall } from "./values.mjs";
+import { callTo03 } from "./v03.mjs";
+
+// FUZZ_COMPAT=1: the server takes 0.3 callers too, and two requests in three are 0.3's (v03.mjs).
+const compat = process.env.FUZZ_COMPAT === "1";
 
 const id = fc.oneof(
   { weight: 6, arbitrary: fc.integer() },
@@ -39,11 +43,13 @@ export const arbitrary = fc.record({
   version: fc.oneof({ weight: 12, arbitrary: fc.constant("1.0") }, { weight: 1, arbitrary: fc.constantFrom(undefined, "0.3", "1.1", "2.0", "1", "garbage", "1.0.1", "") }),
   auth: fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("Bearer demo", "Bearer wrong", "Basic x", "") }),
   extensions: fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("https://example.invalid/ext/v1", ",,", "a, b ,c", "\u00e9") }),
+  dialect: compat ? fc.constantFrom("1.0", "0.3", "0.3") : fc.constant("1.0"),
 });
 
-function envelopeOf(e, pool) {
-  const params = expandDeep(resolvePool(applyMutations(e.call.params, e.mutations), pool));
-  const out = { jsonrpc: e.jsonrpc, method: e.method ?? e.call.method };
+function envelopeOf(e, pool, dialect) {
+  const call = dialect === "0.3" ? callTo03(e.call) : e.call;
+  const params = expandDeep(resolvePool(applyMutations(call.params, e.mutations), pool));
+  const out = { jsonrpc: e.jsonrpc, method: e.method ?? call.method };
   if (e.id !== undefined) out.id = e.id;
   switch (e.params) {
     case "object":
@@ -71,10 +77,10 @@ export function requestOf(v, pool) {
   let body;
   switch (v.body.shape) {
     case "single":
-      body = envelopeOf(v.body.elements[0], pool);
+      body = envelopeOf(v.body.elements[0], pool, v.dialect);
       break;
     case "batch":
-      body = v.body.elements.map((e) => envelopeOf(e, pool));
+      body = v.body.elements.map((e) => envelopeOf(e, pool, v.dialect));
       break;
     case "empty-batch":
       body = [];
@@ -84,7 +90,9 @@ export function requestOf(v, pool) {
   }
   const headers = {};
   if (v.contentType !== "") headers["content-type"] = v.contentType;
-  if (v.version !== undefined) headers["a2a-version"] = v.version;
+  // A 0.3 caller sends no A2A-Version (or, now and then, the one it mutated).
+  const version = v.dialect === "0.3" ? (v.version === "1.0" ? undefined : v.version) : v.version;
+  if (version !== undefined) headers["a2a-version"] = version;
   if (v.auth !== undefined) headers.authorization = v.auth;
   if (v.extensions !== undefined) headers["a2a-extensions"] = v.extensions;
   return { method: "POST", path: "/a2a/jsonrpc", headers, body: damage(stringify(body), v.text) };
@@ -115,7 +123,7 @@ export function judge(answer, pool) {
     for (const r of Array.isArray(json) ? json : [json]) {
       const code = r?.error?.code;
       if (code === -32603 || code === -32006) return `JSON-RPC error ${code}`;
-      if (r?.result !== undefined) learn(pool, r.result.task ?? r.result.statusUpdate ?? r.result);
+      if (r?.result !== undefined && r.result !== null) learn(pool, r.result.task ?? r.result.statusUpdate ?? r.result);
     }
   }
   return undefined;
