@@ -11,7 +11,7 @@
 //   FUZZ_HEAP_SNAPSHOTS=<dir>  heap snapshots of the server child at the baseline and at the end
 //   FUZZ_REPORT=<file>        write the JSON report there instead of fuzz/.reports/ (the smoke in npm test)
 //   FUZZ_COMPAT=1             the server also takes A2A 0.3 callers (compat: { v0_3: true }), and two
-//                             JSON-RPC requests in three are 0.3's calls (fuzz/v03.mjs), without A2A-Version
+//                             requests in three on the JSON bindings are 0.3's (fuzz/v03.mjs), without A2A-Version
 // Prints the report and writes it to fuzz/.reports/ (JSON and text); exits 1 on any finding.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -8,6 +8,11 @@ import fc from "fast-check";
 import { applyMutations, damage, expandDeep, mutation, oddString, stringify, textDamage } from "./mutate.mjs";
 import { learn, resolvePool, validCall } from "./values.mjs";
 import { printable } from "./jsonrpc.mjs";
+import { callTo03 } from "./v03.mjs";
+
+// FUZZ_COMPAT=1: the server takes 0.3 callers too, and two requests in three go to 0.3's routes
+// (`<base>/v1/...`) with 0.3's bodies (v03.mjs), without A2A-Version.
+const compat = process.env.FUZZ_COMPAT === "1";
 
 export const name = "http-json";
 
@@ -51,6 +56,7 @@ export const arbitrary = fc.record({
   contentType: fc.oneof({ weight: 12, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: fc.constantFrom("application/a2a+json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "", "application/grpc", "application/json; charset=utf-16") }),
   version: fc.oneof({ weight: 12, arbitrary: fc.constant("1.0") }, { weight: 1, arbitrary: fc.constantFrom(undefined, "0.3", "1.1", "garbage", "") }),
   auth: fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("Bearer demo", "Bearer wrong", "") }),
+  dialect: compat ? fc.constantFrom("1.0", "0.3", "0.3") : fc.constant("1.0"),
 });
 
 function queryText(value, prefix = "") {
@@ -66,9 +72,13 @@ function queryText(value, prefix = "") {
 }
 
 export function requestOf(v, pool, basePath) {
-  const [verb, template, hasBody] = routes[v.call.method];
+  const v03 = v.dialect === "0.3";
+  const [verb, route, hasBody] = routes[v.call.method];
+  // 0.3's routes are 1.0's below /v1, but for its card; the ids in the path come from the same call.
+  const template = v03 && v.call.method === "GetExtendedAgentCard" ? "/card" : route;
   const params = expandDeep(resolvePool(applyMutations(v.call.params, v.mutations), pool));
   const rest = params !== null && typeof params === "object" && !Array.isArray(params) ? { ...params } : {};
+  const body03 = v03 && hasBody ? expandDeep(resolvePool(applyMutations(callTo03(v.call).params, v.mutations), pool)) : undefined;
   let k = 0;
   let path = template.replace(/:(id|taskId)/g, (_, field) => {
     const s = v.segments[k++];
@@ -97,17 +107,19 @@ export function requestOf(v, pool, basePath) {
       path = `/tasks/..${path}`;
       break;
   }
-  let full = v.pathNoise === "no-base" ? path : `${basePath}${path}`;
+  let full = v.pathNoise === "no-base" ? path : `${basePath}${v03 ? "/v1" : ""}${path}`;
   const query = hasBody ? [] : queryText(rest);
   for (const [key, value] of v.query) query.push(`${enc(key)}=${value}`);
   if (v.rawQuery !== undefined) query.push(v.rawQuery);
   if (query.length > 0) full += `?${query.join("&")}`;
   const headers = {};
   if (v.contentType !== "") headers["content-type"] = v.contentType;
-  if (v.version !== undefined) headers["a2a-version"] = v.version;
+  // A 0.3 caller sends no A2A-Version (or, now and then, the one it mutated).
+  const version = v03 && v.version === "1.0" ? undefined : v.version;
+  if (version !== undefined) headers["a2a-version"] = version;
   if (v.auth !== undefined) headers.authorization = v.auth;
   const method = v.verb ?? verb;
-  const body = hasBody || method === "POST" || method === "PUT" || method === "PATCH" ? damage(stringify(hasBody ? params : rest), v.text) : undefined;
+  const body = hasBody || method === "POST" || method === "PUT" || method === "PATCH" ? damage(stringify(hasBody ? (body03 ?? params) : rest), v.text) : undefined;
   return { method, path: full, headers, body: body ?? Buffer.alloc(0) };
 }
 

@@ -4,8 +4,8 @@
  * a few thousand mutated requests each, after a warm-up, within ~20 s of
  * requests. Zero findings: no Internal answer to a client mistake, no hang,
  * no crash or unhandled rejection or onError in the server child, and its
- * heap back within 5% of the baseline. Then JSON-RPC once more with 0.3
- * callers (FUZZ_COMPAT=1), whose layer the campaign found failures in.
+ * heap back within 5% of the baseline. Then the JSON bindings once more
+ * with 0.3 callers (FUZZ_COMPAT=1), whose layer the campaign found failures in.
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -56,9 +56,9 @@ test("the fuzz campaign's smoke: JSON-RPC, HTTP+JSON and gRPC, no findings", asy
   expect({ code, output: code === 0 ? "" : output }).toEqual({ code: 0, output: "" });
 }, 180_000);
 
-test("its smoke with 0.3 callers (FUZZ_COMPAT=1): 0.3's JSON-RPC calls through the 0.3 layer, no findings", async () => {
-  const { code, output, reports } = await runCampaign({ FUZZ_COMPAT: "1", FUZZ_BINDINGS: "jsonrpc" });
-  expect(reports.map((r) => r.binding)).toEqual(["jsonrpc"]);
+test("its smoke with 0.3 callers (FUZZ_COMPAT=1): 0.3's calls and routes through the 0.3 layer, no findings", async () => {
+  const { code, output, reports } = await runCampaign({ FUZZ_COMPAT: "1", FUZZ_BINDINGS: "jsonrpc,http-json" });
+  expect(reports.map((r) => r.binding)).toEqual(["jsonrpc", "http-json"]);
   for (const r of reports) expectClean(r);
   expect({ code, output: code === 0 ? "" : output }).toEqual({ code: 0, output: "" });
 }, 120_000);
