@@ -39,13 +39,21 @@ export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: Serv
 }
 
 /**
- * A failure `serveNodeRequest` let escape: reported to the core (a bug of
- * ours, unless the client went away while its body was read), then answered
- * with answerFailure.
+ * A failure `serveNodeRequest` let escape: answered with answerFailure, then
+ * reported to the core (a bug of ours), unless the client's connection is
+ * gone (it left while its body was read: no failure of ours). Not
+ * `req.destroyed`: node destroys a request once its body was read to the
+ * end. A `report` that throws changes nothing.
  */
 export function failUnanswered(core: Endpoint, err: unknown, req: IncomingMessage, res: ServerResponse, url = req.url ?? "/"): void {
-  if (!req.destroyed) core.report?.(err, url);
   answerFailure(res);
+  const socket = req.socket as IncomingMessage["socket"] | null;
+  if (socket === null || socket.destroyed) return;
+  try {
+    core.report?.(err, url);
+  } catch {
+    // Nothing is left to tell: the reporter itself failed.
+  }
 }
 
 /** The last resort: an empty 500 if nothing was sent yet, never what went wrong. */

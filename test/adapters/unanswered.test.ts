@@ -6,7 +6,7 @@
  * The fuzz campaign found such failures in 0.3's layer that no log showed.
  */
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { createNodeListener, type Endpoint } from "protoc-gen-a2a/runtime";
 import type { FailureInfo } from "protoc-gen-a2a/runtime/server";
 import { createA2AServiceHttpJsonEndpoint } from "../../generated/a2a_http.js";
@@ -29,6 +29,51 @@ test("the node adapter answers an escaped failure with an empty 500 and reports 
     expect(res.status).toBe(500);
     expect(await res.text()).toBe("");
     expect(seen).toEqual([{ message: "a bug of ours", url: "/a2a/x?y=1" }]);
+  } finally {
+    server.close();
+  }
+});
+
+test("a failure after the body was read is reported too; a client gone while its body was read is not; a report that throws still answers", async () => {
+  const seen: string[] = [];
+  let throwing = false;
+  let bodyFailed: () => void = () => {};
+  const bodyFailure = new Promise<void>((resolve) => (bodyFailed = resolve));
+  const { server, base } = await listen({
+    async handle(req) {
+      try {
+        await req.body(1 << 20, 5000);
+      } catch (err) {
+        bodyFailed();
+        throw err;
+      }
+      throw new Error("after the body");
+    },
+    report: (err) => {
+      if (throwing) throw new Error("the reporter broke");
+      seen.push((err as Error).message);
+    },
+  });
+  try {
+    // Read to its end: node marks the request destroyed then, which is no reason to stay silent.
+    expect((await fetch(`${base}/x`, { method: "POST", body: "{}" })).status).toBe(500);
+    expect(seen).toEqual(["after the body"]);
+    throwing = true;
+    expect((await fetch(`${base}/x`, { method: "POST", body: "{}" })).status).toBe(500);
+    throwing = false;
+    // A body cut off by the client: its read fails, which is the client's doing.
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => {
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"a\":");
+        setImmediate(() => socket.destroy());
+      });
+      socket.on("close", () => resolve());
+    });
+    // The read failed; one turn of the event loop settles everything that failure leads to.
+    await bodyFailure;
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(["after the body"]);
   } finally {
     server.close();
   }
