@@ -32,7 +32,7 @@ import type { AgentPolicy } from "./policy.js";
 import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
 import { createStreamCheck } from "./stream-rules.js";
 import { a2aTrace } from "./tracing.js";
-import { v03Methods } from "./compat/v03-methods.js";
+import { v03MethodOf } from "./compat/v03-methods.js";
 
 /** What an A2A endpoint takes besides a binding's own options. */
 export interface A2AOptions {
@@ -140,7 +140,7 @@ function tenantOf(request: Message): string | undefined {
 
 /** A2A 0.3's JSON-RPC method names, and the 1.0 method each became (D5): the compat layer's table (D110), and `tasks/list`, which some 0.3 clients sent. */
 function renamedFrom03(method: string): string | undefined {
-  return method === "tasks/list" ? "ListTasks" : v03Methods[method]?.v1;
+  return method === "tasks/list" ? "ListTasks" : v03MethodOf(method)?.v1;
 }
 
 export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {

@@ -90,6 +90,7 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
     report: (err, url) => inner.report?.(err, url),
     async handle(req) {
       if (!isV03Request(req)) return inner.handle(req);
+      const report = (err: unknown) => inner.report?.(err, req.url);
       const [fullPath = "/", queryText = ""] = req.url.split("?");
       if (fullPath !== base && !fullPath.startsWith(`${base}/`)) {
         return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}: 0.3's routes are under ${base}, and a request without A2A-Version is A2A 0.3 (spec 3.6.2); send A2A-Version: 1.0 for the 1.0 routes`);
@@ -109,7 +110,7 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
           bytes = await req.body(options.bodyLimit, options.bodyTimeoutMs);
         } catch (err) {
           if (!(err instanceof BodyRefusedError)) throw err;
-          return answerTo03(await inner.handle(translatedRequest(req, `${options.basePath}/message:send`, failedBody(err))), undefined);
+          return answerTo03(await inner.handle(translatedRequest(req, `${options.basePath}/message:send`, failedBody(err))), undefined, report);
         }
         const text = decodeUtf8(bytes) ?? "\0";
         try {
@@ -130,7 +131,7 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
         return error03(400, -32602, translationFailure(err));
       }
       const call = translatedRequest(req, `${options.basePath}${target.path}`, async () => bodyBytes, { method: target.method, json: true });
-      return answerTo03(await inner.handle(call), method);
+      return answerTo03(await inner.handle(call), method, report);
     },
   };
 }
@@ -152,12 +153,13 @@ export function errorBodyTo03(body: Obj): JsonObject {
   return { code, message: typeof e.message === "string" ? e.message : "", ...(details.length > 0 ? { data: details } : {}) };
 }
 
-function answerTo03(answer: CoreResponse, method: V03Method | undefined): CoreResponse {
+/** The 1.0 answer in 0.3's shapes; a stream event that does not translate is told to `report`. */
+function answerTo03(answer: CoreResponse, method: V03Method | undefined, report: (err: unknown) => void): CoreResponse {
   const translate = (text: string, ok: boolean): string => {
     const value = obj(JSON.parse(text));
     return JSON.stringify(ok && method !== undefined ? method.result(value, "proto") : errorBodyTo03(value));
   };
   if (answer.kind === "body") return { ...answer, headers: { ...answer.headers, "content-type": "application/json" }, body: translate(answer.body, answer.status < 300) };
-  if (answer.kind === "stream") return { ...answer, events: mapEvents(answer.events, (data, event) => ({ data: translate(data, event !== "error"), event })) };
+  if (answer.kind === "stream") return { ...answer, events: mapEvents(answer.events, (data, event) => ({ data: translate(data, event !== "error"), event }), report) };
   return answer;
 }

@@ -55,14 +55,14 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
       }
       let translated: Uint8Array;
       try {
-        translated = jsonBytes({ ...c, method: method.v1, params: method.request(obj(c.params)) });
+        translated = jsonBytes({ jsonrpc: c.jsonrpc, ...(c.id === undefined ? {} : { id: c.id }), method: method.v1, params: method.request(obj(c.params)) });
       } catch (err) {
         // Params the translation cannot take (nested past the stack, say): the caller's mistake, not ours.
         if (c.id === undefined) return { kind: "empty", status: 204, headers: {} };
         return jsonResponse(200, errorOf(c.id ?? null, invalidParams, `the params of ${name} cannot be read as A2A 0.3's: ${translationFailure(err)}`));
       }
       const answer = await inner.handle(translatedRequest(req, req.url, bytesBody(translated), { json: true }));
-      return answerTo03(answer, method);
+      return answerTo03(answer, method, (err) => inner.report?.(err, req.url));
     },
   };
 }
@@ -82,13 +82,13 @@ function errorOf(id: JsonValue, code: number, message: string) {
 }
 
 /** The 1.0 endpoint's answer with each `result` translated; errors keep their code, message and data (0.3's data is free-form). */
-function answerTo03(answer: CoreResponse, method: V03Method): CoreResponse {
+function answerTo03(answer: CoreResponse, method: V03Method, report: (err: unknown) => void): CoreResponse {
   const translate = (text: string): string => {
     const envelope = obj(JSON.parse(text));
     if (!("result" in envelope)) return text;
     return JSON.stringify({ ...envelope, result: method.result(obj(envelope.result), "jsonrpc") });
   };
   if (answer.kind === "body") return { ...answer, headers: { ...answer.headers, "content-type": "application/json" }, body: translate(answer.body) };
-  if (answer.kind === "stream") return { ...answer, events: mapEvents(answer.events, (data, event) => ({ data: translate(data), event })) };
+  if (answer.kind === "stream") return { ...answer, events: mapEvents(answer.events, (data, event) => ({ data: translate(data), event }), report) };
   return answer;
 }

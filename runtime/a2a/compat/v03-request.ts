@@ -4,6 +4,7 @@
  * `A2A-Version: 0.3` (so the handler's `context.protocolVersion` says who
  * called), and translate the SSE frames of its answer.
  */
+import { RequestShapeError } from "../../core/http/request-encoding.js";
 import type { CoreRequest, CoreResponse, EventSource } from "../../core/transport.js";
 import { majorMinor } from "../service-params.js";
 
@@ -58,7 +59,11 @@ export function jsonBytes(value: unknown): Uint8Array {
 }
 
 /** Each SSE frame's data (and event name) translated; heartbeats and cancel pass through. */
-export function mapEvents(events: EventSource, map: (data: string, event: string | undefined) => { data: string; event?: string | undefined }): EventSource {
+export function mapEvents(
+  events: EventSource,
+  map: (data: string, event: string | undefined) => { data: string; event?: string | undefined },
+  report: (err: unknown) => void,
+): EventSource {
   return {
     heartbeatMs: events.heartbeatMs,
     cancel: () => events.cancel(),
@@ -72,7 +77,14 @@ export function mapEvents(events: EventSource, map: (data: string, event: string
         else if (line.startsWith("data: ")) data.push(line.slice(6));
       }
       if (data.length === 0) return frame;
-      const out = map(data.join("\n"), event);
+      let out: { data: string; event?: string | undefined };
+      try {
+        out = map(data.join("\n"), event);
+      } catch (err) {
+        // A 1.0 event that does not translate: ours to fix. The stream ends as a failed source ends it.
+        report(err);
+        throw err;
+      }
       return out.event === undefined ? `data: ${out.data}\n\n` : `event: ${out.event}\ndata: ${out.data}\n\n`;
     },
   };
@@ -83,9 +95,14 @@ export function jsonResponse(status: number, value: unknown, headers: Readonly<R
   return { kind: "body", status, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(value) };
 }
 
-/** What a caller is told of a request the translation could not take. */
+/**
+ * What a caller is told of a request the translation could not take, when
+ * that is the request's doing: a value nested past the stack, or a request
+ * 1.0's routes cannot carry (an empty task id). Anything else is a failure
+ * of ours, rethrown, so the endpoint reports it and answers Internal.
+ */
 export function translationFailure(err: unknown): string {
-  // A value nested past the stack: say so, not what the engine calls it.
   if (err instanceof RangeError) return "it is nested too deep";
-  return err instanceof Error ? err.message : String(err);
+  if (err instanceof RequestShapeError) return err.message;
+  throw err;
 }

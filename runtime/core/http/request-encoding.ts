@@ -18,6 +18,15 @@ import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/pr
 import type { HttpRuleSpec } from "../method-spec.js";
 import { parsePathTemplate, type PathTemplate } from "./path-template.js";
 
+/**
+ * A request the rules cannot carry (a path field left empty, a field no
+ * rule takes): the request's doing, not the rule table's, whose problems
+ * are plain Errors.
+ */
+export class RequestShapeError extends Error {
+  override readonly name = "RequestShapeError";
+}
+
 export interface HttpRequestParts {
   readonly rule: HttpRuleSpec;
   readonly method: string;
@@ -69,7 +78,7 @@ export function createRequestEncoder(methodName: string, rules: readonly HttpRul
       }
       if (best === undefined) {
         const needed = prepared.map((p) => p.variables.map((v) => v.join(".")).join(", ")).join(" or ");
-        throw new Error(`${methodName} needs ${needed} set to be sent over HTTP+JSON`);
+        throw new RequestShapeError(`${methodName} needs ${needed} set to be sent over HTTP+JSON`);
       }
       const { p, values } = best;
       const bound = new Set(p.variables.map((v) => v.join(".")));
@@ -127,9 +136,9 @@ function addQuery(query: URLSearchParams, name: string, value: JsonValue, bound:
     for (const [key, inner] of Object.entries(value)) addQuery(query, `${name}.${key}`, inner, bound, allowed, method);
     return;
   }
-  if (!allowed.has(name)) throw new Error(`${method} cannot send ${name} over HTTP+JSON: its rule takes it neither in the path, the body nor the query`);
+  if (!allowed.has(name)) throw new RequestShapeError(`${method} cannot send ${name} over HTTP+JSON: its rule takes it neither in the path, the body nor the query`);
   for (const item of Array.isArray(value) ? value : [value]) {
-    if (item !== null && typeof item === "object") throw new Error(`${method} cannot send ${name} in a query: it holds messages`);
+    if (item !== null && typeof item === "object") throw new RequestShapeError(`${method} cannot send ${name} in a query: it holds messages`);
     query.append(name, String(item));
   }
 }
