@@ -127,6 +127,15 @@ describe("error decoding (D29)", () => {
     expect(errorFromGrpc(a2aClientErrors, 14, "down", undefined)).toMatchObject({ name: "UnavailableError", message: "down" });
   });
 
+  test("an AIP-193 status that names no google.rpc.Code (an Object key, a number) is read from the HTTP status instead", () => {
+    for (const status of ["toString", "constructor", "__proto__", "3", "hasOwnProperty"]) {
+      const err = errorFromHttp(coreClientErrors, 404, { error: { code: 404, status, message: "m", details: [] } });
+      expect(err).toMatchObject({ name: "NotFoundError", message: "m" });
+      expect(err.entry.httpStatus).toBe(404);
+    }
+    expect(errorFromHttp(coreClientErrors, 500, { error: { status: "valueOf" } })).toMatchObject({ name: "InternalError" });
+  });
+
   test("a plain service's errors are RpcErrors of the status, its JSON-RPC codes read back per D20", () => {
     const err = errorFromJsonRpc(coreClientErrors, { code: -32005, message: "no book" });
     expect(isRpcError(err)).toBe(true);

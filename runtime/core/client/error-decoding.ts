@@ -112,11 +112,16 @@ const codeByHttpStatus: Readonly<Record<number, RpcCodeName>> = {
   504: "DEADLINE_EXCEEDED",
 };
 
+/** Whether an agent's `status` text names a google.rpc.Code: the enum's own name keys, not a number or what Object has ("toString"). */
+function isCodeName(status: string): status is RpcCodeName {
+  return Object.hasOwn(Code, status) && typeof (Code as unknown as Record<string, unknown>)[status] === "number";
+}
+
 /** An HTTP+JSON error response: the AIP-193 body when there is one, else the status alone. */
 export function errorFromHttp(errors: ClientErrors, status: number, body: JsonValue | undefined): RpcError {
   const error = body !== null && typeof body === "object" && !Array.isArray(body) ? body.error : undefined;
   const object: JsonObject = error !== null && typeof error === "object" && !Array.isArray(error) && error !== undefined ? error : {};
-  const named = typeof object.status === "string" && object.status in Code ? (object.status as RpcCodeName) : undefined;
+  const named = typeof object.status === "string" && isCodeName(object.status) ? object.status : undefined;
   const code = named ?? codeByHttpStatus[status] ?? (status >= 500 ? "INTERNAL" : "UNKNOWN");
   const message = typeof object.message === "string" ? object.message : `HTTP ${status}`;
   const { info, details } = detailsFromJson(object.details);
