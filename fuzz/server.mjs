@@ -31,7 +31,7 @@
 // IPC: -> { ready, httpPort, grpcPort, jsonRpcPath, httpJsonPath }
 //      <- { cmd: "mem" }    -> { heap, raw, code } (heapUsed after global.gc() three times, less V8's compiled code: weigh())
 //      <- { cmd: "snapshot", path } -> { path } (a heap snapshot after gc, written there)
-//      <- { cmd: "counts" } -> { uncaught, unhandled, onError, executorErrors, samples, pushed, tasks }
+//      <- { cmd: "counts" } -> { uncaught, unhandled, onError, executorErrors, samples, pushed, tasks, compat }
 //      <- { cmd: "soak", keys, ms } -> { open, aborted, completed, failed, missing } once every
 //                                       key's call the server saw ended (aborted, completed, or
 //                                       failed) and no soak executor runs, or after ms
@@ -246,7 +246,7 @@ process.on("message", async (msg) => {
       process.send({ path: writeHeapSnapshot(msg.path) });
       break;
     case "counts":
-      process.send({ ...counts, samples, tasks: store.size });
+      process.send({ ...counts, samples, tasks: store.size, compat: process.env.FUZZ_COMPAT === "1" });
       break;
     case "soak": {
       // Answers once every key's call has ended (its signal aborted or its stream done), or after ms.

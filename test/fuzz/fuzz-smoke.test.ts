@@ -18,7 +18,7 @@ interface BindingReport {
   ok: boolean;
   findings: unknown[];
   outcomes: Record<string, number>;
-  child: { uncaught: number; unhandled: number; onError: number; executorErrors: number };
+  child: { uncaught: number; unhandled: number; onError: number; executorErrors: number; compat: boolean };
   heap: { baseline: number; after: number; ratio: number };
 }
 
@@ -59,6 +59,10 @@ test("the fuzz campaign's smoke: JSON-RPC, HTTP+JSON and gRPC, no findings", asy
 test("its smoke with 0.3 callers (FUZZ_COMPAT=1): 0.3's calls and routes through the 0.3 layer, no findings", async () => {
   const { code, output, reports } = await runCampaign({ FUZZ_COMPAT: "1", FUZZ_BINDINGS: "jsonrpc,http-json" });
   expect(reports.map((r) => r.binding)).toEqual(["jsonrpc", "http-json"]);
-  for (const r of reports) expectClean(r);
+  for (const r of reports) {
+    expectClean(r);
+    // The server child did take 0.3 callers: else 0.3's calls would all be refused, and pass.
+    expect(r.child.compat).toBe(true);
+  }
   expect({ code, output: code === 0 ? "" : output }).toEqual({ code: 0, output: "" });
 }, 120_000);
