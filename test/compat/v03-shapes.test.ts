@@ -347,6 +347,13 @@ describe("AgentCard", () => {
     });
     expect(cardTo03(card, "proto").securitySchemes).toEqual(card.securitySchemes);
   });
+  it("a scheme named __proto__ stays a scheme, in the map and in security requirements", () => {
+    const named = JSON.parse('{"securitySchemes":{"__proto__":{"httpAuthSecurityScheme":{"scheme":"Bearer"}}},"securityRequirements":[{"schemes":{"__proto__":{"list":["r"]}}}]}') as JsonObject;
+    const translated = cardTo03(named, "jsonrpc");
+    expect(Object.keys(translated.securitySchemes as JsonObject)).toEqual(["__proto__"]);
+    expect(Object.getOwnPropertyDescriptor(translated.securitySchemes, "__proto__")?.value).toEqual({ type: "http", scheme: "Bearer" });
+    expect(Object.getOwnPropertyDescriptor((translated.security as JsonObject[])[0], "__proto__")?.value).toEqual(["r"]);
+  });
   it("the proto dialect's card is the v0.3.0 proto's AgentCard (which has no iconUrl)", () => {
     valid03(v03.AgentCardSchema, cardTo03(card, "proto"));
     expect(cardTo03(card, "proto")).not.toHaveProperty("iconUrl");

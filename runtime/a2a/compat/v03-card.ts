@@ -7,6 +7,7 @@
  * so each version's client reads its own (1.0 readers ignore unknown fields).
  * The extended card, asked for by a 0.3 method, is translated whole.
  */
+import { setOwn } from "../../core/codec/own-property.js";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { obj, type Dialect, type Obj } from "./v03-shapes.js";
 
@@ -25,7 +26,7 @@ function securityTo03(requirements: JsonValue | undefined, dialect: Dialect): Js
   if (dialect === "proto") return requirements;
   return requirements.map((r) => {
     const out: JsonObject = {};
-    for (const [name, scopes] of Object.entries(obj(obj(r).schemes))) out[name] = (obj(scopes).list as JsonValue[] | undefined) ?? [];
+    for (const [name, scopes] of Object.entries(obj(obj(r).schemes))) setOwn(out, name, (obj(scopes).list as JsonValue[] | undefined) ?? []);
     return out;
   });
 }
@@ -45,7 +46,7 @@ function schemeTo03(scheme: Obj): JsonObject {
       for (const [flow, f] of Object.entries(obj(s.flows))) {
         if (flow === "deviceCode") continue;
         const { pkceRequired: _pkce, ...rest } = obj(f) as JsonObject;
-        flows[flow] = rest;
+        setOwn(flows, flow, rest);
       }
       return { type: "oauth2", flows, ...(s.oauth2MetadataUrl === undefined ? {} : { oauth2MetadataUrl: s.oauth2MetadataUrl }), ...description };
     }
@@ -84,7 +85,8 @@ export function cardTo03(card: Obj, dialect: Dialect): JsonObject {
   if (dialect === "proto") delete out.iconUrl;
   if (securitySchemes !== undefined) {
     const schemes: JsonObject = {};
-    for (const [name, scheme] of Object.entries(obj(securitySchemes))) schemes[name] = dialect === "proto" ? (scheme as JsonValue) : schemeTo03(obj(scheme));
+    // Names are the operator's map keys: set as own properties, so even "__proto__" stays a scheme.
+    for (const [name, scheme] of Object.entries(obj(securitySchemes))) setOwn(schemes, name, dialect === "proto" ? (scheme as JsonValue) : schemeTo03(obj(scheme)));
     out.securitySchemes = schemes;
   }
   out.skills = (Array.isArray(skills) ? skills : []).map((skill) => {
