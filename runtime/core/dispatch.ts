@@ -101,6 +101,8 @@ export interface Dispatcher {
   failure(err: unknown, info: FailureInfo, scope?: CallScope): RpcError;
   /** Reports an unexpected failure that has no answer to go with (a gRPC response that could not be encoded). */
   report(err: unknown, info: FailureInfo): void;
+  /** Reports a failure that escaped an endpoint of `binding` (Endpoint.report): its method is not known then. */
+  reportUnanswered(err: unknown, binding: Binding): void;
 }
 
 /**
@@ -274,6 +276,8 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
     },
 
     report: (err, info) => reportSafely(report, err, info),
+
+    reportUnanswered: (err, binding) => reportSafely(report, err, { binding, method: "(unanswered)" }),
   };
 }
 

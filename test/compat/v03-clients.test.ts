@@ -296,6 +296,14 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     const deepParams = await post(`{"jsonrpc":"2.0","id":4,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"data","data":${deep}}]}}}`);
     expect(deepParams.status).toBe(200);
     expect(deepParams.json).toMatchObject({ id: 4, error: { code: -32602 } });
+    // The same as a notification: never answered, not even with an error (D13).
+    const notification = await fetch(server.jsonRpcUrl!, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"jsonrpc":"2.0","method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"data","data":${deep}}]}}}`,
+    });
+    expect(notification.status).toBe(204);
+    expect(await notification.text()).toBe("");
     const rest = await fetch(`${server.httpJsonUrl}/v1/message:send`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -57,9 +57,11 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
       try {
         translated = jsonBytes({ jsonrpc: c.jsonrpc, ...(c.id === undefined ? {} : { id: c.id }), method: method.v1, params: method.request(obj(c.params)) });
       } catch (err) {
-        // Params the translation cannot take (nested past the stack, say): the caller's mistake, not ours.
+        // Params the translation cannot take (nested past the stack, say): the caller's mistake;
+        // anything else is ours, rethrown by translationFailure even for a notification.
+        const why = translationFailure(err);
         if (c.id === undefined) return { kind: "empty", status: 204, headers: {} };
-        return jsonResponse(200, errorOf(c.id ?? null, invalidParams, `the params of ${name} cannot be read as A2A 0.3's: ${translationFailure(err)}`));
+        return jsonResponse(200, errorOf(c.id ?? null, invalidParams, `the params of ${name} cannot be read as A2A 0.3's: ${why}`));
       }
       const answer = await inner.handle(translatedRequest(req, req.url, bytesBody(translated), { json: true }));
       return answerTo03(answer, method, (err) => inner.report?.(err, req.url));

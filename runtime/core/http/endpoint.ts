@@ -201,13 +201,12 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     } catch (err) {
       return errorResponse(err, mediaType, undefined, span);
     }
-    const call: FailedCall = { spec, scope, req };
     try {
       const started = dispatch.start(spec, scope, () => decode(req, target, values, query));
       ({ request, context } = isPromiseLike(started) ? await started : started);
       span?.message(request, "request");
     } catch (err) {
-      return callFailure(err, call, mediaType, undefined, span);
+      return callFailure(err, { spec, scope, req }, mediaType, undefined, span);
     }
 
     if (spec.kind !== "unary") {
@@ -215,7 +214,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       try {
         events = await dispatch.openStream(spec, request, context, new HttpJsonStream(scope, spec, req, span), span);
       } catch (err) {
-        return callFailure(err, call, mediaType, dispatch.responseHeaders(scope), span);
+        return callFailure(err, { spec, scope, req }, mediaType, dispatch.responseHeaders(scope), span);
       }
       return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
     }
@@ -227,13 +226,12 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       span?.end();
       return response;
     } catch (err) {
-      return callFailure(err, call, mediaType, dispatch.responseHeaders(scope), span);
+      return callFailure(err, { spec, scope, req }, mediaType, dispatch.responseHeaders(scope), span);
     }
   }
 
   return {
-    // The method is not known when handle let a failure escape.
-    report: (err) => dispatch.report(err, { binding: "HTTP+JSON", method: "(unanswered)" }),
+    report: (err) => dispatch.reportUnanswered(err, "HTTP+JSON"),
     // Not async: a call past routing answers with serve()'s own promise, with no second one around it.
     handle(req) {
       const mediaType = mediaTypes.of(req);

@@ -187,8 +187,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
   }
 
   return {
-    // The method is not known when handle let a failure escape.
-    report: (err) => dispatch.report(err, { binding: "JSONRPC", method: "(unanswered)" }),
+    report: (err) => dispatch.reportUnanswered(err, "JSONRPC"),
     async handle(req) {
       if (req.method !== "POST") {
         return body(405, errorEnvelope(null, fail(errors.InvalidRequest, "JSON-RPC requests are sent with POST")), {
