@@ -1,0 +1,100 @@
+/**
+ * The in-memory store's finished tasks (runtime/a2a/tasks/finished-tasks.ts,
+ * D76): columns indexed by finishing order, bytes in shared blocks. Checked
+ * against a plain list of what was pushed, through growth, wrap-around,
+ * expiry, forgetting and shrinking; the store's own suite holds the store
+ * to its behaviour over the task handler.
+ */
+import { FinishedTasks } from "../../runtime/a2a/tasks/finished-tasks.js";
+import type { StoredTask } from "../../runtime/a2a/tasks/task-store.js";
+
+const recordOf = (n: number, tenant = "", owner = ""): StoredTask => ({ tenant, owner, task: { id: `t${n}`, contextId: `c${n % 7}` } as never });
+/** Bytes that say which task they are, `size` long. */
+const bytesOf = (n: number, size = 40): Uint8Array => Uint8Array.from({ length: size }, (_, i) => (n * 31 + i) & 255);
+const decodeAs = (bytes: Uint8Array) => ({ bytes }) as never;
+
+test("each kept task reads back its own columns and bytes, in memory of their own, through growth and wrap-around", () => {
+  const kept = new FinishedTasks();
+  const seqs = new Map<number, number>();
+  let dropped: string[] = [];
+  for (let n = 0; n < 1000; n++) {
+    seqs.set(n, kept.push(recordOf(n, `tenant${n % 2}`, `owner${n % 3}`), n % 9, 1000 + n, n, bytesOf(n, 10 + (n % 50)), 10 + (n % 50)));
+    // Keep the newest 150: the columns grow to 256 rows and go round them several times.
+    kept.expire(n, Infinity, 150, (id) => dropped.push(id));
+  }
+  expect(kept.size).toBe(150);
+  expect(dropped).toEqual(Array.from({ length: 850 }, (_, n) => `t${n}`));
+  for (let n = 0; n < 1000; n++) {
+    const seq = seqs.get(n)!;
+    expect(kept.has(seq)).toBe(n >= 850);
+    if (n < 850) continue;
+    expect([kept.idOf(seq), kept.contextIdOf(seq), kept.tenantOf(seq), kept.ownerOf(seq), kept.stateOf(seq), kept.timeMsOf(seq)]).toEqual([
+      `t${n}`,
+      `c${n % 7}`,
+      `tenant${n % 2}`,
+      `owner${n % 3}`,
+      n % 9,
+      1000 + n,
+    ]);
+    const read = kept.read(seq, decodeAs);
+    const { bytes } = read.task as unknown as { bytes: Uint8Array };
+    expect([...bytes]).toEqual([...bytesOf(n, 10 + (n % 50))]);
+    // A copy: what a caller keeps pins no shared block.
+    expect(bytes.buffer.byteLength).toBe(bytes.length);
+    expect([read.tenant, read.owner]).toEqual([`tenant${n % 2}`, `owner${n % 3}`]);
+  }
+  dropped = [];
+  kept.expire(2000, Infinity, 0, (id) => dropped.push(id));
+  expect(dropped).toEqual(Array.from({ length: 150 }, (_, n) => `t${850 + n}`));
+  expect(kept.size).toBe(0);
+});
+
+test("only the bytes given are kept (the writer's buffer may be longer), a large task in a block of its own, and a record as itself", () => {
+  const kept = new FinishedTasks();
+  const buffer = new Uint8Array(100).fill(7);
+  const short = kept.push(recordOf(1), 3, 0, 0, buffer, 12);
+  const large = kept.push(recordOf(2), 3, 0, 0, bytesOf(2, 100_000), 100_000);
+  const record = recordOf(3);
+  const asObject = kept.push(record, 3, 0, 0, undefined, 0);
+  const after = kept.push(recordOf(4), 3, 0, 0, bytesOf(4), 40);
+  expect([...(kept.read(short, decodeAs).task as unknown as { bytes: Uint8Array }).bytes]).toEqual(Array(12).fill(7));
+  expect([...(kept.read(large, decodeAs).task as unknown as { bytes: Uint8Array }).bytes]).toEqual([...bytesOf(2, 100_000)]);
+  expect(kept.read(asObject, decodeAs)).toBe(record);
+  // The large one did not end the shared block: the next small one is right after the first.
+  expect([...(kept.read(after, decodeAs).task as unknown as { bytes: Uint8Array }).bytes]).toEqual([...bytesOf(4)]);
+});
+
+test("expiry is by time as well as by count, oldest first, and stops at the first task still in time", () => {
+  const kept = new FinishedTasks();
+  for (let n = 0; n < 10; n++) kept.push(recordOf(n), 3, 0, n * 100, bytesOf(n), 40);
+  const dropped: string[] = [];
+  kept.expire(1000, 550, 100, (id) => dropped.push(id));
+  // Finished at 0..400 are 600 ms old or more at 1000; 500 is 500 ms old.
+  expect(dropped).toEqual(["t0", "t1", "t2", "t3", "t4"]);
+  expect(kept.size).toBe(5);
+});
+
+test("a forgotten task is never reported dropped, and its row still leaves in its turn", () => {
+  const kept = new FinishedTasks();
+  const seqs = [0, 1, 2, 3].map((n) => kept.push(recordOf(n), 3, 0, 0, bytesOf(n), 40));
+  kept.forgetId("t1");
+  expect(kept.has(seqs[1]!)).toBe(false);
+  expect(kept.has(seqs[2]!)).toBe(true);
+  const dropped: string[] = [];
+  kept.expire(0, Infinity, 1, (id) => dropped.push(id));
+  expect(dropped).toEqual(["t0", "t2"]);
+  expect(kept.size).toBe(1);
+  kept.forgetId("no such id");
+  expect(kept.has(seqs[3]!)).toBe(true);
+});
+
+test("emptied after a burst, the columns go back to nothing, and take tasks again", () => {
+  const kept = new FinishedTasks();
+  for (let n = 0; n < 5000; n++) kept.push(recordOf(n), 3, 0, n, bytesOf(n), 40);
+  kept.expire(10_000, 1, 10_000, () => undefined);
+  expect(kept.size).toBe(0);
+  // Pushing again after the reset works from fresh columns.
+  const seq = kept.push(recordOf(9), 3, 0, 0, bytesOf(9), 40);
+  expect(kept.idOf(seq)).toBe("t9");
+  expect([...(kept.read(seq, decodeAs).task as unknown as { bytes: Uint8Array }).bytes]).toEqual([...bytesOf(9)]);
+});
