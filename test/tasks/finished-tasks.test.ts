@@ -64,6 +64,57 @@ test("only the bytes given are kept (the writer's buffer may be longer), a large
   expect([...(kept.read(after, decodeAs).task as unknown as { bytes: Uint8Array }).bytes]).toEqual([...bytesOf(4)]);
 });
 
+/** Every kept task of `seqs` (task number -> seq) reads back its own bytes and id. */
+function expectKept(kept: FinishedTasks, seqs: Map<number, number>, size: (n: number) => number): void {
+  for (const [n, seq] of seqs) {
+    if (!kept.has(seq)) continue;
+    expect(kept.idOf(seq)).toBe(`t${n}`);
+    expect([...(kept.read(seq, decodeAs).task as unknown as { bytes: Uint8Array }).bytes]).toEqual([...bytesOf(n, size(n))]);
+  }
+}
+
+test("while tasks in a block are kept, its space is never written again: blocks fill, empty in order and are reused only once empty", () => {
+  const kept = new FinishedTasks();
+  const seqs = new Map<number, number>();
+  const size = (n: number) => 500 + (n % 300);
+  // About 650 bytes each: a 64 KB block holds some 100, and keeping the newest 150 spans two or three.
+  for (let n = 0; n < 3000; n++) {
+    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
+    kept.expire(n, Infinity, 150, () => undefined);
+    if (n % 97 === 0) expectKept(kept, seqs, size);
+  }
+  expectKept(kept, seqs, size);
+  // Keeping only the newest few: the block being written holds them, and the rest of it is dropped.
+  for (let n = 3300; n < 3600; n++) {
+    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
+    kept.expire(n, Infinity, 3, () => undefined);
+    expectKept(kept, seqs, size);
+  }
+  // Emptied with a block being written: that block starts over, and the next tasks read back.
+  kept.expire(0, Infinity, 0, () => undefined);
+  for (let n = 4000; n < 4300; n++) seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
+  expect(kept.size).toBe(300);
+  expectKept(kept, seqs, size);
+});
+
+test("the columns shrink step by step while tasks are kept, and every kept task stays where its seq says", () => {
+  const kept = new FinishedTasks();
+  const seqs = new Map<number, number>();
+  const size = (n: number) => 8 + (n % 40);
+  for (let n = 0; n < 2000; n++) seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
+  // 2,048 rows; each expiry below leaves a quarter or less of them in use, so each halves them.
+  let max = 2000;
+  for (let step = 0; step < 6; step++) {
+    max = Math.floor(max / 4);
+    kept.expire(0, Infinity, max, () => undefined);
+    expect(kept.size).toBe(max);
+    expectKept(kept, seqs, size);
+    const n = 2000 + step;
+    seqs.set(n, kept.push(recordOf(n), 3, 0, 0, bytesOf(n, size(n)), size(n)));
+    expectKept(kept, seqs, size);
+  }
+});
+
 test("expiry is by time as well as by count, oldest first, and stops at the first task still in time", () => {
   const kept = new FinishedTasks();
   for (let n = 0; n < 10; n++) kept.push(recordOf(n), 3, 0, n * 100, bytesOf(n), 40);
@@ -86,6 +137,18 @@ test("a forgotten task is never reported dropped, and its row still leaves in it
   expect(kept.size).toBe(1);
   kept.forgetId("no such id");
   expect(kept.has(seqs[3]!)).toBe(true);
+});
+
+test("a forgotten task leaves its block's space alone while older tasks in that block are kept", () => {
+  const kept = new FinishedTasks();
+  const older = kept.push(recordOf(1), 3, 0, 0, bytesOf(1, 300), 300);
+  kept.push(recordOf(2), 3, 0, 0, bytesOf(2, 300), 300);
+  kept.push(recordOf(3), 3, 0, 0, bytesOf(3, 300), 300);
+  kept.forgetId("t3");
+  kept.forgetId("t2");
+  const newer = kept.push(recordOf(4), 3, 0, 0, bytesOf(4, 300), 300);
+  expect([...(kept.read(older, decodeAs).task as unknown as { bytes: Uint8Array }).bytes]).toEqual([...bytesOf(1, 300)]);
+  expect([...(kept.read(newer, decodeAs).task as unknown as { bytes: Uint8Array }).bytes]).toEqual([...bytesOf(4, 300)]);
 });
 
 test("emptied after a burst, the columns go back to nothing, and take tasks again", () => {

@@ -299,6 +299,25 @@ test("a task id that repeats (a newId of the agent's) replaces the finished task
   }
 });
 
+test("a task id that repeats takes none of the earlier task's push configs with it", async () => {
+  const store = createInMemoryTaskStore();
+  const handler = createA2AServiceTaskHandler(echo, {
+    store,
+    newId: (kind) => (kind === "task" ? "same" : crypto.randomUUID()),
+    push: { allow: ["127.0.0.1"] },
+  });
+  try {
+    await send(handler, "first");
+    await handler.createTaskPushNotificationConfig(create(TaskPushNotificationConfigSchema, { taskId: "same", url: "http://127.0.0.1:9/first-hook", token: "first-secret" }), callContext());
+    expect(store.configsOf("same").map((c) => c.token)).toEqual(["first-secret"]);
+    await send(handler, "second");
+    expect(store.configsOf("same")).toEqual([]);
+  } finally {
+    await handler.close();
+    store.close();
+  }
+});
+
 test("a store keeps the tasks of one a2a_pb: attaching it to a handler of other types is refused", () => {
   const store = createInMemoryTaskStore();
   store.attach?.({ task: MessageSchema } as never);

@@ -130,7 +130,12 @@ export class FinishedTasks {
     return { tenant: this.#tenants[row]!, owner: this.#owners[row]!, task: decode(bytes) };
   }
 
-  /** The task of `id`, if one is kept, is not this store's any more (its id was given to a new task): its bytes go now, its row when its turn comes. */
+  /**
+   * The task of `id`, if one is kept, is not this store's any more (its id
+   * was given to a new task): it is never read or reported dropped again;
+   * its bytes go with its block (at once, for a task in a block of its own),
+   * its row when its turn comes.
+   */
   forgetId(id: string): void {
     for (let seq = this.#first; seq < this.#end; seq++) {
       const row = seq % this.#rows;
@@ -152,7 +157,8 @@ export class FinishedTasks {
       this.#clear(row);
       if (id !== undefined) dropped(id);
     }
-    // The columns a burst grew go back once most of them are empty: an idle agent returns to its baseline.
+    // The columns a burst grew go back once most of them are empty, and all of it once none is
+    // left: an idle agent returns to its baseline (columns of 64 rows and one block excepted).
     const size = this.#end - this.#first;
     if (this.#rows > minRows && size <= this.#rows / 4) this.#resize(size === 0 ? 0 : Math.max(minRows, this.#rows / 2));
   }

@@ -85,8 +85,13 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       const held = tasks.size;
       tasks.set(record.task.id, record);
       // The id was taken (a newId that repeated one): a finished task of that id is let go now, not
-      // dropped later in the new one's place. Found by a search: it never happens with random ids.
-      if (tasks.size === held) finished.forgetId(record.task.id);
+      // dropped later in the new one's place (found by a search: it never happens with random
+      // ids), and the old task's push configs go with it, or the new task's updates would be sent
+      // to them. The runtime adds the new task's configs after this.
+      if (tasks.size === held) {
+        finished.forgetId(record.task.id);
+        configs.delete(record.task.id);
+      }
     },
 
     get(id) {
@@ -96,7 +101,8 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
 
     update(record, change: TaskChange) {
       if (change.kind !== "artifact") trimHistory(record.task);
-      // A task is terminal once: it is kept as finished once.
+      // A task is terminal once: it is kept as finished once. `record` is the object `create` was
+      // given (the runtime changes its tasks in place): a copy is not the stored task.
       if (change.kind !== "status" || !change.terminal) return;
       const task = record.task;
       if (tasks.get(task.id) !== record) return;
