@@ -20,6 +20,8 @@ export interface V03JsonRpcOptions {
 const methodNotFound = -32601;
 const invalidRequest = -32600;
 const invalidParams = -32602;
+/** What a notification gets: no answer (JSON-RPC 2.0 §4.1), as from the 1.0 endpoint. */
+const notAnswered: CoreResponse = { kind: "empty", status: 204, headers: {} };
 
 export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOptions): Endpoint {
   return {
@@ -51,7 +53,7 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
       if (method === undefined || badId) {
         const refusal = name === undefined || badId ? undefined : refusalFor(name);
         if (refusal === undefined) return inner.handle(translatedRequest(req, req.url, bytesBody(bytes)));
-        return c.id === undefined ? { kind: "empty", status: 204, headers: {} } : jsonResponse(200, errorOf(c.id ?? null, methodNotFound, refusal));
+        return c.id === undefined ? notAnswered : jsonResponse(200, errorOf(c.id ?? null, methodNotFound, refusal));
       }
       let translated: Uint8Array;
       try {
@@ -60,7 +62,7 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
         // Params the translation cannot take (nested past the stack, say): the caller's mistake;
         // anything else is ours, rethrown by translationFailure even for a notification.
         const why = translationFailure(err);
-        if (c.id === undefined) return { kind: "empty", status: 204, headers: {} };
+        if (c.id === undefined) return notAnswered;
         return jsonResponse(200, errorOf(c.id ?? null, invalidParams, `the params of ${name} cannot be read as A2A 0.3's: ${why}`));
       }
       const answer = await inner.handle(translatedRequest(req, req.url, bytesBody(translated), { json: true }));

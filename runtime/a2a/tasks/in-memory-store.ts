@@ -36,6 +36,9 @@ export interface InMemoryTaskStore extends TaskStore {
 
 const defaultConfigPage = 50;
 
+/** A task's status time (epoch ms), what ListTasks orders and filters by; 0 with none. */
+const statusTimeMs = (task: TaskLike): number => (task.status?.timestamp === undefined ? 0 : timestampMs(task.status.timestamp));
+
 export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}): InMemoryTaskStore {
   const ttlMs = options.terminalTtlMs ?? 3_600_000;
   const maxTerminal = options.maxTerminalTasks ?? 10_000;
@@ -108,7 +111,7 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       if (tasks.get(task.id) !== record) return;
       const now = Date.now();
       const state = task.status?.state ?? 0;
-      const timeMs = task.status?.timestamp === undefined ? 0 : timestampMs(task.status.timestamp);
+      const timeMs = statusTimeMs(task);
       const seq =
         schema === undefined
           ? finished.push(record, state, timeMs, now, undefined, 0)
@@ -130,10 +133,9 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
           timeMs = finished.timeMsOf(value);
         } else {
           if (value.tenant !== owner.tenant || value.owner !== owner.owner) return;
-          const status = value.task.status;
           contextId = value.task.contextId;
-          state = status?.state ?? 0;
-          timeMs = status?.timestamp === undefined ? 0 : timestampMs(status.timestamp);
+          state = value.task.status?.state ?? 0;
+          timeMs = statusTimeMs(value.task);
         }
         if (query.contextId !== "" && contextId !== query.contextId) return;
         if (query.state !== 0 && state !== query.state) return;
