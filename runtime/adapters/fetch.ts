@@ -10,16 +10,42 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 export function createFetchHandler(core: Endpoint): FetchHandler {
   return async (request) => {
     const url = new URL(request.url);
-    const response = await core.handle({
-      method: request.method,
-      url: url.pathname + url.search,
-      headers: request.headers,
-      header: (name) => request.headers.get(name),
-      signal: request.signal,
-      body: (limit) => readBody(request, limit),
-    });
+    const path = url.pathname + url.search;
+    let response: CoreResponse;
+    try {
+      response = await core.handle({
+        method: request.method,
+        url: path,
+        headers: request.headers,
+        header: (name) => request.headers.get(name),
+        signal: request.signal,
+        body: (limit) => readBody(request, limit),
+      });
+    } catch (err) {
+      return failUnanswered(core, err, request, path);
+    }
     return toResponse(response, request.signal);
   };
+}
+
+/**
+ * A failure the core let escape (a bug of ours: the cores answer their own)
+ * gets the node adapter's answer, an empty 500 that never says what went
+ * wrong, and is reported to the core, unless the client left (its request's
+ * signal aborted while the body was read: no failure of ours). Left to the
+ * platform, it was answered by the platform's own error page (Hono's
+ * "Internal Server Error" text, Bun's error page in development) and told
+ * to no onError.
+ */
+function failUnanswered(core: Endpoint, err: unknown, request: Request, path: string): Response {
+  if (!request.signal.aborted) {
+    try {
+      core.report?.(err, path);
+    } catch {
+      // Nothing is left to tell: the reporter itself failed.
+    }
+  }
+  return new Response(null, { status: 500, headers: { "content-type": "application/json" } });
 }
 
 function toResponse(response: CoreResponse, signal: AbortSignal): Response {

@@ -7,7 +7,9 @@
  */
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
-import { createNodeListener, type Endpoint } from "protoc-gen-a2a/runtime";
+import { serve as honoServe } from "@hono/node-server";
+import { Hono } from "hono";
+import { createFetchHandler, createNodeListener, type Endpoint } from "protoc-gen-a2a/runtime";
 import type { FailureInfo } from "protoc-gen-a2a/runtime/server";
 import { createA2AServiceHttpJsonEndpoint } from "../../generated/a2a_http.js";
 import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
@@ -77,6 +79,61 @@ test("a failure after the body was read is reported too; a client gone while its
   } finally {
     server.close();
   }
+});
+
+/** `endpoint` behind Hono on @hono/node-server: the fetch adapter over a real socket. */
+async function listenHono(endpoint: Endpoint): Promise<{ server: Server; base: string }> {
+  const app = new Hono();
+  const handler = createFetchHandler(endpoint);
+  app.all("*", (c) => handler(c.req.raw));
+  return new Promise((resolve) => {
+    const server = honoServe({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
+      resolve({ server: server as Server, base: `http://127.0.0.1:${info.port}` });
+    });
+  });
+}
+
+test("the fetch adapter answers an escaped failure with an empty 500 and reports it, not the platform's error page", async () => {
+  const seen: { message: string; url: string }[] = [];
+  let throwing = false;
+  const { server, base } = await listenHono({
+    handle: () => Promise.reject(new Error("a bug of ours")),
+    report: (err, url) => {
+      if (throwing) throw new Error("the reporter broke");
+      seen.push({ message: (err as Error).message, url });
+    },
+  });
+  try {
+    const res = await fetch(`${base}/a2a/x?y=1`, { method: "POST", body: "{}" });
+    expect(res.status).toBe(500);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.text()).toBe("");
+    expect(seen).toEqual([{ message: "a bug of ours", url: "/a2a/x?y=1" }]);
+    throwing = true;
+    const again = await fetch(`${base}/a2a/x`, { method: "POST", body: "{}" });
+    expect(again.status).toBe(500);
+    expect(await again.text()).toBe("");
+  } finally {
+    server.close();
+  }
+});
+
+test("the fetch adapter does not report a failure of a request whose client left", async () => {
+  const seen: string[] = [];
+  const client = new AbortController();
+  const request = new Request("http://agent.example/a2a/x", { method: "POST", body: "{}", signal: client.signal });
+  const handler = createFetchHandler({
+    handle: () => {
+      client.abort();
+      return Promise.reject(new Error("the body read failed: the client left"));
+    },
+    report: (err) => void seen.push((err as Error).message),
+  });
+  expect((await handler(request)).status).toBe(500);
+  expect(seen).toEqual([]);
+  const kept = createFetchHandler({ handle: () => Promise.reject(new Error("a bug of ours")), report: (err) => void seen.push((err as Error).message) });
+  expect((await kept(new Request("http://agent.example/a2a/x", { method: "POST", body: "{}" }))).status).toBe(500);
+  expect(seen).toEqual(["a bug of ours"]);
 });
 
 test("the generated endpoints report such a failure to onError, with their binding", () => {
