@@ -1,10 +1,10 @@
 /**
  * D112 with a SQL store: a push config a 0.3 caller registers is notified in
  * 0.3's form (the whole task, `kind: "task"`, lower-case states) also when
- * the agent keeps its tasks in SQL, whose outbox (D74) carries the 1.0
- * StreamResponses: the store keeps the config's version with it, the
- * outbox leaves 0.3's configs out, and the runtime sends theirs (before,
- * they got the outbox's StreamResponses).
+ * the agent keeps its tasks in SQL, whose outbox (D74) renders the 1.0
+ * StreamResponses: the store keeps the config's version with it, and the
+ * outbox renders that config's rows as the task (before, they got the
+ * StreamResponses). Its rows surviving a crash: test/tasks/push-outbox.test.ts.
  */
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { referenceCard } from "../../examples/reference-agent/config.js";

@@ -133,6 +133,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
   store.deliverPushes?.({
     send: (taskId, target, body, settled) => push.deliver(taskId, [target], body, settled),
     render: (kind, value) => runtime.render(kind, value),
+    renderV03: (task) => runtime.renderV03(task),
   });
 
   const ownerOfCall = (context: A2ACallContext): TaskOwner => ({ tenant: context.tenant ?? "", owner: ownerOf(context.principal) });

@@ -286,6 +286,11 @@ export class TaskRuntime {
     return JSON.stringify(this.#writeJson(this.#streamResponse(kind, value)));
   }
 
+  /** What a 0.3 caller's push config is sent (D112): the whole task in 0.3's JSON-RPC shapes. */
+  renderV03(task: TaskLike): string {
+    return JSON.stringify(taskTo03(obj(obj(this.#writeJson(this.#snapshotEvent(task))).task), "jsonrpc"));
+  }
+
   get states(): TaskStates {
     return this.#s.states;
   }
@@ -735,18 +740,13 @@ export class TaskRuntime {
     for (const s of live.subscribers) s.push(event);
     if (push && live.configs.length > 0) {
       // Push delivery only queues (D27): it never holds the task back. A store with an outbox
-      // delivers the StreamResponses itself (D74); 0.3's configs, whose notification is the whole
-      // task in 0.3's form (D112), are not in the outbox and are sent from here.
-      const current = this.#outbox ? [] : live.configs.filter((c) => c.protocolVersion !== "0.3");
+      // delivers every notification itself, 0.3's included (D74, D112).
+      if (this.#outbox) return;
+      const current = live.configs.filter((c) => c.protocolVersion !== "0.3");
       if (current.length > 0) this.#s.push.deliver(live.record.task.id, current.map(pushTarget), JSON.stringify(this.#writeJson(event)));
       const legacy = live.configs.filter((c) => c.protocolVersion === "0.3");
-      if (legacy.length > 0) this.#s.push.deliver(live.record.task.id, legacy.map(pushTarget), this.#v03Payload(live.record.task));
+      if (legacy.length > 0) this.#s.push.deliver(live.record.task.id, legacy.map(pushTarget), this.renderV03(live.record.task));
     }
-  }
-
-  /** D112: 0.3 posted the whole task as it is after the update, in 0.3's JSON-RPC shapes. */
-  #v03Payload(task: TaskLike): string {
-    return JSON.stringify(taskTo03(obj(obj(this.#writeJson(this.#snapshotEvent(task))).task), "jsonrpc"));
   }
 
   #snapshotEvent(task: TaskLike): StreamEvent {

@@ -137,4 +137,6 @@ export interface PushOutbox {
   send(taskId: string, target: PushTarget, body: string, settled: () => void): void;
   /** The ProtoJSON text of a StreamResponse whose payload is `value` (a Task, TaskStatusUpdateEvent or TaskArtifactUpdateEvent). */
   render(kind: "task" | "statusUpdate" | "artifactUpdate", value: object): string;
+  /** The JSON text of a 0.3 caller's notification (D112): the whole task, in 0.3's JSON-RPC shapes. */
+  renderV03(task: TaskLike): string;
 }

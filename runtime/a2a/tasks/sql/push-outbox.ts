@@ -9,10 +9,16 @@
  * the rows once they lapse and delivers them. So a crash anywhere between
  * the event and the receiver's answer loses nothing, and a receiver may get
  * a notification twice: at least once.
+ *
+ * A 0.3 caller's config (D112) is sent the whole task in 0.3's form, not
+ * the event: it is read when the row is sent, so a row sent late (after a
+ * crash) carries the task as it is then, and of one config's rows in one
+ * batch only the newest is sent (each would carry the same task); the
+ * others leave the outbox with it.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { decodeBinary, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
-import { make, type TaskSchemas } from "../model.js";
+import { make, type TaskLike, type TaskSchemas } from "../model.js";
 import type { PushOutbox } from "../task-store.js";
 import type { Query, SqlDriver } from "./driver.js";
 import * as q from "./queries.js";
@@ -31,6 +37,7 @@ interface PushRow {
   token: string | null;
   auth_scheme: string | null;
   auth_credentials: string | null;
+  protocol_version: string | null;
 }
 
 export interface EventKey {
@@ -54,6 +61,8 @@ export class PushOutboxSender {
     readonly claimant: string,
     readonly schemas: () => TaskSchemas,
     readonly onError: (error: unknown) => void,
+    /** The task as it is now (0.3's notifications carry it), or undefined once it is gone. */
+    readonly taskOf: (taskId: string) => Promise<TaskLike | undefined>,
   ) {}
 
   /** Whether the runtime gave the store its delivery: without it, no outbox row is written. */
@@ -70,6 +79,20 @@ export class PushOutboxSender {
     const outbox = this.#outbox;
     if (outbox === undefined || keys.length === 0) return;
     const rows = await this.driver.query<PushRow>(q.claimedPushes, [this.claimant, keys.map((k) => k.taskId), keys.map((k) => k.seq)]);
+    // Rows come ordered by task and seq: a 0.3 config's last row in this batch is the one sent.
+    const lastV03 = new Map<string, PushRow>();
+    for (const row of rows) if (row.protocol_version === "0.3") lastV03.set(`${row.task_id}\u0000${row.config_id}`, row);
+    // Read before any row is sent, so the rows are handed to delivery in their order, in one go.
+    const tasks = new Map<string, TaskLike | undefined>();
+    for (const taskId of new Set([...lastV03.values()].map((r) => r.task_id))) {
+      try {
+        tasks.set(taskId, await this.taskOf(taskId));
+      } catch (err) {
+        // Left in the outbox: sent again after its claim lapses.
+        this.onError(err);
+        return;
+      }
+    }
     for (const row of rows) {
       const key = `${row.task_id}\u0000${row.seq}\u0000${row.config_id}`;
       if (this.#inFlight.has(key)) continue;
@@ -79,9 +102,25 @@ export class PushOutboxSender {
         void forget();
         continue;
       }
+      const v03 = row.protocol_version === "0.3";
+      if (v03 && lastV03.get(`${row.task_id}\u0000${row.config_id}`) !== row) {
+        // A newer row of this config is sent in this batch, with the same task.
+        void forget();
+        continue;
+      }
       let body: string;
       try {
-        body = this.#render(outbox, row);
+        if (v03) {
+          const task = tasks.get(row.task_id);
+          if (task === undefined) {
+            // The task is gone (expired): there is nothing to send.
+            void forget();
+            continue;
+          }
+          body = outbox.renderV03(task);
+        } else {
+          body = this.#render(outbox, row);
+        }
       } catch (err) {
         this.onError(err);
         void forget();
@@ -89,7 +128,8 @@ export class PushOutboxSender {
       }
       this.#inFlight.add(key);
       const auth = row.auth_scheme === null ? undefined : { scheme: row.auth_scheme, credentials: row.auth_credentials ?? "" };
-      outbox.send(row.task_id, { url: row.url, token: row.token ?? "", authentication: auth }, body, forget);
+      const target = { url: row.url, token: row.token ?? "", authentication: auth, ...(v03 ? { contentType: "application/json" } : {}) };
+      outbox.send(row.task_id, target, body, forget);
     }
   }
 

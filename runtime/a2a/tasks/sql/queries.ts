@@ -28,7 +28,7 @@ WITH t AS (
   ON CONFLICT (task_id, id) DO NOTHING
 ), o AS (
   INSERT INTO a2a_push_outbox (task_id, seq, config_id, claimed_by, claim_until)
-  SELECT $1::text, 1, x.id, $14::text, $17::bigint FROM unnest($18::text[], $23::text[]) AS x (id, version) WHERE $16::boolean AND x.version IS NULL
+  SELECT $1::text, 1, x.id, $14::text, $17::bigint FROM unnest($18::text[]) AS x (id) WHERE $16::boolean
   RETURNING 1
 )
 INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer)
@@ -71,7 +71,7 @@ WITH t AS (
 ), o AS (
   INSERT INTO a2a_push_outbox (task_id, seq, config_id, claimed_by, claim_until)
   SELECT $1::text, t.version, c.id, $18::text, $20::bigint FROM t, a2a_push_configs c
-  WHERE $19::boolean AND c.task_id = $1::text AND c.protocol_version IS NULL
+  WHERE $19::boolean AND c.task_id = $1::text
   RETURNING 1
 )
 INSERT INTO a2a_task_events (task_id, seq, kind, idx, at_ms, body, writer, append, last_chunk, metadata)
@@ -172,7 +172,7 @@ FOR UPDATE SKIP LOCKED`;
  */
 export const claimedPushes = `
 SELECT o.task_id, o.seq::float8 AS seq, o.config_id, e.kind, e.body, e.append, e.last_chunk, e.metadata,
-  t.context_id, c.url, c.token, c.auth_scheme, c.auth_credentials
+  t.context_id, c.url, c.token, c.auth_scheme, c.auth_credentials, c.protocol_version
 FROM unnest($2::text[], $3::bigint[]) AS k (task_id, seq)
 JOIN a2a_push_outbox o ON o.task_id = k.task_id AND o.seq = k.seq
 JOIN a2a_task_events e ON e.task_id = o.task_id AND e.seq = o.seq

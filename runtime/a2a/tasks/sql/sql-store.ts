@@ -202,7 +202,7 @@ class Store implements SqlTaskStore {
     this.engine = driver.engine;
     this.#onError = options.onError ?? reportError;
     this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#eventRows(taskId, after), this.#onError);
-    this.#pushes = new PushOutboxSender(driver, this.#writer, () => this.#s, this.#onError);
+    this.#pushes = new PushOutboxSender(driver, this.#writer, () => this.#s, this.#onError, async (taskId) => (await this.get(taskId))?.task);
     const leaseMs = options.leaseMs ?? 30_000;
     if (!(leaseMs > 0)) throw new Error("leaseMs must be > 0");
     this.#leaseMs = leaseMs;
