@@ -313,6 +313,27 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     expect(await rest.json()).toMatchObject({ code: -32602 });
   });
 
+  it("reads 0.3's REST paths with the 1.0 router's rules: ids with a colon or an encoded slash, verbs only where registered, the proto's task/ typo", async () => {
+    const get = async (path: string, method = "GET") => {
+      const res = await fetch(`${server.httpJsonUrl}/v1${path}`, { method, ...(method === "POST" ? { headers: { "content-type": "application/json" }, body: "{}" } : {}) });
+      return { status: res.status, json: (await res.json()) as { code: number; message: string } };
+    };
+    // GetTask of ids that look like verbs or paths: TaskNotFound naming the id as sent, decoded once.
+    for (const [path, id] of [
+      ["/tasks/urn:x", "urn:x"],
+      ["/tasks/a%2Fb", "a/b"],
+      ["/task/plain", "plain"],
+    ] as const) {
+      const r = await get(path);
+      expect(r).toMatchObject({ status: 404, json: { code: -32001 } });
+      expect(r.json.message).toContain(id);
+    }
+    // A registered verb is never an id: GET of :cancel is no route (it was GetTask("x:cancel")), POST is the cancel.
+    expect(await get("/tasks/x:cancel")).toMatchObject({ status: 404, json: { code: -32601 } });
+    expect(await get("/tasks/x:cancel", "POST")).toMatchObject({ status: 404, json: { code: -32001 } });
+    expect(await get("/task/x/pushNotificationConfigs/c/extra")).toMatchObject({ status: 404, json: { code: -32601 } });
+  });
+
   it("refuses a 0.3 batch, saying why", async () => {
     const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x" } }]) });
     expect(((await res.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringContaining("batches are served to A2A 1.0 callers only") });

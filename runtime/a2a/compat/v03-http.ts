@@ -9,7 +9,9 @@
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { BodyRefusedError, decodeUtf8, type CoreResponse, type Endpoint } from "../../core/transport.js";
+import { parsePathTemplate } from "../../core/http/path-template.js";
 import { createRequestEncoder, jsonNamesOf, type HttpRequestParts, type RequestEncoder } from "../../core/http/request-encoding.js";
+import { createRouter, type RouteInput } from "../../core/http/router.js";
 import type { HttpRuleSpec, MethodSpec } from "../../core/method-spec.js";
 import { A2AErrorTable } from "../errors.js";
 import { noV03Counterpart, v03Methods, type V03Method } from "./v03-methods.js";
@@ -26,44 +28,65 @@ export interface V03HttpJsonOptions {
   readonly bodyTimeoutMs: number;
 }
 
-/** A 0.3 route read: the 0.3 method and its params (from path, query and body). */
+/** A 0.3 route: the 0.3 method, and its params from the path's values, the query and the body. */
 interface Route03 {
   readonly name: string;
-  readonly params: (body: Obj) => Obj;
+  readonly params: (values: readonly string[], query: URLSearchParams, body: Obj) => Obj;
   readonly hasBody: boolean;
 }
 
-const seg = (s: string): string => decodeURIComponent(s);
-
-/** The v0.3.0 proto's `google.api.http` rules, by verb and path below `/v1`; `task/` is the proto's own typo for `tasks/`. */
-function route03(method: string, path: string, query: URLSearchParams): Route03 | "ListTasks" | undefined {
-  const parts = path.split("/").slice(1);
-  const [first, id, sub, cfg] = parts;
-  if (method === "POST" && path === "/message:send") return { name: "message/send", params: (b) => b, hasBody: true };
-  if (method === "POST" && path === "/message:stream") return { name: "message/stream", params: (b) => b, hasBody: true };
-  if (method === "GET" && path === "/card") return { name: "agent/getAuthenticatedExtendedCard", params: () => ({}), hasBody: false };
-  if (first !== "tasks" && first !== "task") return undefined;
-  if (id === undefined) return method === "GET" ? "ListTasks" : undefined;
-  if (sub === undefined) {
-    if (id.endsWith(":cancel") && method === "POST") return { name: "tasks/cancel", params: (b) => ({ ...b, id: seg(id.slice(0, -7)) }), hasBody: true };
-    if (id.endsWith(":subscribe") && (method === "GET" || method === "POST")) return { name: "tasks/resubscribe", params: () => ({ id: seg(id.slice(0, -10)) }), hasBody: false };
-    if (method !== "GET") return undefined;
+const getTask: Route03 = {
+  name: "tasks/get",
+  params: ([id], query) => {
     const historyLength = query.get("historyLength") ?? query.get("history_length");
-    return { name: "tasks/get", params: () => ({ id: seg(id), ...(historyLength === null ? {} : { historyLength: Number(historyLength) }) }), hasBody: false };
-  }
-  if (sub !== "pushNotificationConfigs" || parts.length > 4) return undefined;
-  const taskId = seg(id);
-  if (cfg === undefined) {
-    if (method === "GET") return { name: "tasks/pushNotificationConfig/list", params: () => ({ id: taskId }), hasBody: false };
-    if (method !== "POST") return undefined;
-    // The body is the TaskPushNotificationConfig (`body: "config"`), its config under pushNotificationConfig.
-    return { name: "tasks/pushNotificationConfig/set", params: (b) => ({ taskId, pushNotificationConfig: (b.pushNotificationConfig ?? obj(b.config).pushNotificationConfig ?? b) as JsonValue }), hasBody: true };
-  }
-  const configId = seg(cfg);
-  if (method === "GET") return { name: "tasks/pushNotificationConfig/get", params: () => ({ id: taskId, pushNotificationConfigId: configId }), hasBody: false };
-  if (method === "DELETE") return { name: "tasks/pushNotificationConfig/delete", params: () => ({ id: taskId, pushNotificationConfigId: configId }), hasBody: false };
-  return undefined;
-}
+    return { id: id!, ...(historyLength === null ? {} : { historyLength: Number(historyLength) }) };
+  },
+  hasBody: false,
+};
+
+/**
+ * 0.3's routes below `/v1`, as 0.3's clients send them: the v0.3.0 proto's
+ * `google.api.http` paths with plain ids where its rules bind AIP resource
+ * names (`{name=tasks/*}`), so the proto's rules alone would refuse them
+ * (D110). Each is under `tasks/` and under `task/`, the proto's own typo.
+ * Matched by the core's router: its verbs, percent-decoding and precedence
+ * are the 1.0 routes' own.
+ */
+type Row03 = readonly [httpMethod: string, path: string, route: Route03 | "ListTasks"];
+
+const routes03: readonly Row03[] = [
+  ["POST", "/message:send", { name: "message/send", params: (_v, _q, b) => b, hasBody: true }],
+  ["POST", "/message:stream", { name: "message/stream", params: (_v, _q, b) => b, hasBody: true }],
+  ["GET", "/card", { name: "agent/getAuthenticatedExtendedCard", params: () => ({}), hasBody: false }],
+  ...["tasks", "task"].flatMap((tasks): Row03[] => {
+    const resubscribe: Route03 = { name: "tasks/resubscribe", params: ([id]) => ({ id: id! }), hasBody: false };
+    const configs = `/${tasks}/{id}/pushNotificationConfigs`;
+    return [
+      ["GET", `/${tasks}`, "ListTasks"],
+      ["GET", `/${tasks}/{id}`, getTask],
+      ["POST", `/${tasks}/{id}:cancel`, { name: "tasks/cancel", params: ([id], _q, b) => ({ ...b, id: id! }), hasBody: true }],
+      ["GET", `/${tasks}/{id}:subscribe`, resubscribe],
+      ["POST", `/${tasks}/{id}:subscribe`, resubscribe],
+      ["GET", configs, { name: "tasks/pushNotificationConfig/list", params: ([id]) => ({ id: id! }), hasBody: false }],
+      // The body is the TaskPushNotificationConfig (`body: "config"`), its config under pushNotificationConfig.
+      [
+        "POST",
+        configs,
+        {
+          name: "tasks/pushNotificationConfig/set",
+          params: ([taskId], _q, b) => ({ taskId: taskId!, pushNotificationConfig: (b.pushNotificationConfig ?? obj(b.config).pushNotificationConfig ?? b) as JsonValue }),
+          hasBody: true,
+        },
+      ],
+      ["GET", `${configs}/{cfg}`, { name: "tasks/pushNotificationConfig/get", params: ([id, cfg]) => ({ id: id!, pushNotificationConfigId: cfg! }), hasBody: false }],
+      ["DELETE", `${configs}/{cfg}`, { name: "tasks/pushNotificationConfig/delete", params: ([id, cfg]) => ({ id: id!, pushNotificationConfigId: cfg! }), hasBody: false }],
+    ];
+  }),
+];
+
+const router03 = createRouter<Route03 | "ListTasks">(
+  routes03.map(([httpMethod, path, target]): RouteInput<Route03 | "ListTasks"> => ({ httpMethod, template: parsePathTemplate(path), target })),
+);
 
 /**
  * The 1.0 route that serves a translated request, made from a2a.proto's own
@@ -95,14 +118,11 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
       if (fullPath !== base && !fullPath.startsWith(`${base}/`)) {
         return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}: 0.3's routes are under ${base}, and a request without A2A-Version is A2A 0.3 (spec 3.6.2); send A2A-Version: 1.0 for the 1.0 routes`);
       }
-      try {
-        fullPath.split("/").forEach(seg);
-      } catch {
-        return error03(400, -32602, `the path ${fullPath} is not valid percent-encoding`);
-      }
-      const route = route03(req.method, fullPath.slice(base.length), new URLSearchParams(queryText));
+      const found = router03.match(req.method, fullPath.slice(base.length));
+      if (found.kind === "bad_path") return error03(400, -32602, `the path ${fullPath} is not valid percent-encoding: ${found.reason}`);
+      if (found.kind !== "found") return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}`);
+      const route = found.route.target;
       if (route === "ListTasks") return error03(404, -32601, noV03Counterpart.ListTasks!);
-      if (route === undefined) return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}`);
       let body: Obj = {};
       if (route.hasBody) {
         let bytes: Uint8Array;
@@ -123,7 +143,7 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
       let target: HttpRequestParts;
       let bodyBytes: Uint8Array;
       try {
-        target = route10(method.v1, method.request(route.params(body)));
+        target = route10(method.v1, method.request(route.params(found.values, new URLSearchParams(queryText), body)));
         bodyBytes = jsonBytes(target.body ?? {});
       } catch (err) {
         // A request 1.0's routes cannot carry (an empty task id, say), or one the translation
