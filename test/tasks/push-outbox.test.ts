@@ -9,11 +9,12 @@
 import { jest } from "@jest/globals";
 import { create } from "@bufbuild/protobuf";
 import pg from "pg";
+import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createPostgresTaskStore, createPushDelivery, type SqlTaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { MessageSchema, Role, SendMessageRequestSchema, TaskState } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { Receiver, callContext, deferred, until } from "../support/task-clients.js";
+import { Receiver, callContext, deferred, until, type Received } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
 
@@ -95,39 +96,52 @@ test("a push config made through B gets the events of a task A runs, each once, 
   }
 });
 
-test("notifications A wrote and never delivered (it stopped) are delivered by B once A's claim lapses, in order", async () => {
-  const quick: A2AServiceExecutor = async function* () {
-    yield { artifact: { parts: [{ content: { case: "text", value: "one" } }] } };
-    yield { artifact: { parts: [{ content: { case: "text", value: "two" } }] }, append: true };
-  };
-  const delivered: string[] = [];
+const quick: A2AServiceExecutor = async function* () {
+  yield { artifact: { parts: [{ content: { case: "text", value: "one" } }] } };
+  yield { artifact: { parts: [{ content: { case: "text", value: "two" } }] }, append: true };
+};
+
+/**
+ * Instance A runs `quick` with a push config whose receiver refuses every
+ * notification, then stops (its delivery and its store closed) with the
+ * task's 4 notifications written and none delivered: the receiver refused
+ * the first, the rest waited behind it. `open()` lets the receiver take
+ * notifications from then on; `delivered` is what it took.
+ */
+async function stoppedWithUndelivered(configId: string, context: A2ACallContext) {
+  const delivered: Received[] = [];
   let up = false;
   receiver.answer = (got) => {
     if (!up) return 503;
-    delivered.push(kindOf(got.body));
+    delivered.push(got);
     return 200;
   };
   const pushA = createPushDelivery({ ...allow, backoffMs: 60_000, onError: () => undefined });
   const storeA = await instance(400);
   const a = createA2AServiceTaskHandler(quick, { store: storeA, push: pushA });
   const url = receiver.url(`/crash/${crypto.randomUUID()}`);
+  const done = await a.sendMessage(
+    create(SendMessageRequestSchema, { message: message("go"), configuration: { taskPushNotificationConfig: { id: configId, url, token: "tok" } } }),
+    context,
+  );
+  if (done.payload.case !== "task") throw new Error("expected a task");
+  expect(done.payload.value.status?.state).toBe(TaskState.COMPLETED);
+  await receiver.when("A's first attempt", () => receiver.received.some((r) => url.endsWith(r.path)));
+  await pushA.close();
+  await storeA.close();
+  await a.close();
+  expect(await outboxRows()).toBe(4);
+  return { id: done.payload.value.id, delivered, open: () => void (up = true) };
+}
+
+test("notifications A wrote and never delivered (it stopped) are delivered by B once A's claim lapses, in order", async () => {
   try {
-    const done = await a.sendMessage(
-      create(SendMessageRequestSchema, { message: message("go"), configuration: { taskPushNotificationConfig: { id: "c", url, token: "" } } }),
-      call,
-    );
-    if (done.payload.case !== "task") throw new Error("expected a task");
-    expect(done.payload.value.status?.state).toBe(TaskState.COMPLETED);
-    // A stops with every notification written and none delivered: the receiver refused the first, the rest waited behind it.
-    await receiver.when("A's first attempt", () => receiver.received.some((r) => url.endsWith(r.path)));
-    await pushA.close();
-    await storeA.close();
-    expect(await outboxRows()).toBe(4);
-    up = true;
+    const { delivered, open } = await stoppedWithUndelivered("c", call);
+    open();
     const b = createA2AServiceTaskHandler(quick, { store: await instance(400), push: allow });
     try {
       await receiver.when("B to deliver A's notifications", () => delivered.length >= 4, 10_000);
-      expect(delivered).toEqual(["task", "artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
+      expect(delivered.map((r) => kindOf(r.body))).toEqual(["task", "artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
       // A row goes once its receiver answered: after the POST is seen here.
       await until("the outbox to empty", async () => (await outboxRows()) === 0);
     } finally {
@@ -135,46 +149,20 @@ test("notifications A wrote and never delivered (it stopped) are delivered by B 
     }
   } finally {
     receiver.answer = () => 200;
-    await a.close();
   }
 });
 
 test("a 0.3 caller's config is in the outbox too (D112): written with the change, delivered after a crash, as the whole task in 0.3's form", async () => {
-  const quick: A2AServiceExecutor = async function* () {
-    yield { artifact: { parts: [{ content: { case: "text", value: "one" } }] } };
-    yield { artifact: { parts: [{ content: { case: "text", value: "two" } }] }, append: true };
-  };
-  const delivered: { body: string; type: string | undefined }[] = [];
-  let up = false;
-  receiver.answer = (got) => {
-    if (!up) return 503;
-    delivered.push({ body: got.body, type: got.headers["content-type"] });
-    return 200;
-  };
-  const pushA = createPushDelivery({ ...allow, backoffMs: 60_000, onError: () => undefined });
-  const storeA = await instance(400);
-  const a = createA2AServiceTaskHandler(quick, { store: storeA, push: pushA });
-  const url = receiver.url(`/crash03/${crypto.randomUUID()}`);
   try {
-    const done = await a.sendMessage(
-      create(SendMessageRequestSchema, { message: message("go"), configuration: { taskPushNotificationConfig: { id: "c03", url, token: "tok" } } }),
-      { ...call, protocolVersion: "0.3" },
-    );
-    if (done.payload.case !== "task") throw new Error("expected a task");
-    const id = done.payload.value.id;
-    // A stops with every notification written and none delivered, as for a 1.0 config.
-    await receiver.when("A's first attempt", () => receiver.received.some((r) => url.endsWith(r.path)));
-    await pushA.close();
-    await storeA.close();
-    expect(await outboxRows()).toBe(4);
-    up = true;
+    const { id, delivered, open } = await stoppedWithUndelivered("c03", { ...call, protocolVersion: "0.3" });
+    open();
     const b = createA2AServiceTaskHandler(quick, { store: await instance(400), push: allow });
     try {
       await receiver.when("B to deliver A's notification", () => delivered.length >= 1, 10_000);
       // The outbox empties: the three older rows of the config went with the newest, which carries the task as it is.
       await until("the outbox to empty", async () => (await outboxRows()) === 0);
       expect(delivered).toHaveLength(1);
-      expect(delivered[0]!.type).toBe("application/json");
+      expect(delivered[0]!.headers["content-type"]).toBe("application/json");
       const task = JSON.parse(delivered[0]!.body) as { kind?: string; id?: string; status?: { state?: string }; artifacts?: { parts: { text?: string }[] }[] };
       expect(task).toMatchObject({ kind: "task", id, status: { state: "completed" } });
       expect(task.artifacts?.[0]?.parts.map((p) => p.text).join("")).toBe("onetwo");
@@ -183,6 +171,5 @@ test("a 0.3 caller's config is in the outbox too (D112): written with the change
     }
   } finally {
     receiver.answer = () => 200;
-    await a.close();
   }
 });
