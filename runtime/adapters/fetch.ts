@@ -11,9 +11,8 @@ export function createFetchHandler(core: Endpoint): FetchHandler {
   return async (request) => {
     const url = new URL(request.url);
     const path = url.pathname + url.search;
-    let response: CoreResponse;
     try {
-      response = await core.handle({
+      const response = await core.handle({
         method: request.method,
         url: path,
         headers: request.headers,
@@ -21,10 +20,10 @@ export function createFetchHandler(core: Endpoint): FetchHandler {
         signal: request.signal,
         body: (limit) => readBody(request, limit),
       });
+      return toResponse(response, request.signal);
     } catch (err) {
       return failUnanswered(core, err, request, path);
     }
-    return toResponse(response, request.signal);
   };
 }
 

@@ -313,7 +313,7 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     expect(await rest.json()).toMatchObject({ code: -32602 });
   });
 
-  it("reads 0.3's REST paths with the 1.0 router's rules: ids with a colon or an encoded slash, verbs only where registered, the proto's task/ typo", async () => {
+  it("reads 0.3's REST paths with the 1.0 router's rules: ids with a colon or an encoded slash, verbs only where registered, the proto's task/ typo, a trailing slash as an empty value", async () => {
     const get = async (path: string, method = "GET") => {
       const res = await fetch(`${server.httpJsonUrl}/v1${path}`, { method, ...(method === "POST" ? { headers: { "content-type": "application/json" }, body: "{}" } : {}) });
       return { status: res.status, json: (await res.json()) as { code: number; message: string } };
@@ -332,6 +332,16 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     expect(await get("/tasks/x:cancel")).toMatchObject({ status: 404, json: { code: -32601 } });
     expect(await get("/tasks/x:cancel", "POST")).toMatchObject({ status: 404, json: { code: -32001 } });
     expect(await get("/task/x/pushNotificationConfigs/c/extra")).toMatchObject({ status: 404, json: { code: -32601 } });
+    expect(await get("/message:send/", "POST")).toMatchObject({ status: 404, json: { code: -32601 } });
+    // A trailing slash is an empty last value, as 0.3 always read it: config "" (the task's own, D110), not the list.
+    const post = async (path: string, body: object) =>
+      (await fetch(`${server.httpJsonUrl}/v1${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
+    const task = await post("/message:send", { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", content: [{ text: "hi" }] }, configuration: { blocking: true } });
+    const id = String((task.task as { id?: string } | undefined)?.id);
+    await post(`/tasks/${id}/pushNotificationConfigs`, { pushNotificationConfig: { url: receiver.url("/trailing") } });
+    const own = await get(`/tasks/${id}/pushNotificationConfigs/`);
+    expect(own.status).toBe(200);
+    expect(own.json).toMatchObject({ name: expect.stringContaining(id), pushNotificationConfig: { id } });
   });
 
   it("refuses a 0.3 batch, saying why", async () => {

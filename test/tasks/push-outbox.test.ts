@@ -68,8 +68,9 @@ test("a push config made through B gets the events of a task A runs, each once, 
     await gate.promise;
     yield { artifact: { parts: [{ content: { case: "text", value: "made on A" } }] }, metadata: { step: 2 } };
   };
-  const a = createA2AServiceTaskHandler(gated, { store: await instance(), push: allow });
-  const b = createA2AServiceTaskHandler(gated, { store: await instance(), push: allow });
+  const [storeA, storeB] = [await instance(), await instance()];
+  const a = createA2AServiceTaskHandler(gated, { store: storeA, push: allow });
+  const b = createA2AServiceTaskHandler(gated, { store: storeB, push: allow });
   try {
     const started = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { returnImmediately: true } }), call);
     if (started.payload.case !== "task") throw new Error("expected a task");
@@ -93,6 +94,9 @@ test("a push config made through B gets the events of a task A runs, each once, 
     gate.resolve();
     await a.close();
     await b.close();
+    // Closed with the test: a store left open claims the next test's lapsed rows.
+    await storeA.close();
+    await storeB.close();
   }
 });
 
@@ -138,7 +142,9 @@ test("notifications A wrote and never delivered (it stopped) are delivered by B 
   try {
     const { delivered, open } = await stoppedWithUndelivered("c", call);
     open();
-    const b = createA2AServiceTaskHandler(quick, { store: await instance(400), push: allow });
+    // B's store is closed with the test: a store left open claims the next test's lapsed rows.
+    const storeB = await instance(400);
+    const b = createA2AServiceTaskHandler(quick, { store: storeB, push: allow });
     try {
       await receiver.when("B to deliver A's notifications", () => delivered.length >= 4, 10_000);
       expect(delivered.map((r) => kindOf(r.body))).toEqual(["task", "artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
@@ -146,6 +152,7 @@ test("notifications A wrote and never delivered (it stopped) are delivered by B 
       await until("the outbox to empty", async () => (await outboxRows()) === 0);
     } finally {
       await b.close();
+      await storeB.close();
     }
   } finally {
     receiver.answer = () => 200;
@@ -156,7 +163,9 @@ test("a 0.3 caller's config is in the outbox too (D112): written with the change
   try {
     const { id, delivered, open } = await stoppedWithUndelivered("c03", { ...call, protocolVersion: "0.3" });
     open();
-    const b = createA2AServiceTaskHandler(quick, { store: await instance(400), push: allow });
+    // B's store is closed with the test: a store left open claims the next test's lapsed rows.
+    const storeB = await instance(400);
+    const b = createA2AServiceTaskHandler(quick, { store: storeB, push: allow });
     try {
       await receiver.when("B to deliver A's notification", () => delivered.length >= 1, 10_000);
       // The outbox empties: the three older rows of the config went with the newest, which carries the task as it is.
@@ -168,8 +177,70 @@ test("a 0.3 caller's config is in the outbox too (D112): written with the change
       expect(task.artifacts?.[0]?.parts.map((p) => p.text).join("")).toBe("onetwo");
     } finally {
       await b.close();
+      await storeB.close();
     }
   } finally {
     receiver.answer = () => 200;
+  }
+});
+
+test("a task that cannot be read fails its 0.3 notifications, reported, and holds back none of its 1.0 ones", async () => {
+  const gate = deferred();
+  const gated: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+    yield { artifact: { parts: [{ content: { case: "text", value: "late" } }] } };
+  };
+  const delivered: Received[] = [];
+  let up = false;
+  receiver.answer = (got) => {
+    if (!up) return 503;
+    delivered.push(got);
+    return 200;
+  };
+  const pushA = createPushDelivery({ ...allow, backoffMs: 60_000, onError: () => undefined });
+  const storeA = await instance(400);
+  const a = createA2AServiceTaskHandler(gated, { store: storeA, push: pushA });
+  const base = `/mixed/${crypto.randomUUID()}`;
+  try {
+    const started = await a.sendMessage(
+      create(SendMessageRequestSchema, {
+        message: message("go"),
+        configuration: { returnImmediately: true, taskPushNotificationConfig: { id: "c10", url: receiver.url(`${base}/10`), token: "" } },
+      }),
+      call,
+    );
+    if (started.payload.case !== "task") throw new Error("expected a task");
+    const id = started.payload.value.id;
+    await a.createTaskPushNotificationConfig({ tenant: "", taskId: id, id: "c03", url: receiver.url(`${base}/03`), token: "" }, { ...call, protocolVersion: "0.3" });
+    gate.resolve();
+    await until("the task to complete", async () => (await storeA.get(id))?.task.status?.state === TaskState.COMPLETED);
+    await receiver.when("A's first attempt", () => receiver.received.some((r) => r.path.startsWith(base)));
+    await pushA.close();
+    await storeA.close();
+    await a.close();
+    // The task row no longer decodes: what an instance taking the rows over reads for 0.3 fails.
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    await client.query("UPDATE a2a_tasks SET task = '\\x00'::bytea WHERE id = $1", [id]);
+    await client.end();
+    up = true;
+    const errors: unknown[] = [];
+    const storeB = await createPostgresTaskStore({ connectionString: server.url, leaseMs: 400, onError: (err) => void errors.push(err) });
+    stores.push(storeB);
+    const b = createA2AServiceTaskHandler(gated, { store: storeB, push: allow });
+    try {
+      await until("the outbox to empty", async () => (await outboxRows()) === 0, 10_000);
+      expect(delivered.filter((r) => r.path === `${base}/10`).map((r) => kindOf(r.body))).toEqual(["task", "status:TASK_STATE_WORKING", "artifact:late", "status:TASK_STATE_COMPLETED"]);
+      expect(delivered.filter((r) => r.path === `${base}/03`)).toEqual([]);
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      await b.close();
+      await storeB.close();
+    }
+  } finally {
+    gate.resolve();
+    receiver.answer = () => 200;
+    await a.close();
   }
 });

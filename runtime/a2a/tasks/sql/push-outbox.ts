@@ -11,10 +11,10 @@
  * a notification twice: at least once.
  *
  * A 0.3 caller's config (D112) is sent the whole task in 0.3's form, not
- * the event: it is read when the row is sent, so a row sent late (after a
- * crash) carries the task as it is then, and of one config's rows in one
- * batch only the newest is sent (each would carry the same task); the
- * others leave the outbox with it.
+ * the event: the writer sends the task it just wrote (as the runtime
+ * without an outbox does); an instance taking rows over reads the task as
+ * it is then, and of one config's rows in one batch sends only the newest
+ * (each would carry the same task), the others leaving the outbox with it.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { decodeBinary, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
@@ -74,8 +74,12 @@ export class PushOutboxSender {
     this.#outbox = outbox;
   }
 
-  /** Sends this instance's outbox rows of these events, in order. */
-  async send(keys: readonly EventKey[]): Promise<void> {
+  /**
+   * Sends this instance's outbox rows of these events, in order. `written`
+   * is the task as the writer of these events has it (their task's, when
+   * given): what its 0.3 configs are sent, read from the store otherwise.
+   */
+  async send(keys: readonly EventKey[], written?: TaskLike): Promise<void> {
     const outbox = this.#outbox;
     if (outbox === undefined || keys.length === 0) return;
     const rows = await this.driver.query<PushRow>(q.claimedPushes, [this.claimant, keys.map((k) => k.taskId), keys.map((k) => k.seq)]);
@@ -83,14 +87,17 @@ export class PushOutboxSender {
     const lastV03 = new Map<string, PushRow>();
     for (const row of rows) if (row.protocol_version === "0.3") lastV03.set(`${row.task_id}\u0000${row.config_id}`, row);
     // Read before any row is sent, so the rows are handed to delivery in their order, in one go.
-    const tasks = new Map<string, TaskLike | undefined>();
+    // A task that cannot be read fails its 0.3 rows as a render failure would, and no other row.
+    const tasks = new Map<string, TaskLike | Error | undefined>();
     for (const taskId of new Set([...lastV03.values()].map((r) => r.task_id))) {
+      if (written?.id === taskId) {
+        tasks.set(taskId, written);
+        continue;
+      }
       try {
         tasks.set(taskId, await this.taskOf(taskId));
       } catch (err) {
-        // Left in the outbox: sent again after its claim lapses.
-        this.onError(err);
-        return;
+        tasks.set(taskId, err instanceof Error ? err : new Error(String(err)));
       }
     }
     for (const row of rows) {
@@ -112,6 +119,7 @@ export class PushOutboxSender {
       try {
         if (v03) {
           const task = tasks.get(row.task_id);
+          if (task instanceof Error) throw task;
           if (task === undefined) {
             // The task is gone (expired): there is nothing to send.
             void forget();
@@ -155,7 +163,8 @@ export class PushOutboxSender {
     try {
       await this.driver.query(q.deletePush, [row.task_id, row.seq, row.config_id]);
     } catch (err) {
-      // Left in the outbox: sent again after its claim lapses (at least once).
+      // Left in the outbox, claimed by this instance for as long as it runs: sent again once
+      // another instance takes the claim over after this one stopped (at least once).
       this.onError(err);
     } finally {
       this.#inFlight.delete(key);

@@ -356,7 +356,7 @@ class Store implements SqlTaskStore {
     ];
     return this.#serial(task.id, async () => {
       const [row] = await this.driver.query<{ pushes: number }>(q.createTask, params);
-      if ((row?.pushes ?? 0) > 0) await this.#pushes.send([{ taskId: task.id, seq: 1 }]).catch(this.#onError);
+      if ((row?.pushes ?? 0) > 0) await this.#pushes.send([{ taskId: task.id, seq: 1 }], task).catch(this.#onError);
     });
   }
 
@@ -432,7 +432,7 @@ class Store implements SqlTaskStore {
       written = row !== undefined;
       // Sent in the task's order of writes: the next write waits for this hand-over (D74).
       // Not sent now (the database failed): the rows stay in the outbox, sent after a restart (D74).
-      if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }]).catch(this.#onError);
+      if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }], task).catch(this.#onError);
     }).then(() => written);
   }
 
