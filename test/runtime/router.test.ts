@@ -351,6 +351,34 @@ suite(
   ],
 );
 
+describe('trailingSlash: "empty-value" (A2A 0.3\'s paths, D110)', () => {
+  const router = createRouter(
+    [
+      route("GET", "/tasks", "list"),
+      route("GET", "/tasks/{id}", "get"),
+      route("GET", "/tasks/{id}/configs", "configs"),
+      route("GET", "/tasks/{id}/configs/{cfg}", "config"),
+      route("POST", "/tasks/{id}:cancel", "cancel"),
+    ],
+    undefined,
+    { trailingSlash: "empty-value" },
+  );
+  test.each([
+    ["/tasks/a/configs/", found("config", { id: "a", cfg: "" })],
+    ["/tasks/", found("get", { id: "" })],
+    ["/tasks/a/configs", found("configs", { id: "a" })],
+    ["/tasks/a/", "not_found"], // a literal never matches the empty segment
+    ["/tasks//configs/", "not_found"], // only the last segment may be empty
+    ["/tasks/a/configs//", "not_found"],
+    ["/", "not_found"],
+  ] as const)("GET %s", (path, outcome) => {
+    expect(summarize(router.match("GET", path))).toEqual(outcome);
+  });
+  test("a verb is not split off an empty last segment", () => {
+    expect(summarize(router.match("POST", "/tasks/a:cancel/"))).toEqual("not_found");
+  });
+});
+
 suite(
   "methods: 405 union, `*` after specific methods, backtracking past a method mismatch",
   [

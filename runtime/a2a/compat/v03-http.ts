@@ -11,7 +11,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { BodyRefusedError, decodeUtf8, type CoreResponse, type Endpoint } from "../../core/transport.js";
 import { parsePathTemplate } from "../../core/http/path-template.js";
 import { createRequestEncoder, jsonNamesOf, type HttpRequestParts, type RequestEncoder } from "../../core/http/request-encoding.js";
-import { createRouter, type RouteInput, type RouteMatch } from "../../core/http/router.js";
+import { createRouter, type RouteInput } from "../../core/http/router.js";
 import type { HttpRuleSpec, MethodSpec } from "../../core/method-spec.js";
 import { A2AErrorTable } from "../errors.js";
 import { noV03Counterpart, v03Methods, type V03Method } from "./v03-methods.js";
@@ -84,25 +84,13 @@ const routes03: readonly Row03[] = [
   }),
 ];
 
+// 0.3's paths were split on "/" as they came: a trailing slash is an empty last value (a 0.3
+// client asking for config "" sends `…/pushNotificationConfigs/`), not the list it would be for 1.0.
 const router03 = createRouter<Route03 | "ListTasks">(
   routes03.map(([httpMethod, path, target]): RouteInput<Route03 | "ListTasks"> => ({ httpMethod, template: parsePathTemplate(path), target })),
+  undefined,
+  { trailingSlash: "empty-value" },
 );
-
-/**
- * The route of a 0.3 path below `/v1`. 0.3's paths were always split on "/"
- * as they came, so an empty last segment is a value: a 0.3 client asking
- * for config "" sends `…/pushNotificationConfigs/`, which must stay that
- * config and not become the list the router makes of it by dropping the
- * slash. Such a path is matched with a placeholder in its place, which must
- * land in a variable, whose value is then "".
- */
-function match03(method: string, path: string): RouteMatch<Route03 | "ListTasks"> {
-  if (!path.endsWith("/")) return router03.match(method, path);
-  const found = router03.match(method, `${path}-`);
-  if (found.kind !== "found") return found.kind === "bad_path" ? found : { kind: "not_found" };
-  if (found.values.at(-1) !== "-" || !found.route.template.text.endsWith("}")) return { kind: "not_found" };
-  return { ...found, values: [...found.values.slice(0, -1), ""] };
-}
 
 /**
  * The 1.0 route that serves a translated request, made from a2a.proto's own
@@ -134,7 +122,7 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
       if (fullPath !== base && !fullPath.startsWith(`${base}/`)) {
         return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}: 0.3's routes are under ${base}, and a request without A2A-Version is A2A 0.3 (spec 3.6.2); send A2A-Version: 1.0 for the 1.0 routes`);
       }
-      const found = match03(req.method, fullPath.slice(base.length));
+      const found = router03.match(req.method, fullPath.slice(base.length));
       if (found.kind === "bad_path") return error03(400, -32602, `the path ${fullPath} is not valid percent-encoding: ${found.reason}`);
       if (found.kind !== "found") return error03(404, -32601, `no A2A 0.3 route for ${req.method} ${fullPath}`);
       const route = found.route.target;

@@ -27,6 +27,9 @@
  *   request for the bare interface URL is better answered 404 than routed.
  * - A trailing slash is dropped before the verb is looked for, so
  *   `/tasks/x:cancel/` is `/tasks/x:cancel` (the reference finds no verb).
+ *   With `trailingSlash: "empty-value"` it is instead an empty last segment
+ *   that only a `*` can match, its value "": how A2A 0.3's paths were read
+ *   (`…/pushNotificationConfigs/` is config "", D110).
  * - `**` never swallows an empty segment, same as `*`.
  */
 import { templateKey, type PathTemplate, type TemplateVariable } from "./path-template.js";
@@ -83,10 +86,17 @@ function newNode<T>(): TrieNode<T> {
  * number of trie nodes each `match` enters, which lets a test show the cost
  * follows the path and not the route count without timing anything.
  */
+export interface RouterOptions {
+  /** What a trailing slash is: dropped (the default), or an empty last segment a `*` matches. */
+  readonly trailingSlash?: "drop" | "empty-value";
+}
+
 export function createRouter<T>(
   routes: readonly RouteInput<T>[],
   stats?: { nodesVisited: number },
+  options: RouterOptions = {},
 ): Router<T> {
+  const emptyLast = options.trailingSlash === "empty-value";
   const root = newNode<T>();
   // Only these are split off a request's last segment; anything else after a
   // ":" is part of the segment (reference default, #43).
@@ -141,8 +151,11 @@ export function createRouter<T>(
     match(httpMethod, rawPath) {
       if (!rawPath.startsWith("/")) return { kind: "not_found" };
       const segs = rawPath.slice(1).split("/");
-      if (segs[segs.length - 1] === "") segs.pop(); // trailing slash; also "/" -> []
+      // A trailing slash; also "/" -> [].
+      if (segs[segs.length - 1] === "" && (!emptyLast || segs.length === 1)) segs.pop();
       if (segs.length === 0) return { kind: "not_found" };
+      // The one empty segment a `*` may match: the last, when a trailing slash is a value.
+      const emptyAt = emptyLast && segs[segs.length - 1] === "" ? segs.length - 1 : -1;
 
       let verbKey = NO_VERB;
       if (verbs.size > 0) {
@@ -191,7 +204,7 @@ export function createRouter<T>(
         const lit = node.literals.get(seg);
         const viaLiteral = lit ? search(lit, i + 1) : undefined;
         if (viaLiteral) return viaLiteral;
-        if (seg !== "" && node.wildcard) {
+        if ((seg !== "" || i === emptyAt) && node.wildcard) {
           const viaWildcard = search(node.wildcard, i + 1);
           if (viaWildcard) return viaWildcard;
         }
