@@ -32,10 +32,49 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function instance(leaseMs = 30_000): Promise<SqlTaskStore> {
-  const store = await createPostgresTaskStore({ connectionString: server.url, leaseMs });
+// A test that made the receiver refuse does not leave it refusing.
+afterEach(() => {
+  receiver.answer = () => 200;
+});
+
+async function instance(leaseMs = 30_000, onError?: (error: unknown) => void): Promise<SqlTaskStore> {
+  const store = await createPostgresTaskStore({ connectionString: server.url, leaseMs, ...(onError === undefined ? {} : { onError }) });
   stores.push(store);
   return store;
+}
+
+/** Two notifications of a task that completes at once: an artifact and a chunk appended to it. */
+const quick: A2AServiceExecutor = async function* () {
+  yield { artifact: { parts: [{ content: { case: "text", value: "one" } }] } };
+  yield { artifact: { parts: [{ content: { case: "text", value: "two" } }] }, append: true };
+};
+
+/** The receiver refuses every notification until `open()`; `delivered` is what it took from then on. */
+function refusingReceiver(): { delivered: Received[]; open: () => void } {
+  const delivered: Received[] = [];
+  let up = false;
+  receiver.answer = (got) => {
+    if (!up) return 503;
+    delivered.push(got);
+    return 200;
+  };
+  return { delivered, open: () => void (up = true) };
+}
+
+/**
+ * Runs `check` while instance B, on a store of its own, takes over what A
+ * left; B's store is closed with it, since a store left open claims the
+ * next test's lapsed rows.
+ */
+async function withInstanceB(check: () => Promise<void>, onError?: (error: unknown) => void): Promise<void> {
+  const storeB = await instance(400, onError);
+  const b = createA2AServiceTaskHandler(quick, { store: storeB, push: allow });
+  try {
+    await check();
+  } finally {
+    await b.close();
+    await storeB.close();
+  }
 }
 
 const call = callContext("");
@@ -100,11 +139,6 @@ test("a push config made through B gets the events of a task A runs, each once, 
   }
 });
 
-const quick: A2AServiceExecutor = async function* () {
-  yield { artifact: { parts: [{ content: { case: "text", value: "one" } }] } };
-  yield { artifact: { parts: [{ content: { case: "text", value: "two" } }] }, append: true };
-};
-
 /**
  * Instance A runs `quick` with a push config whose receiver refuses every
  * notification, then stops (its delivery and its store closed) with the
@@ -113,13 +147,7 @@ const quick: A2AServiceExecutor = async function* () {
  * notifications from then on; `delivered` is what it took.
  */
 async function stoppedWithUndelivered(configId: string, context: A2ACallContext) {
-  const delivered: Received[] = [];
-  let up = false;
-  receiver.answer = (got) => {
-    if (!up) return 503;
-    delivered.push(got);
-    return 200;
-  };
+  const { delivered, open } = refusingReceiver();
   const pushA = createPushDelivery({ ...allow, backoffMs: 60_000, onError: () => undefined });
   const storeA = await instance(400);
   const a = createA2AServiceTaskHandler(quick, { store: storeA, push: pushA });
@@ -135,53 +163,33 @@ async function stoppedWithUndelivered(configId: string, context: A2ACallContext)
   await storeA.close();
   await a.close();
   expect(await outboxRows()).toBe(4);
-  return { id: done.payload.value.id, delivered, open: () => void (up = true) };
+  return { id: done.payload.value.id, delivered, open };
 }
 
 test("notifications A wrote and never delivered (it stopped) are delivered by B once A's claim lapses, in order", async () => {
-  try {
-    const { delivered, open } = await stoppedWithUndelivered("c", call);
-    open();
-    // B's store is closed with the test: a store left open claims the next test's lapsed rows.
-    const storeB = await instance(400);
-    const b = createA2AServiceTaskHandler(quick, { store: storeB, push: allow });
-    try {
-      await receiver.when("B to deliver A's notifications", () => delivered.length >= 4, 10_000);
-      expect(delivered.map((r) => kindOf(r.body))).toEqual(["task", "artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
-      // A row goes once its receiver answered: after the POST is seen here.
-      await until("the outbox to empty", async () => (await outboxRows()) === 0);
-    } finally {
-      await b.close();
-      await storeB.close();
-    }
-  } finally {
-    receiver.answer = () => 200;
-  }
+  const { delivered, open } = await stoppedWithUndelivered("c", call);
+  open();
+  await withInstanceB(async () => {
+    await receiver.when("B to deliver A's notifications", () => delivered.length >= 4, 10_000);
+    expect(delivered.map((r) => kindOf(r.body))).toEqual(["task", "artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
+    // A row goes once its receiver answered: after the POST is seen here.
+    await until("the outbox to empty", async () => (await outboxRows()) === 0);
+  });
 });
 
 test("a 0.3 caller's config is in the outbox too (D112): written with the change, delivered after a crash, as the whole task in 0.3's form", async () => {
-  try {
-    const { id, delivered, open } = await stoppedWithUndelivered("c03", { ...call, protocolVersion: "0.3" });
-    open();
-    // B's store is closed with the test: a store left open claims the next test's lapsed rows.
-    const storeB = await instance(400);
-    const b = createA2AServiceTaskHandler(quick, { store: storeB, push: allow });
-    try {
-      await receiver.when("B to deliver A's notification", () => delivered.length >= 1, 10_000);
-      // The outbox empties: the three older rows of the config went with the newest, which carries the task as it is.
-      await until("the outbox to empty", async () => (await outboxRows()) === 0);
-      expect(delivered).toHaveLength(1);
-      expect(delivered[0]!.headers["content-type"]).toBe("application/json");
-      const task = JSON.parse(delivered[0]!.body) as { kind?: string; id?: string; status?: { state?: string }; artifacts?: { parts: { text?: string }[] }[] };
-      expect(task).toMatchObject({ kind: "task", id, status: { state: "completed" } });
-      expect(task.artifacts?.[0]?.parts.map((p) => p.text).join("")).toBe("onetwo");
-    } finally {
-      await b.close();
-      await storeB.close();
-    }
-  } finally {
-    receiver.answer = () => 200;
-  }
+  const { id, delivered, open } = await stoppedWithUndelivered("c03", { ...call, protocolVersion: "0.3" });
+  open();
+  await withInstanceB(async () => {
+    await receiver.when("B to deliver A's notification", () => delivered.length >= 1, 10_000);
+    // The outbox empties: the three older rows of the config went with the newest, which carries the task as it is.
+    await until("the outbox to empty", async () => (await outboxRows()) === 0);
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]!.headers["content-type"]).toBe("application/json");
+    const task = JSON.parse(delivered[0]!.body) as { kind?: string; id?: string; status?: { state?: string }; artifacts?: { parts: { text?: string }[] }[] };
+    expect(task).toMatchObject({ kind: "task", id, status: { state: "completed" } });
+    expect(task.artifacts?.[0]?.parts.map((p) => p.text).join("")).toBe("onetwo");
+  });
 });
 
 test("a task that cannot be read fails its 0.3 notifications, reported, and holds back none of its 1.0 ones", async () => {
@@ -191,13 +199,7 @@ test("a task that cannot be read fails its 0.3 notifications, reported, and hold
     await gate.promise;
     yield { artifact: { parts: [{ content: { case: "text", value: "late" } }] } };
   };
-  const delivered: Received[] = [];
-  let up = false;
-  receiver.answer = (got) => {
-    if (!up) return 503;
-    delivered.push(got);
-    return 200;
-  };
+  const { delivered, open } = refusingReceiver();
   const pushA = createPushDelivery({ ...allow, backoffMs: 60_000, onError: () => undefined });
   const storeA = await instance(400);
   const a = createA2AServiceTaskHandler(gated, { store: storeA, push: pushA });
@@ -224,23 +226,19 @@ test("a task that cannot be read fails its 0.3 notifications, reported, and hold
     await client.connect();
     await client.query("UPDATE a2a_tasks SET task = '\\x00'::bytea WHERE id = $1", [id]);
     await client.end();
-    up = true;
+    open();
     const errors: unknown[] = [];
-    const storeB = await createPostgresTaskStore({ connectionString: server.url, leaseMs: 400, onError: (err) => void errors.push(err) });
-    stores.push(storeB);
-    const b = createA2AServiceTaskHandler(gated, { store: storeB, push: allow });
-    try {
-      await until("the outbox to empty", async () => (await outboxRows()) === 0, 10_000);
-      expect(delivered.filter((r) => r.path === `${base}/10`).map((r) => kindOf(r.body))).toEqual(["task", "status:TASK_STATE_WORKING", "artifact:late", "status:TASK_STATE_COMPLETED"]);
-      expect(delivered.filter((r) => r.path === `${base}/03`)).toEqual([]);
-      expect(errors.length).toBeGreaterThan(0);
-    } finally {
-      await b.close();
-      await storeB.close();
-    }
+    await withInstanceB(
+      async () => {
+        await until("the outbox to empty", async () => (await outboxRows()) === 0, 10_000);
+        expect(delivered.filter((r) => r.path === `${base}/10`).map((r) => kindOf(r.body))).toEqual(["task", "status:TASK_STATE_WORKING", "artifact:late", "status:TASK_STATE_COMPLETED"]);
+        expect(delivered.filter((r) => r.path === `${base}/03`)).toEqual([]);
+        expect(errors.length).toBeGreaterThan(0);
+      },
+      (err) => void errors.push(err),
+    );
   } finally {
     gate.resolve();
-    receiver.answer = () => 200;
     await a.close();
   }
 });
