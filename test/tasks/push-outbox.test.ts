@@ -186,6 +186,8 @@ test("a 0.3 caller's config is in the outbox too (D112): written with the change
     await until("the outbox to empty", async () => (await outboxRows()) === 0);
     expect(delivered).toHaveLength(1);
     expect(delivered[0]!.headers["content-type"]).toBe("application/json");
+    // 0.3's webhook carries the config's token as 1.0's does (checklist part 16).
+    expect(delivered[0]!.headers["x-a2a-notification-token"]).toBe("tok");
     const task = JSON.parse(delivered[0]!.body) as { kind?: string; id?: string; status?: { state?: string }; artifacts?: { parts: { text?: string }[] }[] };
     expect(task).toMatchObject({ kind: "task", id, status: { state: "completed" } });
     expect(task.artifacts?.[0]?.parts.map((p) => p.text).join("")).toBe("onetwo");
