@@ -97,6 +97,30 @@ test("while tasks in a block are kept, its space is never written again: blocks 
   expectKept(kept, seqs, size);
 });
 
+test("an emptied block is written into again: a steady flow of tasks makes no new blocks once the first few have emptied", () => {
+  const kept = new FinishedTasks();
+  const seqs = new Map<number, number>();
+  const size = (n: number) => 500 + (n % 300);
+  // About 650 bytes each, the newest 150 kept: two or three blocks hold them, and 3,000 tasks fill about 30.
+  for (let n = 0; n < 3000; n++) {
+    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
+    kept.expire(n, Infinity, 150, () => undefined);
+  }
+  expect(kept.blocksMade).toBeLessThanOrEqual(5);
+  expectKept(kept, seqs, size);
+  // A large task in the flow gets a block of its own, which is never taken back as a shared one.
+  const made = kept.blocksMade;
+  const sizeWithLarge = (n: number) => (n === 3000 ? 20_000 : size(n));
+  for (let n = 3000; n < 4000; n++) {
+    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, sizeWithLarge(n)), sizeWithLarge(n)));
+    kept.expire(n, Infinity, 150, () => undefined);
+    if (n % 250 === 0) expectKept(kept, seqs, sizeWithLarge);
+  }
+  expect(kept.has(seqs.get(3000)!)).toBe(false);
+  expect(kept.blocksMade - made).toBe(1);
+  expectKept(kept, seqs, sizeWithLarge);
+});
+
 test("the columns shrink step by step while tasks are kept, and every kept task stays where its seq says", () => {
   const kept = new FinishedTasks();
   const seqs = new Map<number, number>();

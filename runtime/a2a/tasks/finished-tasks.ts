@@ -6,9 +6,10 @@
  * collection and then swept, and that bookkeeping cost every SendMessage
  * more than the task's own work. So nothing of a finished task is an
  * object of its own here:
- * - its protobuf bytes are copied into shared blocks of 64 KB, which leave
- *   (to the collector) once the last task written into them is dropped; as
- *   tasks leave in the order they finished, blocks empty in that order too;
+ * - its protobuf bytes are copied into shared blocks of 64 KB, which are
+ *   written into again (two kept aside at most) or left to the collector
+ *   once the last task written into them is dropped; as tasks leave in the
+ *   order they finished, blocks empty in that order too;
  * - what ListTasks filters and orders by, and what finds the bytes, are
  *   columns (typed arrays, and arrays of the strings the task had anyway)
  *   indexed by the task's place in finishing order, its `seq`: the number
@@ -28,6 +29,15 @@ const blockSize = 64 * 1024;
 const ownBlockOver = blockSize / 4;
 /** The columns never shrink below this many rows. */
 const minRows = 64;
+/**
+ * Emptied shared blocks kept for the next ones needed. At a steady rate one
+ * block empties (its tasks expired) as another fills: taking the emptied one
+ * back means no new ArrayBuffer every few hundred tasks. New ones, each
+ * dropped a few milliseconds of tasks later, were external memory the
+ * collector answered with full collections, and while they ran every task
+ * alive at a scavenge was promoted (D76).
+ */
+const spareBlocks = 2;
 
 export class FinishedTasks {
   /** Rows (a power of two): the task of seq `s` is in row `s % rows`. */
@@ -49,10 +59,18 @@ export class FinishedTasks {
   #finishedAt = new Float64Array(0);
   /** The block tasks are written into now. */
   #block: Block | undefined;
+  /** Emptied shared blocks, written into again before a new one is made. */
+  #spare: Block[] = [];
+  #blocksMade = 0;
 
   /** How many finished tasks are kept. */
   get size(): number {
     return this.#end - this.#first;
+  }
+
+  /** How many blocks were ever made (a large task's own included): what the collector is given. */
+  get blocksMade(): number {
+    return this.#blocksMade;
   }
 
   /**
@@ -78,9 +96,9 @@ export class FinishedTasks {
     }
     let block = this.#block;
     if (length > ownBlockOver) {
-      block = new Block(new Uint8Array(length));
+      block = this.#newBlock(length);
     } else if (block === undefined || block.used + length > blockSize) {
-      block = this.#block = new Block(new Uint8Array(blockSize));
+      block = this.#block = this.#spare.pop() ?? this.#newBlock(blockSize);
     }
     block.bytes.set(length === bytes.length ? bytes : bytes.subarray(0, length), block.used);
     this.#blocks[row] = block;
@@ -163,6 +181,11 @@ export class FinishedTasks {
     if (this.#rows > minRows && size <= this.#rows / 4) this.#resize(size === 0 ? 0 : Math.max(minRows, this.#rows / 2));
   }
 
+  #newBlock(size: number): Block {
+    this.#blocksMade++;
+    return new Block(new Uint8Array(size));
+  }
+
   /** Lets go of everything a row holds. */
   #clear(row: number): void {
     this.#ids[row] = undefined;
@@ -173,8 +196,10 @@ export class FinishedTasks {
     const block = this.#blocks[row];
     if (block === undefined) return;
     this.#blocks[row] = undefined;
-    // The block being written into is reused from its start once everything in it left.
-    if (--block.live === 0 && block === this.#block) block.used = 0;
+    if (--block.live > 0) return;
+    // An emptied block is written into again from its start: the current one at once, another later.
+    block.used = 0;
+    if (block !== this.#block && block.bytes.length === blockSize && this.#spare.length < spareBlocks) this.#spare.push(block);
   }
 
   /** New columns of `rows` rows, each kept task at its seq's row in them. */
@@ -218,6 +243,9 @@ export class FinishedTasks {
     this.#states = states;
     this.#timeMs = timeMs;
     this.#finishedAt = finishedAt;
-    if (rows === 0) this.#block = undefined;
+    if (rows === 0) {
+      this.#block = undefined;
+      this.#spare = [];
+    }
   }
 }
