@@ -290,6 +290,41 @@ export function codecTests(): void {
     roundTrips(Longs, seed, 60, [All]);
   });
 
+  test("strings around the writer's ASCII path (up to 127 characters) encode as toBinary encodes them", () => {
+    const ascii = (n: number) => "abcdefghij".repeat(13).slice(0, n);
+    const values = [0, 1, 31, 32, 33, 36, 100, 126, 127, 128, 129, 200].flatMap((n) => [
+      ascii(n),
+      // Not ASCII at the end (the path has written the rest by then), in the middle, or a lone surrogate.
+      `${ascii(n)}é`,
+      `${ascii(Math.floor(n / 2))}ü${ascii(Math.ceil(n / 2))}`,
+      `${ascii(n)}\ud800`,
+    ]);
+    for (const value of values) {
+      expectSameEncoding(All, { fString: value, rString: [value, "id"], choice: { case: "cString", value } });
+      // A2A's ids and texts, through generated/a2a_codec.ts.
+      expectSameEncoding(TaskSchema, { id: value, contextId: "c", history: [{ messageId: value, parts: [{ content: { case: "text", value } }] }] });
+    }
+  });
+
+  test("a closed enum's unknown value followed by an unknown field: both kept (protobuf-es 2.17 keeps only the field)", () => {
+    // P2 field 3 is the closed enum `e`: 9 is none of its values; field 99 is no field of P2.
+    const bytes = Uint8Array.from([0x18, 0x09, 0x98, 0x06, 0x01]);
+    const ours = decodeBinary(P2, bytes) as unknown as { $unknown?: { no: number; wireType: number; data: Uint8Array }[] };
+    expect(ours.$unknown).toEqual([
+      { no: 3, wireType: 0, data: Uint8Array.from([0x09]) },
+      { no: 99, wireType: 0, data: Uint8Array.from([0x01]) },
+    ]);
+    // fromBinary's loop keeps its own list of unknown fields and sets it last, over the one the enum's
+    // reader started: the enum's value is lost. When protobuf-es keeps it, this shows, and the rule
+    // that the codec decodes as fromBinary does holds here again.
+    const theirs = fromBinary(P2, bytes) as unknown as { $unknown?: { no: number }[] };
+    expect(theirs.$unknown?.map((u) => u.no)).toEqual([99]);
+    // Written back, ours keeps the value; with nothing else unknown both agree.
+    expect(toBinary(P2, ours as never)).toEqual(bytes);
+    const alone = Uint8Array.from([0x18, 0x09]);
+    expect(decodeBinary(P2, alone)).toStrictEqual(fromBinary(P2, alone));
+  });
+
   test("a group met twice in one message merges, as fromBinary merges it", () => {
     const first = toBinary(WithGroup, create(WithGroup, { g: { a: 1 } } as never));
     const second = toBinary(WithGroup, create(WithGroup, { g: {}, after: "x" } as never));

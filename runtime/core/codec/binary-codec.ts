@@ -20,7 +20,9 @@
  *
  * Either way `encode` gives the bytes of `toBinary(desc, create(desc, v))`
  * and `decode` the message `fromBinary(desc, b)` gives (deeply equal,
- * `$unknown` and prototypes included), or the same error: a value the
+ * `$unknown` and prototypes included; one exception: a closed enum's
+ * unknown value followed by an unknown field, where protobuf-es 2.17 loses
+ * the value and `decode` keeps both), or the same error: a value the
  * emitted writer cannot write is handed to protobuf-es, whose error (the
  * field, in its words) is the one thrown. test/runtime/binary-codec.cases.ts
  * holds the emitted codecs to protobuf-es on random and malformed input.
@@ -108,7 +110,7 @@ function toBuffer(bytes: Uint8Array, length: number): Buffer {
 function encodeWith<Desc extends DescMessage, T>(codec: GenCodec<Desc>, value: MessageInitShape<Desc>, copy: (bytes: Uint8Array, length: number) => T): T {
   // One writer is kept between calls so its buffer need not grow again each
   // time; a call made while it is in use (or after a throw) takes a new one.
-  const w = spareWriter ?? new BinaryWriter();
+  const w = spareWriter ?? newWriter();
   spareWriter = undefined;
   const init = (value ?? {}) as MessageInitShape<Desc>;
   try {
@@ -159,6 +161,34 @@ function decodeWith<Desc extends DescMessage>(codec: GenCodec<Desc>, bytes: Uint
   return codec.read(new BinaryReader(bytes), ctx, bytes.byteLength);
 }
 
+/**
+ * protobuf-es's writer, with its copy-free path for ASCII strings taken up
+ * to 127 characters instead of 32: ids are mostly 36-character UUIDs, which
+ * its path for the rest encodes through TextEncoder.encodeInto and a
+ * subarray each. The bytes are the same: an ASCII string of 127 characters
+ * or fewer is that many bytes, after a one-byte length.
+ */
+class CodecWriter extends BinaryWriter {
+  override string(value: string): this {
+    const inner = this as unknown as WriterInternals;
+    const len = value.length;
+    // Anything else (no room yet, a longer string, not a string at all) goes the base class's way.
+    if (len <= 127 && inner.pos + len < inner.buffer.length) {
+      const buf = inner.buffer;
+      let pos = inner.pos;
+      buf[pos++] = len;
+      for (let i = 0; i < len; i++) {
+        const code = value.charCodeAt(i);
+        if (code > 0x7f) return super.string(value);
+        buf[pos++] = code;
+      }
+      inner.pos = pos;
+      return this;
+    }
+    return super.string(value);
+  }
+}
+
 let spareWriter: BinaryWriter | undefined;
 
 /**
@@ -176,6 +206,9 @@ function internalsOf(w: BinaryWriter): WriterInternals | undefined {
   const inner = w as unknown as Partial<WriterInternals>;
   return inner.buffer instanceof Uint8Array && typeof inner.pos === "number" && inner.stackPos?.length === 0 ? (inner as WriterInternals) : undefined;
 }
+
+/** The codecs' writer: CodecWriter where protobuf-es's writer is laid out as WriterInternals says, else its own. */
+const newWriter: () => BinaryWriter = internalsOf(new BinaryWriter().uint32(1))?.pos === 1 ? () => new CodecWriter() : () => new BinaryWriter();
 
 /** Whether the codec reads the writer's buffer directly (false: it copies through finish()). */
 export function readsWriterBuffer(): boolean {
