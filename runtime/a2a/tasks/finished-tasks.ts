@@ -33,9 +33,10 @@ const minRows = 64;
  * Emptied shared blocks kept for the next ones needed. At a steady rate one
  * block empties (its tasks expired) as another fills: taking the emptied one
  * back means no new ArrayBuffer every few hundred tasks. New ones, each
- * dropped a few milliseconds of tasks later, were external memory the
- * collector answered with full collections, and while they ran every task
- * alive at a scavenge was promoted (D76).
+ * dropped a few milliseconds of tasks later, were external memory for which
+ * the collector ran full collections, and from the first of them on each
+ * scavenge promoted the objects of every call made since the one before
+ * (D76).
  */
 const spareBlocks = 2;
 
