@@ -139,6 +139,21 @@ export class FinishedTasks {
     return this.#timeMs[seq % this.#rows]!;
   }
 
+  /**
+   * The status time of task `seq` when ListTasks of `tenant` and `owner`
+   * takes it (`contextId` "" and `state` 0 take any, `afterMs` is the
+   * earliest time taken), else NaN: one row read for the whole filter, as
+   * each of the thousands of tasks a listing walks needs.
+   */
+  listedTimeMs(seq: number, tenant: string, owner: string, contextId: string, state: number, afterMs: number | undefined): number {
+    const row = seq % this.#rows;
+    if (this.#tenants[row] !== tenant || this.#owners[row] !== owner) return NaN;
+    if (contextId !== "" && this.#contextIds[row] !== contextId) return NaN;
+    if (state !== 0 && this.#states[row] !== state) return NaN;
+    const timeMs = this.#timeMs[row]!;
+    return afterMs !== undefined && timeMs < afterMs ? NaN : timeMs;
+  }
+
   /** The kept task: the record itself, or a new copy of its bytes (in memory of their own: a caller may keep the task) for `decode`. */
   read(seq: number, decode: (bytes: Uint8Array) => StoredTask["task"]): StoredTask {
     const row = seq % this.#rows;

@@ -13,7 +13,8 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBinaryWith, ownBytesReadOptions } from "../../core/codec/binary-codec.js";
 import { FinishedTasks } from "./finished-tasks.js";
 import type { PushConfigLike, TaskLike } from "./model.js";
-import { compareNewestFirst, decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor, type TaskCursor } from "./page-token.js";
+import { NewestFirstPage } from "./newest-first.js";
+import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "./page-token.js";
 import { type ConfigPage, type StoredTask, type TaskChange, type TaskPage, type TaskQuery, type TaskStore } from "./task-store.js";
 
 export interface InMemoryTaskStoreOptions {
@@ -121,40 +122,28 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     },
 
     list(owner, query: TaskQuery): TaskPage {
-      const after = query.pageToken === "" ? undefined : decodeTaskCursor(query.pageToken);
-      const matching: { value: StoredTask | number; cursor: TaskCursor }[] = [];
+      const page = new NewestFirstPage<StoredTask | number>(query.pageSize, query.pageToken === "" ? undefined : decodeTaskCursor(query.pageToken));
+      let totalSize = 0;
       // Every task, not an index per owner: two more hash updates per task for a call that reads a page.
+      const { tenant, owner: who } = owner;
+      const { contextId, state, statusAfterMs } = query;
       tasks.forEach((value, id) => {
-        let contextId: string, state: number, timeMs: number;
+        let timeMs: number;
         if (typeof value === "number") {
-          if (finished.tenantOf(value) !== owner.tenant || finished.ownerOf(value) !== owner.owner) return;
-          contextId = finished.contextIdOf(value);
-          state = finished.stateOf(value);
-          timeMs = finished.timeMsOf(value);
+          timeMs = finished.listedTimeMs(value, tenant, who, contextId, state, statusAfterMs);
+          if (Number.isNaN(timeMs)) return;
         } else {
-          if (value.tenant !== owner.tenant || value.owner !== owner.owner) return;
-          contextId = value.task.contextId;
-          state = value.task.status?.state ?? 0;
+          if (value.tenant !== tenant || value.owner !== who) return;
+          if (contextId !== "" && value.task.contextId !== contextId) return;
+          if (state !== 0 && (value.task.status?.state ?? 0) !== state) return;
           timeMs = statusTimeMs(value.task);
+          if (statusAfterMs !== undefined && timeMs < statusAfterMs) return;
         }
-        if (query.contextId !== "" && contextId !== query.contextId) return;
-        if (query.state !== 0 && state !== query.state) return;
-        if (query.statusAfterMs !== undefined && timeMs < query.statusAfterMs) return;
-        matching.push({ value, cursor: { timeMs, id } });
+        totalSize++;
+        page.offer(timeMs, id, value);
       });
-      matching.sort((a, b) => compareNewestFirst(a.cursor, b.cursor));
-      let start = 0;
-      if (after !== undefined) {
-        while (start < matching.length && compareNewestFirst(matching[start]!.cursor, after) <= 0) start++;
-      }
-      const page = matching.slice(start, start + query.pageSize);
-      const last = page.at(-1);
-      const more = start + page.length < matching.length;
-      return {
-        tasks: page.map((m) => recordOf(m.value).task),
-        totalSize: matching.length,
-        nextPageToken: more && last !== undefined ? encodeTaskCursor(last.cursor) : "",
-      };
+      const { values, next } = page.take();
+      return { tasks: values.map((value) => recordOf(value).task), totalSize, nextPageToken: next === undefined ? "" : encodeTaskCursor(next) };
     },
 
     putConfig(config) {
