@@ -238,12 +238,12 @@ export function emitReaders(ctx: CodecContext, desc: DescMessage): void {
   const record = (indent: number, lines: Lines) => {
     const dispatch = new Lines();
     if (cases === undefined) {
-      dispatch.add(0, "unknown = ", ctx.rt("readUnknownField"), "(r, ctx, tag, unknown ?? message.$unknown);");
+      dispatch.add(0, "unknown = ", ctx.rt("readUnknownField"), "(r, ctx, tag, unknown ?? kept);");
     } else {
       dispatch.add(0, "switch (tag >>> 3) {");
       dispatch.addAll(1, cases);
       dispatch.add(1, "default:");
-      dispatch.add(2, "unknown = ", ctx.rt("readUnknownField"), "(r, ctx, tag, unknown ?? message.$unknown);");
+      dispatch.add(2, "unknown = ", ctx.rt("readUnknownField"), "(r, ctx, tag, unknown ?? kept);");
       dispatch.add(0, "}");
     }
     lines.addAll(indent, dispatch);
@@ -252,6 +252,9 @@ export function emitReaders(ctx: CodecContext, desc: DescMessage): void {
   const body = new Lines();
   body.add(1, ctx.rt("enterMessage"), "(ctx, ", typeName, ");");
   body.add(1, "const end = r.pos + length;");
+  // fromBinary's list of unknown fields: the message's own when it had one, else a new one set at the end, over
+  // the list a closed enum's unknown value started meanwhile (protobuf-es 2.17 loses that value so; kept alike).
+  body.add(1, "const kept = message.$unknown;");
   body.add(1, "let unknown: ", unknownType, "[] | undefined;");
   body.add(1, "while (r.pos < end) {");
   body.add(2, "const tag = ", ctx.rt("readTag"), "(r, ctx);");
@@ -269,6 +272,7 @@ export function emitReaders(ctx: CodecContext, desc: DescMessage): void {
   if (!ctx.plan.isGroup(desc)) return;
   const group = new Lines();
   group.add(1, ctx.rt("enterMessage"), "(ctx, ", typeName, ");");
+  group.add(1, "const kept = message.$unknown;");
   group.add(1, "let unknown: ", unknownType, "[] | undefined;");
   group.add(1, "let tag = 0;");
   group.add(1, "while (r.pos < r.len) {");

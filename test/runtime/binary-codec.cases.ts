@@ -28,16 +28,18 @@ import {
   type DescMessage,
   type JsonValue,
 } from "@bufbuild/protobuf";
+import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import { CodeGeneratorRequestSchema, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import "../../generated/a2a_methods.js";
 import {
   AgentCardSchema,
+  MessageSchema,
   SendMessageRequestSchema,
   SendMessageResponseSchema,
   StreamResponseSchema,
   TaskSchema,
 } from "../../generated/a2a_pb.js";
-import { decodeBinary, encodeBinary, encodeBuffer, readsWriterBuffer, serializeMessage } from "../../runtime/core/codec/binary-codec.js";
+import { CodecWriter, decodeBinary, encodeBinary, encodeBuffer, readsWriterBuffer, serializeMessage } from "../../runtime/core/codec/binary-codec.js";
 import { codecOf } from "../../runtime/core/codec/registry.js";
 import { codecFixtures } from "../support/codec-fixtures.js";
 import { loadCodecs, loadCodecsOf } from "../support/codecs.js";
@@ -306,23 +308,47 @@ export function codecTests(): void {
     }
   });
 
-  test("a closed enum's unknown value followed by an unknown field: both kept (protobuf-es 2.17 keeps only the field)", () => {
+  test("values that are not strings, where a list item or a oneof value may be one, encode as toBinary encodes them", () => {
+    for (const value of [null, undefined, 5, ["abc"], new String("abc"), true]) {
+      expectSameEncoding(All, { rString: [value, "id"], choice: { case: "cString", value } });
+      expectSameEncoding(MessageSchema, { messageId: "m", extensions: [value], parts: [{ content: { case: "text", value } }] });
+    }
+  });
+
+  test("the writer's ASCII path near the end of its buffer: the same bytes as protobuf-es's writer, with or without room", () => {
+    const room = (w: BinaryWriter) => (w as unknown as { buffer: Uint8Array }).buffer.length;
+    for (const len of [1, 33, 36, 100, 127]) {
+      const value = "k".repeat(len);
+      const size = room(new CodecWriter().raw(new Uint8Array(1000)));
+      // Written at every position from well inside the buffer to past the point where the string no longer fits.
+      for (let at = size - len - 4; at <= Math.min(size, size - len + 2); at++) {
+        const ours = new CodecWriter().raw(new Uint8Array(at).fill(1));
+        expect(room(ours)).toBe(size);
+        const theirs = new BinaryWriter().raw(new Uint8Array(at).fill(1));
+        expect([len, at, ours.string(value).string("é").finish()]).toEqual([len, at, theirs.string(value).string("é").finish()]);
+      }
+    }
+  });
+
+  test("a closed enum's unknown value and an unknown field, in either order: what fromBinary keeps (protobuf-es 2.17 loses the value)", () => {
     // P2 field 3 is the closed enum `e`: 9 is none of its values; field 99 is no field of P2.
-    const bytes = Uint8Array.from([0x18, 0x09, 0x98, 0x06, 0x01]);
-    const ours = decodeBinary(P2, bytes) as unknown as { $unknown?: { no: number; wireType: number; data: Uint8Array }[] };
-    expect(ours.$unknown).toEqual([
-      { no: 3, wireType: 0, data: Uint8Array.from([0x09]) },
-      { no: 99, wireType: 0, data: Uint8Array.from([0x01]) },
-    ]);
-    // fromBinary's loop keeps its own list of unknown fields and sets it last, over the one the enum's
-    // reader started: the enum's value is lost. When protobuf-es keeps it, this shows, and the rule
-    // that the codec decodes as fromBinary does holds here again.
-    const theirs = fromBinary(P2, bytes) as unknown as { $unknown?: { no: number }[] };
-    expect(theirs.$unknown?.map((u) => u.no)).toEqual([99]);
-    // Written back, ours keeps the value; with nothing else unknown both agree.
-    expect(toBinary(P2, ours as never)).toEqual(bytes);
+    const enumFirst = Uint8Array.from([0x18, 0x09, 0x98, 0x06, 0x01]);
+    const fieldFirst = Uint8Array.from([0x98, 0x06, 0x01, 0x18, 0x09]);
+    for (const bytes of [enumFirst, fieldFirst]) {
+      expectSameDecoding(P2, bytes);
+      // fromBinary's loop sets its own list of unknown fields last, over the one the enum's reader started.
+      // When protobuf-es keeps the value, this fails: the emitted reader must then keep it too.
+      expect((decodeBinary(P2, bytes) as unknown as { $unknown?: { no: number }[] }).$unknown?.map((u) => u.no)).toEqual([99]);
+    }
+    // Alone, the value is kept, by both.
     const alone = Uint8Array.from([0x18, 0x09]);
-    expect(decodeBinary(P2, alone)).toStrictEqual(fromBinary(P2, alone));
+    expectSameDecoding(P2, alone);
+    expect((decodeBinary(P2, alone) as unknown as { $unknown?: { no: number }[] }).$unknown?.map((u) => u.no)).toEqual([3]);
+    // Field 7 (`child`) met twice: the second is read into the first, whose unknown field is there already; both kept.
+    const twice = Uint8Array.from([0x3a, 0x03, 0x98, 0x06, 0x01, 0x3a, 0x02, 0x18, 0x09]);
+    expectSameDecoding(P2, twice);
+    const child = (decodeBinary(P2, twice) as unknown as { child?: { $unknown?: { no: number }[] } }).child;
+    expect(child?.$unknown?.map((u) => u.no)).toEqual([99, 3]);
   });
 
   test("a group met twice in one message merges, as fromBinary merges it", () => {

@@ -20,9 +20,7 @@
  *
  * Either way `encode` gives the bytes of `toBinary(desc, create(desc, v))`
  * and `decode` the message `fromBinary(desc, b)` gives (deeply equal,
- * `$unknown` and prototypes included; one exception: a closed enum's
- * unknown value followed by an unknown field, where protobuf-es 2.17 loses
- * the value and `decode` keeps both), or the same error: a value the
+ * `$unknown` and prototypes included), or the same error: a value the
  * emitted writer cannot write is handed to protobuf-es, whose error (the
  * field, in its words) is the one thrown. test/runtime/binary-codec.cases.ts
  * holds the emitted codecs to protobuf-es on random and malformed input.
@@ -168,8 +166,10 @@ function decodeWith<Desc extends DescMessage>(codec: GenCodec<Desc>, bytes: Uint
  * subarray each. The bytes are the same: an ASCII string of 127 characters
  * or fewer is that many bytes, after a one-byte length.
  */
-class CodecWriter extends BinaryWriter {
+export class CodecWriter extends BinaryWriter {
   override string(value: string): this {
+    // A list item or a oneof value may be anything at run time: protobuf-es writes String(value).
+    if (typeof value !== "string") return super.string(value);
     const inner = this as unknown as WriterInternals;
     const len = value.length;
     // Anything else (no room yet, a longer string, not a string at all) goes the base class's way.
