@@ -108,7 +108,7 @@ test("an emptied block is written into again: a steady flow of tasks makes no ne
   }
   expect(kept.blocksMade).toBeLessThanOrEqual(5);
   expectKept(kept, seqs, size);
-  // A large task in the flow gets a block of its own, which is never taken back as a shared one.
+  // A large task in the flow (20,000 bytes) gets a block of its own, which is never taken back as a shared one.
   const made = kept.blocksMade;
   const sizeWithLarge = (n: number) => (n === 3000 ? 20_000 : size(n));
   for (let n = 3000; n < 4000; n++) {
@@ -119,6 +119,55 @@ test("an emptied block is written into again: a steady flow of tasks makes no ne
   expect(kept.has(seqs.get(3000)!)).toBe(false);
   expect(kept.blocksMade - made).toBe(1);
   expectKept(kept, seqs, sizeWithLarge);
+});
+
+test("the block being written into is never kept aside, even when forgetting empties it", () => {
+  const kept = new FinishedTasks();
+  const seqs = new Map<number, number>();
+  const size = () => 16_000;
+  // t0..t3 fill a block; t4 is alone in the block being written, and is forgotten: that block is empty.
+  for (let n = 0; n < 5; n++) seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size()), size()));
+  kept.forgetId("t4");
+  seqs.delete(4);
+  // The empty current block takes the next four, and the one after them needs a block of its own.
+  for (let n = 10; n < 16; n++) seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size()), size()));
+  expectKept(kept, seqs, size);
+});
+
+test("a store of 64 rows (never reset) lets the blocks it kept aside go once it holds no task", () => {
+  const kept = new FinishedTasks();
+  const size = () => 10_000;
+  // 50 tasks of 10,000 bytes kept: about eight blocks in use, and a flow that empties one as it fills one.
+  for (let n = 0; n < 400; n++) {
+    kept.push(recordOf(n), 3, 0, n, bytesOf(n, size()), size());
+    kept.expire(n, Infinity, 50, () => undefined);
+  }
+  kept.expire(1000, Infinity, 0, () => undefined);
+  expect(kept.size).toBe(0);
+  // Three blocks' worth: the block being written (emptied, written again from its start) and two new ones.
+  const before = kept.blocksMade;
+  for (let n = 1000; n < 1018; n++) kept.push(recordOf(n), 3, 0, n, bytesOf(n, size()), size());
+  expect(kept.blocksMade - before).toBe(2);
+});
+
+test("a block emptied by forgetting its tasks is kept aside and written into again, while the tasks in others stay", () => {
+  const kept = new FinishedTasks();
+  const seqs = new Map<number, number>();
+  const size = () => 16_000;
+  // Four tasks of 16,000 bytes fill a 64 KB block; the fifth starts the next one, the block being written.
+  for (let n = 0; n < 5; n++) seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size()), size()));
+  const made = kept.blocksMade;
+  expect(made).toBe(2);
+  for (let n = 0; n < 4; n++) {
+    kept.forgetId(`t${n}`);
+    seqs.delete(n);
+  }
+  // Three more fill the current block; the four after them go into the forgotten tasks' block.
+  for (let n = 10; n < 17; n++) seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size()), size()));
+  expect(kept.blocksMade).toBe(made);
+  expectKept(kept, seqs, size);
+  kept.push(recordOf(17), 3, 0, 17, bytesOf(17, size()), size());
+  expect(kept.blocksMade).toBe(made + 1);
 });
 
 test("the columns shrink step by step while tasks are kept, and every kept task stays where its seq says", () => {

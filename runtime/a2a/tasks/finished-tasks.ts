@@ -33,10 +33,11 @@ const minRows = 64;
  * Emptied shared blocks kept for the next ones needed. At a steady rate one
  * block empties (its tasks expired) as another fills: taking the emptied one
  * back means no new ArrayBuffer every few hundred tasks. New ones, each
- * dropped a few milliseconds of tasks later, were external memory for which
- * the collector ran full collections, and from the first of them on each
- * scavenge promoted the objects of every call made since the one before
- * (D76).
+ * dropped when its tasks expired (at the default 10,000 kept, a fraction
+ * of a second under load), were external memory for which the collector
+ * ran full collections, and from the first of them on each scavenge
+ * promoted the objects of every call made since the one before (D76).
+ * Let go when no finished task is left.
  */
 const spareBlocks = 2;
 
@@ -194,6 +195,7 @@ export class FinishedTasks {
     // The columns a burst grew go back once most of them are empty, and all of it once none is
     // left: an idle agent returns to its baseline (columns of 64 rows and one block excepted).
     const size = this.#end - this.#first;
+    if (size === 0) this.#spare.length = 0;
     if (this.#rows > minRows && size <= this.#rows / 4) this.#resize(size === 0 ? 0 : Math.max(minRows, this.#rows / 2));
   }
 
