@@ -477,17 +477,18 @@ export class TaskRuntime {
       return;
     }
     task.history.push(exec.message);
-    await this.#s.store.update(live.record, { kind: "history" });
     if (exec.stream !== undefined) {
       exec.stream.push(this.#snapshotEvent(task));
       this.#follow(live, exec.stream);
     }
-    await this.#run(exec);
+    // The message is stored as the run's first step: a store that refuses it fails the run, as an executor that throws does.
+    await this.#run(exec, () => this.#s.store.update(live.record, { kind: "history" }));
   }
 
-  async #run(exec: Execution): Promise<void> {
+  async #run(exec: Execution, first?: () => void | Promise<void>): Promise<void> {
     if (exec.live !== undefined) exec.live.running = exec;
     try {
+      if (first !== undefined) await first();
       const events = this.#s.executor(new ExecutionContext(exec, exec.live === undefined ? undefined : snapshotOf(this.#s.states, exec.live.record.task, undefined)));
       const iterator: AsyncIterator<TaskEvent> | Iterator<TaskEvent> =
         Symbol.asyncIterator in events ? events[Symbol.asyncIterator]() : events[Symbol.iterator]();
@@ -549,9 +550,30 @@ export class TaskRuntime {
     });
   }
 
+  /**
+   * The run failed: the task is FAILED. Never throws, as a run's promise is
+   * nobody's to catch: a store that refuses this write too (a database that
+   * is down) is reported, and the task is still FAILED for this process, its
+   * streams told and closed. A task already terminal here got there by a
+   * write the store refused (a told terminal status ends the run first):
+   * its streams are told of that status instead.
+   */
   async #fail(exec: Execution): Promise<void> {
-    const live = await this.#ensureTask(exec);
-    await this.#setStatus(live, exec, this.#status(live.record.task, this.#s.states.failed, undefined));
+    let status: TaskStatusLike | undefined;
+    try {
+      const live = await this.#ensureTask(exec);
+      const current = live.record.task.status;
+      if (current !== undefined && this.#s.states.isTerminal(current.state)) {
+        this.#statusSet(live, exec, current, true, undefined, false);
+        return;
+      }
+      status = this.#status(live.record.task, this.#s.states.failed, undefined);
+      await this.#setStatus(live, exec, status);
+    } catch (err) {
+      this.#s.onError(err, { taskId: exec.taskId });
+      const live = exec.live;
+      if (live !== undefined && status !== undefined && live.record.task.status === status) this.#statusSet(live, exec, status, true, undefined, false);
+    }
   }
 
   /** Applies one event; a promise only when the store answered with one. */

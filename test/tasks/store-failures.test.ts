@@ -1,0 +1,114 @@
+/**
+ * A store that refuses writes (a database that is down) while tasks run:
+ * every call still gets its answer and every stream its end, each refusal
+ * goes to onError, and nothing escapes as an unhandled rejection (which
+ * ends a Node process by default). Real sockets, the official @a2a-js/sdk
+ * clients, on the three bindings.
+ */
+import { TaskState as S } from "@a2a-js/sdk";
+import type { Client } from "@a2a-js/sdk/client";
+import { TaskState } from "../../generated/a2a_pb.js";
+import { createInMemoryTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
+import type { TaskChange } from "../../runtime/a2a/tasks/task-store.js";
+import { BINDINGS, Scripts, asTask, chunk, collect, label, send, startAgent, within, type BindingName, type TestAgent } from "../support/task-clients.js";
+
+/** Which writes the store refuses now. */
+let refuse: (change: TaskChange) => boolean = () => false;
+const down = () => new Error("the database is down");
+
+const inner = createInMemoryTaskStore();
+const store: TaskStore = {
+  attach: (schemas) => inner.attach?.(schemas),
+  create: (record, configs) => inner.create(record, configs),
+  get: (id) => inner.get(id),
+  update: (record, change) => (refuse(change) ? Promise.reject(down()) : inner.update(record, change)),
+  list: (owner, query) => inner.list(owner, query),
+  putConfig: (config) => inner.putConfig(config),
+  getConfig: (taskId, id) => inner.getConfig(taskId, id),
+  configsOf: (taskId) => inner.configsOf(taskId),
+  listConfigs: (taskId, pageSize, pageToken) => inner.listConfigs(taskId, pageSize, pageToken),
+  deleteConfig: (taskId, id) => inner.deleteConfig(taskId, id),
+  close: () => inner.close(),
+};
+
+const scripts = new Scripts();
+let agent: TestAgent;
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+beforeAll(async () => {
+  process.on("unhandledRejection", onUnhandled);
+  agent = await startAgent(scripts.executor, { store });
+});
+
+afterAll(async () => {
+  await agent.close();
+  process.off("unhandledRejection", onUnhandled);
+});
+
+afterEach(async () => {
+  refuse = () => false;
+  // A rejection nobody handled is reported after the turn it happened in.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(unhandled).toEqual([]);
+});
+
+const refusals = (taskId: string) => agent.errors.filter((e) => e.taskId === taskId && e.error instanceof Error && e.error.message === "the database is down").length;
+
+describe.each(BINDINGS)("%s", (binding: BindingName) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await agent.client(binding);
+  });
+
+  test("every write after the task is made refused: the answer is FAILED, the stream ends FAILED, each refusal reported", async () => {
+    const key = scripts.add("refused", async function* () {
+      yield chunk("never stored", "out");
+    });
+    refuse = () => true;
+    const failed = asTask(await within("the blocking answer", client.sendMessage(send(key))));
+    expect(failed.status?.state).toBe(S.TASK_STATE_FAILED);
+    // The artifact's write, then the FAILED status's.
+    expect(refusals(failed.id)).toBe(2);
+
+    const events = await within("the stream", collect(client.sendMessageStream(send(key))));
+    expect(events.map(label)).toEqual(["task:SUBMITTED", "status:FAILED"]);
+  });
+
+  test("only the terminal write refused: the caller and the stream still learn COMPLETED, and the refusal is reported", async () => {
+    const key = scripts.add("terminal-refused", async function* () {
+      yield chunk("kept", "out");
+    });
+    refuse = (change) => change.kind === "status" && change.terminal;
+    const done = asTask(await within("the blocking answer", client.sendMessage(send(key))));
+    expect(done.status?.state).toBe(S.TASK_STATE_COMPLETED);
+    expect(refusals(done.id)).toBe(1);
+
+    const events = await within("the stream", collect(client.sendMessageStream(send(key))));
+    expect(events.map(label)).toEqual(["task:SUBMITTED", "artifact:out:kept", "status:COMPLETED"]);
+  });
+
+  test("a message to an interrupted task the store cannot record: the executor is not run, the task is FAILED, blocking and streamed", async () => {
+    let runs = 0;
+    const key = scripts.add("continued", async function* () {
+      runs++;
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+    });
+    for (const streamed of [false, true]) {
+      const waiting = asTask(await client.sendMessage(send(key)));
+      expect(waiting.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
+      const before = runs;
+      refuse = (change) => change.kind === "history";
+      if (streamed) {
+        const events = await within("the stream", collect(client.sendMessageStream(send(key, { taskId: waiting.id, contextId: waiting.contextId }))));
+        expect(events.map(label)).toEqual(["task:INPUT_REQUIRED", "status:FAILED"]);
+      } else {
+        const answer = asTask(await within("the blocking answer", client.sendMessage(send(key, { taskId: waiting.id, contextId: waiting.contextId }))));
+        expect(answer.status?.state).toBe(S.TASK_STATE_FAILED);
+      }
+      refuse = () => false;
+      expect(runs).toBe(before);
+      expect(refusals(waiting.id)).toBe(1);
+    }
+  });
+});
