@@ -2,7 +2,8 @@
  * A store that refuses writes (a database that is down) while tasks run:
  * every call still gets its answer and every stream its end, each refusal
  * goes to onError, and nothing escapes as an unhandled rejection (which
- * ends a Node process by default). Real sockets, the official @a2a-js/sdk
+ * ends a Node process by default). A read that fails leaves nothing behind
+ * that would fail the next call. Real sockets, the official @a2a-js/sdk
  * clients, on the three bindings.
  */
 import { TaskState as S } from "@a2a-js/sdk";
@@ -14,6 +15,8 @@ import { BINDINGS, Scripts, asTask, chunk, collect, label, send, startAgent, wit
 
 /** Which writes the store refuses now. */
 let refuse: (change: TaskChange) => boolean = () => false;
+/** How many more reads of a task's push configs fail. */
+let failConfigReads = 0;
 const down = () => new Error("the database is down");
 
 const inner = createInMemoryTaskStore();
@@ -25,7 +28,7 @@ const store: TaskStore = {
   list: (owner, query) => inner.list(owner, query),
   putConfig: (config) => inner.putConfig(config),
   getConfig: (taskId, id) => inner.getConfig(taskId, id),
-  configsOf: (taskId) => inner.configsOf(taskId),
+  configsOf: (taskId) => (failConfigReads-- > 0 ? Promise.reject(down()) : inner.configsOf(taskId)),
   listConfigs: (taskId, pageSize, pageToken) => inner.listConfigs(taskId, pageSize, pageToken),
   deleteConfig: (taskId, id) => inner.deleteConfig(taskId, id),
   close: () => inner.close(),
@@ -48,6 +51,7 @@ afterAll(async () => {
 
 afterEach(async () => {
   refuse = () => false;
+  failConfigReads = 0;
   // A rejection nobody handled is reported after the turn it happened in.
   await new Promise((resolve) => setTimeout(resolve, 20));
   expect(unhandled).toEqual([]);
@@ -110,5 +114,17 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect(runs).toBe(before);
       expect(refusals(waiting.id)).toBe(1);
     }
+  });
+
+  test("a read the store fails while an interrupted task is taken up again: that call fails, the next one goes through", async () => {
+    const key = scripts.add("read-failed", async function* () {
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+    });
+    const waiting = asTask(await client.sendMessage(send(key)));
+    failConfigReads = 1;
+    await expect(within("the failing call", client.sendMessage(send(key, { taskId: waiting.id, contextId: waiting.contextId })))).rejects.toThrow();
+    const again = asTask(await within("the next call", client.sendMessage(send(key, { taskId: waiting.id, contextId: waiting.contextId }))));
+    expect(again.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
+    expect(again.history.length).toBeGreaterThan(waiting.history.length);
   });
 });

@@ -391,6 +391,8 @@ export class TaskRuntime {
         // Changes made elsewhere since that read come first, then as they are made.
         this.#followForeign(made, made.record.version, true);
       })();
+      // A store that failed these reads (its callers get the error) leaves nothing behind: the next call reads again.
+      made.ready.catch(() => this.#release(made));
     }
     await live.ready;
     return live;
