@@ -11,7 +11,7 @@ import type { Client } from "@a2a-js/sdk/client";
 import { TaskState } from "../../generated/a2a_pb.js";
 import { createInMemoryTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import type { TaskChange } from "../../runtime/a2a/tasks/task-store.js";
-import { BINDINGS, Scripts, asTask, chunk, collect, label, send, startAgent, within, type BindingName, type TestAgent } from "../support/task-clients.js";
+import { BINDINGS, Scripts, asTask, chunk, collect, follow, label, send, startAgent, within, type BindingName, type TestAgent } from "../support/task-clients.js";
 
 /** Which writes the store refuses now. */
 let refuse: (change: TaskChange) => boolean = () => false;
@@ -114,6 +114,25 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect(runs).toBe(before);
       expect(refusals(waiting.id)).toBe(1);
     }
+  });
+
+  test("a cancel the store refuses: the caller gets an error, the executor is stopped and a subscriber's stream ends CANCELED", async () => {
+    let stopped = false;
+    const key = scripts.add("cancel-refused", async function* ({ signal }) {
+      yield { state: TaskState.WORKING };
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      stopped = true;
+    });
+    const working = asTask(await client.sendMessage(send(key, { returnImmediately: true })));
+    const subscriber = follow(binding, client.resubscribeTask({ tenant: "", id: working.id }));
+    // Its snapshot arrived: the server has the stream among the task's followers.
+    await within("the subscription", subscriber.atLeast(1));
+    refuse = (change) => change.kind === "status";
+    await expect(within("the refused cancel", client.cancelTask({ tenant: "", id: working.id, metadata: undefined }))).rejects.toThrow();
+    expect(await within("the subscriber's stream", subscriber.done)).toBe("ended");
+    expect(subscriber.events.map(label)).toEqual(["task:WORKING", "status:CANCELED"]);
+    expect(stopped).toBe(true);
+    expect(refusals(working.id)).toBe(0);
   });
 
   test("a read the store fails while an interrupted task is taken up again: that call fails, the next one goes through", async () => {

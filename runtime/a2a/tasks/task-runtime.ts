@@ -352,7 +352,15 @@ export class TaskRuntime {
     }
     const running = live.running;
     running?.abort(new Error("the task was canceled"));
-    await this.#setStatus(live, running, this.#status(live.record.task, this.#s.states.canceled, undefined));
+    const status = this.#status(live.record.task, this.#s.states.canceled, undefined);
+    try {
+      await this.#setStatus(live, running, status);
+    } catch (err) {
+      // The store refused the cancel: the caller gets its error, but the executor was stopped all the same, so
+      // this process's streams are told and closed rather than left waiting for events that will not come.
+      if (live.record.task.status === status) this.#statusSet(live, running, status, true, undefined, false);
+      throw err;
+    }
     return true;
   }
 
