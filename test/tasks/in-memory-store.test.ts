@@ -244,6 +244,22 @@ test("a finished task is kept as bytes and read back as an equal copy; a running
   }
 });
 
+test("a finished task that does not encode (an executor's value of the wrong type) is reported and still leaves in its turn", async () => {
+  const store = createInMemoryTaskStore({ maxTerminalTasks: 0 });
+  const errors: unknown[] = [];
+  // Not what the types allow: bytes that are not bytes, as an untyped executor could yield them.
+  const untyped = async function* () {
+    yield { artifact: { artifactId: "a", parts: [{ content: { case: "raw", value: { not: "bytes" } } }] } };
+  } as unknown as A2AServiceExecutor;
+  const handler = createA2AServiceTaskHandler(untyped, { store, onError: (error) => errors.push(error) });
+  for (let i = 0; i < 5; i++) await handler.sendMessage(create(SendMessageRequestSchema, { message: message(`bad ${i}`) }), callContext());
+  expect(errors).toHaveLength(5);
+  expect(String(errors[0])).toMatch(/cannot encode field lf\.a2a\.v1\.Part\.raw/);
+  // Kept as objects, dropped as the bound says: none is left running in the store.
+  expect(store.size).toBe(0);
+  await handler.close();
+});
+
 test("a finished task holds nothing of its own on the heap: every byte value of a raw part reads back, in memory of its own; 2,000 finished tasks add their bytes, in shared blocks, and under 700 bytes each to the heap", async () => {
   const raw = Uint8Array.from({ length: 256 }, (_, i) => i);
   const store = createInMemoryTaskStore();

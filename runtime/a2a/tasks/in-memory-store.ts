@@ -113,10 +113,19 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       const now = Date.now();
       const state = task.status?.state ?? 0;
       const timeMs = statusTimeMs(task);
-      const seq =
-        schema === undefined
-          ? finished.push(record, state, timeMs, now, undefined, 0)
-          : encodeBinaryWith(schema, task as never, (bytes, length) => finished.push(record, state, timeMs, now, bytes, length));
+      let seq: number;
+      try {
+        seq =
+          schema === undefined
+            ? finished.push(record, state, timeMs, now, undefined, 0)
+            : encodeBinaryWith(schema, task as never, (bytes, length) => finished.push(record, state, timeMs, now, bytes, length));
+      } catch (err) {
+        // A task that does not encode (a value of the wrong type in what an executor yielded): kept as the
+        // object it is, so it still leaves in its turn, and the error is the runtime's to report.
+        tasks.set(task.id, finished.push(record, state, timeMs, now, undefined, 0));
+        sweep(now);
+        throw err;
+      }
       tasks.set(task.id, seq);
       sweep(now);
     },
