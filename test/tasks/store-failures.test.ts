@@ -10,6 +10,7 @@ import { TaskState as S } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { TaskState } from "../../generated/a2a_pb.js";
 import { createInMemoryTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
+import type { PushDelivery } from "../../runtime/a2a/tasks/push-delivery.js";
 import type { TaskChange } from "../../runtime/a2a/tasks/task-store.js";
 import { BINDINGS, Scripts, asTask, chunk, collect, follow, label, send, startAgent, within, type BindingName, type TestAgent } from "../support/task-clients.js";
 
@@ -17,12 +18,24 @@ import { BINDINGS, Scripts, asTask, chunk, collect, follow, label, send, startAg
 let refuse: (change: TaskChange) => boolean = () => false;
 /** How many more reads of a task's push configs fail. */
 let failConfigReads = 0;
+/** Whether the store refuses to create tasks now. */
+let refuseCreate = false;
+/** Whether push delivery throws now (a delivery that cannot queue). */
+let deliveryThrows = false;
+const delivery: PushDelivery = {
+  deliver: () => {
+    if (deliveryThrows) throw new Error("the delivery queue is broken");
+  },
+  check: async () => undefined,
+  idle: async () => undefined,
+  close: async () => undefined,
+};
 const down = () => new Error("the database is down");
 
 const inner = createInMemoryTaskStore();
 const store: TaskStore = {
   attach: (schemas) => inner.attach?.(schemas),
-  create: (record, configs) => inner.create(record, configs),
+  create: (record, configs) => (refuseCreate ? Promise.reject(down()) : inner.create(record, configs)),
   get: (id) => inner.get(id),
   update: (record, change) => (refuse(change) ? Promise.reject(down()) : inner.update(record, change)),
   list: (owner, query) => inner.list(owner, query),
@@ -41,7 +54,7 @@ const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
 beforeAll(async () => {
   process.on("unhandledRejection", onUnhandled);
-  agent = await startAgent(scripts.executor, { store });
+  agent = await startAgent(scripts.executor, { store, push: delivery });
 });
 
 afterAll(async () => {
@@ -52,6 +65,8 @@ afterAll(async () => {
 afterEach(async () => {
   refuse = () => false;
   failConfigReads = 0;
+  refuseCreate = false;
+  deliveryThrows = false;
   // A rejection nobody handled is reported after the turn it happened in.
   await new Promise((resolve) => setTimeout(resolve, 20));
   expect(unhandled).toEqual([]);
@@ -77,6 +92,33 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
 
     const events = await within("the stream", collect(client.sendMessageStream(send(key))));
     expect(events.map(label)).toEqual(["task:SUBMITTED", "status:FAILED"]);
+  });
+
+  test("a task the store refuses to create: the caller and the stream are told FAILED, the store asked once, the task not found after", async () => {
+    const key = scripts.add("create-refused", async function* () {
+      yield chunk("never stored", "out");
+    });
+    refuseCreate = true;
+    const failed = asTask(await within("the blocking answer", client.sendMessage(send(key))));
+    expect(failed.status?.state).toBe(S.TASK_STATE_FAILED);
+    expect(refusals(failed.id)).toBe(1);
+    const events = await within("the stream", collect(client.sendMessageStream(send(key))));
+    expect(events.map(label)).toEqual(["task:FAILED"]);
+    refuseCreate = false;
+    await expect(client.getTask({ tenant: "", id: failed.id })).rejects.toThrow();
+  });
+
+  test("push delivery that throws after the streams were told: each event once, the caller answered COMPLETED, the throw reported", async () => {
+    const key = scripts.add("delivery-throws", async function* () {
+      yield chunk("kept", "out");
+    });
+    deliveryThrows = true;
+    const push = { url: "https://receiver.example/hook" };
+    const done = asTask(await within("the blocking answer", client.sendMessage(send(key, { push }))));
+    expect(done.status?.state).toBe(S.TASK_STATE_COMPLETED);
+    expect(agent.errors.filter((e) => e.taskId === done.id).map((e) => String(e.error))).toContain("Error: the delivery queue is broken");
+    const events = await within("the stream", collect(client.sendMessageStream(send(key, { push }))));
+    expect(events.map(label)).toEqual(["task:SUBMITTED", "artifact:out:kept", "status:COMPLETED"]);
   });
 
   test("only the terminal write refused: the caller and the stream still learn COMPLETED, and the refusal is reported", async () => {

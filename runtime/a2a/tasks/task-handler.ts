@@ -111,7 +111,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
   const store = storeOf(options.store, options.storeOptions);
   const ownStore = options.store === undefined || typeof options.store === "string";
   store.attach?.(config.schemas);
-  const onError = options.onError ?? reportError;
+  const onError = reportingSafely(options.onError ?? reportError);
   const push = isPushDelivery(options.push) ? options.push : createPushDelivery({ onError: (err, info) => onError(err, info), ...options.push });
   const ownPush = !isPushDelivery(options.push);
   const ownerOf = options.ownerOf ?? defaultOwnerOf;
@@ -321,7 +321,15 @@ export function createTaskHandler<Ty extends TaskTypes>(
           throw new UnsupportedOperationError(`task ${request.id} is ${states.nameOf(state)}; there is nothing to follow`, { metadata: { taskId: request.id } });
         }
         const stream = runtime.newSubscriber(context.signal);
-        if (!(await runtime.subscribe(record, stream))) {
+        let following: boolean;
+        try {
+          following = await runtime.subscribe(record, stream);
+        } catch (err) {
+          // The store failed a read: the subscriber lets go of the request's signal before the caller gets the error.
+          void stream.return();
+          throw err;
+        }
+        if (!following) {
           void stream.return();
           throw new UnsupportedOperationError(`task ${request.id} is finished; there is nothing to follow`, { metadata: { taskId: request.id } });
         }
@@ -407,6 +415,21 @@ function defaultOwnerOf(principal: unknown): string {
 /** The default: the same JSON line on stderr as a handler's unexpected failure (D33). */
 function reportError(error: unknown, info: { readonly taskId: string }): void {
   jsonLineLogger.error({ err: error, taskId: info.taskId }, "task failed");
+}
+
+/**
+ * The agent's onError, never throwing back into the runtime: it is called
+ * where nothing could catch what it throws (an unhandled rejection ends
+ * the process), so what it throws is logged with the error it was given.
+ */
+function reportingSafely(onError: (error: unknown, info: { readonly taskId: string }) => void): (error: unknown, info: { readonly taskId: string }) => void {
+  return (error, info) => {
+    try {
+      onError(error, info);
+    } catch (thrown) {
+      jsonLineLogger.error({ err: thrown, taskId: info.taskId, reported: String(error) }, "the task handler's onError threw");
+    }
+  };
 }
 
 /**

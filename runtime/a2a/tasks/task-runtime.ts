@@ -173,6 +173,8 @@ export class Execution {
   readonly released = new Latch<void>();
   /** This run put the task in a terminal or interrupted state: returning does not complete it. */
   stopped = false;
+  /** The store refused to create the task: it never came to be, and is not tried again. */
+  createRefused = false;
   live: LiveTask | undefined;
 
   constructor(
@@ -498,7 +500,11 @@ export class TaskRuntime {
   async #run(exec: Execution, first?: () => void | Promise<void>): Promise<void> {
     if (exec.live !== undefined) exec.live.running = exec;
     try {
-      if (first !== undefined) await first();
+      if (first !== undefined) {
+        await first();
+        // Canceled (or shut down) while the message was being stored: its executor is not called at all.
+        if (exec.aborted || exec.over) return;
+      }
       const events = this.#s.executor(new ExecutionContext(exec, exec.live === undefined ? undefined : snapshotOf(this.#s.states, exec.live.record.task, undefined)));
       const iterator: AsyncIterator<TaskEvent> | Iterator<TaskEvent> =
         Symbol.asyncIterator in events ? events[Symbol.asyncIterator]() : events[Symbol.iterator]();
@@ -569,6 +575,8 @@ export class TaskRuntime {
    * its streams are told of that status instead.
    */
   async #fail(exec: Execution): Promise<void> {
+    // A task the store refused to create is not tried again: the caller is told it FAILED (#answer).
+    if (exec.live === undefined && exec.createRefused) return;
     let status: TaskStatusLike | undefined;
     try {
       const live = await this.#ensureTask(exec);
@@ -666,15 +674,36 @@ export class TaskRuntime {
     const task = this.#newTask(exec, this.#s.states.submitted);
     const record: StoredTask = { tenant: exec.owner.tenant, owner: exec.owner.owner, task };
     // A store with an outbox writes the configs with the task: its first notification goes to them (D74).
-    const created = this.#outbox ? this.#s.store.create(record, exec.configs) : this.#s.store.create(record);
+    let created: void | PromiseLike<void>;
+    try {
+      created = this.#outbox ? this.#s.store.create(record, exec.configs) : this.#s.store.create(record);
+    } catch (err) {
+      exec.createRefused = true;
+      throw err;
+    }
     if (exec.configs.length > 0 || isPromiseLike(created)) return this.#createWithConfigs(exec, record, created);
     return this.#goLive(exec, record, []);
   }
 
   async #createWithConfigs(exec: Execution, record: StoredTask, created: void | PromiseLike<void>): Promise<LiveTask> {
-    await created;
-    if (!this.#outbox) for (const config of exec.configs) await this.#s.store.putConfig({ ...config, taskId: record.task.id });
-    return this.#goLive(exec, record, exec.configs.length === 0 ? [] : await this.#s.store.configsOf(record.task.id));
+    try {
+      await created;
+    } catch (err) {
+      exec.createRefused = true;
+      throw err;
+    }
+    // The task is stored from here on: a config the store then refuses fails the run on a live task, whose FAILED is written.
+    let configs: readonly PushConfigLike[] = [];
+    let refused: { readonly error: unknown } | undefined;
+    try {
+      if (!this.#outbox) for (const config of exec.configs) await this.#s.store.putConfig({ ...config, taskId: record.task.id });
+      if (exec.configs.length > 0) configs = await this.#s.store.configsOf(record.task.id);
+    } catch (error) {
+      refused = { error };
+    }
+    const live = this.#goLive(exec, record, configs);
+    if (refused !== undefined) throw refused.error;
+    return live;
   }
 
   #goLive(exec: Execution, record: StoredTask, configs: readonly PushConfigLike[]): LiveTask {
@@ -696,10 +725,16 @@ export class TaskRuntime {
   #answer(exec: Execution): void {
     exec.answered = true;
     const live = exec.live;
-    // Aborted at shutdown before any event: the task never came to be; the caller gets it as canceled.
     // Only an early answer needs the task as it is now; a blocking one snapshots it when settled.
-    const task = live === undefined ? this.#newTask(exec, this.#s.states.canceled) : exec.answersEarly ? snapshotOf(this.#s.states, live.record.task, undefined) : live.record.task;
+    if (live !== undefined) {
+      exec.first.resolve({ task: exec.answersEarly ? snapshotOf(this.#s.states, live.record.task, undefined) : live.record.task });
+      return;
+    }
+    // The task never came to be: aborted at shutdown before any event (the caller gets it as canceled), or
+    // the store refused to create it (as failed, on a stream too, before the stream ends).
+    const task = this.#newTask(exec, exec.aborted ? this.#s.states.canceled : this.#s.states.failed);
     exec.first.resolve({ task });
+    if (!exec.aborted) exec.stream?.push(this.#snapshotEvent(task));
   }
 
   #newTask(exec: Execution, state: number): TaskLike {
@@ -774,10 +809,16 @@ export class TaskRuntime {
       // Push delivery only queues (D27): it never holds the task back. A store with an outbox
       // delivers every notification itself, 0.3's included (D74, D112).
       if (this.#outbox) return;
-      const current = live.configs.filter((c) => c.protocolVersion !== "0.3");
-      if (current.length > 0) this.#s.push.deliver(live.record.task.id, current.map(pushTarget), JSON.stringify(this.#writeJson(event)));
-      const legacy = live.configs.filter((c) => c.protocolVersion === "0.3");
-      if (legacy.length > 0) this.#s.push.deliver(live.record.task.id, legacy.map(pushTarget), this.renderV03(live.record.task));
+      // The streams have the event: a notification that cannot be made or queued is reported, and never
+      // undoes that (a caller told it failed, a stream told it twice).
+      try {
+        const current = live.configs.filter((c) => c.protocolVersion !== "0.3");
+        if (current.length > 0) this.#s.push.deliver(live.record.task.id, current.map(pushTarget), JSON.stringify(this.#writeJson(event)));
+        const legacy = live.configs.filter((c) => c.protocolVersion === "0.3");
+        if (legacy.length > 0) this.#s.push.deliver(live.record.task.id, legacy.map(pushTarget), this.renderV03(live.record.task));
+      } catch (err) {
+        this.#s.onError(err, { taskId: live.record.task.id });
+      }
     }
   }
 
