@@ -6,6 +6,7 @@
  * that would fail the next call. Real sockets, the official @a2a-js/sdk
  * clients, on the three bindings.
  */
+import { jest } from "@jest/globals";
 import { TaskState as S } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { TaskState } from "../../generated/a2a_pb.js";
@@ -18,8 +19,9 @@ import { BINDINGS, Scripts, asTask, chunk, collect, follow, label, send, startAg
 let refuse: (change: TaskChange) => boolean = () => false;
 /** How many more reads of a task's push configs fail. */
 let failConfigReads = 0;
-/** Whether the store refuses to create tasks now. */
+/** Whether the store refuses to create tasks now, or to keep their push configs. */
 let refuseCreate = false;
+let refuseConfigs = false;
 /** Whether push delivery throws now (a delivery that cannot queue). */
 let deliveryThrows = false;
 const delivery: PushDelivery = {
@@ -39,7 +41,7 @@ const store: TaskStore = {
   get: (id) => inner.get(id),
   update: (record, change) => (refuse(change) ? Promise.reject(down()) : inner.update(record, change)),
   list: (owner, query) => inner.list(owner, query),
-  putConfig: (config) => inner.putConfig(config),
+  putConfig: (config) => (refuseConfigs ? Promise.reject(down()) : inner.putConfig(config)),
   getConfig: (taskId, id) => inner.getConfig(taskId, id),
   configsOf: (taskId) => (failConfigReads-- > 0 ? Promise.reject(down()) : inner.configsOf(taskId)),
   listConfigs: (taskId, pageSize, pageToken) => inner.listConfigs(taskId, pageSize, pageToken),
@@ -66,6 +68,7 @@ afterEach(async () => {
   refuse = () => false;
   failConfigReads = 0;
   refuseCreate = false;
+  refuseConfigs = false;
   deliveryThrows = false;
   // A rejection nobody handled is reported after the turn it happened in.
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -106,6 +109,17 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
     expect(events.map(label)).toEqual(["task:FAILED"]);
     refuseCreate = false;
     await expect(client.getTask({ tenant: "", id: failed.id })).rejects.toThrow();
+  });
+
+  test("a push config the store refuses once the task is made: the task is FAILED, as stored, and the refusal reported", async () => {
+    const key = scripts.add("config-refused", async function* () {
+      yield chunk("never sent", "out");
+    });
+    refuseConfigs = true;
+    const failed = asTask(await within("the blocking answer", client.sendMessage(send(key, { push: { url: "https://receiver.example/hook" } }))));
+    expect(failed.status?.state).toBe(S.TASK_STATE_FAILED);
+    expect(refusals(failed.id)).toBe(1);
+    expect((await client.getTask({ tenant: "", id: failed.id })).status?.state).toBe(S.TASK_STATE_FAILED);
   });
 
   test("push delivery that throws after the streams were told: each event once, the caller answered COMPLETED, the throw reported", async () => {
@@ -187,5 +201,29 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
     const again = asTask(await within("the next call", client.sendMessage(send(key, { taskId: waiting.id, contextId: waiting.contextId }))));
     expect(again.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
     expect(again.history.length).toBeGreaterThan(waiting.history.length);
+  });
+});
+
+describe("an onError that throws", () => {
+  test("is logged, not thrown into the runtime: the caller is answered FAILED and no rejection goes unhandled", async () => {
+    const thrower = await startAgent(
+      async function* () {
+        throw new Error("the executor's failure");
+      },
+      { onError: () => { throw new Error("the agent's onError is broken"); } },
+    );
+    const logged = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const client = await thrower.client("JSONRPC");
+      const failed = asTask(await within("the answer", client.sendMessage(send("anything"))));
+      expect(failed.status?.state).toBe(S.TASK_STATE_FAILED);
+      const lines = logged.mock.calls.map((c) => JSON.parse(String(c[0])) as { msg: string; taskId: string; reported: string; err: { message: string } });
+      expect(lines.filter((l) => l.taskId === failed.id).map((l) => [l.msg, l.reported, l.err.message])).toEqual([
+        ["the task handler's onError threw", "Error: the executor's failure", "the agent's onError is broken"],
+      ]);
+    } finally {
+      logged.mockRestore();
+      await thrower.close();
+    }
   });
 });
