@@ -73,23 +73,24 @@ function expectKept(kept: FinishedTasks, seqs: Map<number, number>, size: (n: nu
   }
 }
 
+/** Tasks `from` to `to` - 1 pushed one by one, the newest `keep` kept after each; every `checkEvery`th one, all of them read back. */
+function flow(kept: FinishedTasks, seqs: Map<number, number>, from: number, to: number, keep: number, size: (n: number) => number, checkEvery = Infinity): void {
+  for (let n = from; n < to; n++) {
+    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
+    kept.expire(n, Infinity, keep, () => undefined);
+    if ((n - from) % checkEvery === 0) expectKept(kept, seqs, size);
+  }
+}
+
 test("while tasks in a block are kept, its space is never written again: blocks fill, empty in order and are reused only once empty", () => {
   const kept = new FinishedTasks();
   const seqs = new Map<number, number>();
   const size = (n: number) => 500 + (n % 300);
   // About 650 bytes each: a 64 KB block holds some 100, and keeping the newest 150 spans two or three.
-  for (let n = 0; n < 3000; n++) {
-    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
-    kept.expire(n, Infinity, 150, () => undefined);
-    if (n % 97 === 0) expectKept(kept, seqs, size);
-  }
+  flow(kept, seqs, 0, 3000, 150, size, 97);
   expectKept(kept, seqs, size);
   // Keeping only the newest few: the block being written holds them, and the rest of it is dropped.
-  for (let n = 3300; n < 3600; n++) {
-    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
-    kept.expire(n, Infinity, 3, () => undefined);
-    expectKept(kept, seqs, size);
-  }
+  flow(kept, seqs, 3300, 3600, 3, size, 1);
   // Emptied with a block being written: that block starts over, and the next tasks read back.
   kept.expire(0, Infinity, 0, () => undefined);
   for (let n = 4000; n < 4300; n++) seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
@@ -102,20 +103,13 @@ test("an emptied block is written into again: a steady flow of tasks makes no ne
   const seqs = new Map<number, number>();
   const size = (n: number) => 500 + (n % 300);
   // About 650 bytes each, the newest 150 kept: two or three blocks hold them, and 3,000 tasks fill about 30.
-  for (let n = 0; n < 3000; n++) {
-    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, size(n)), size(n)));
-    kept.expire(n, Infinity, 150, () => undefined);
-  }
+  flow(kept, seqs, 0, 3000, 150, size);
   expect(kept.blocksMade).toBeLessThanOrEqual(5);
   expectKept(kept, seqs, size);
   // A large task in the flow (20,000 bytes) gets a block of its own, which is never taken back as a shared one.
   const made = kept.blocksMade;
   const sizeWithLarge = (n: number) => (n === 3000 ? 20_000 : size(n));
-  for (let n = 3000; n < 4000; n++) {
-    seqs.set(n, kept.push(recordOf(n), 3, 0, n, bytesOf(n, sizeWithLarge(n)), sizeWithLarge(n)));
-    kept.expire(n, Infinity, 150, () => undefined);
-    if (n % 250 === 0) expectKept(kept, seqs, sizeWithLarge);
-  }
+  flow(kept, seqs, 3000, 4000, 150, sizeWithLarge, 250);
   expect(kept.has(seqs.get(3000)!)).toBe(false);
   expect(kept.blocksMade - made).toBe(1);
   expectKept(kept, seqs, sizeWithLarge);
@@ -138,10 +132,7 @@ test("a store of 64 rows (never reset) lets the blocks it kept aside go once it 
   const kept = new FinishedTasks();
   const size = () => 10_000;
   // 50 tasks of 10,000 bytes kept: about eight blocks in use, and a flow that empties one as it fills one.
-  for (let n = 0; n < 400; n++) {
-    kept.push(recordOf(n), 3, 0, n, bytesOf(n, size()), size());
-    kept.expire(n, Infinity, 50, () => undefined);
-  }
+  flow(kept, new Map(), 0, 400, 50, size);
   kept.expire(1000, Infinity, 0, () => undefined);
   expect(kept.size).toBe(0);
   // Three blocks' worth: the block being written (emptied, written again from its start) and two new ones.
