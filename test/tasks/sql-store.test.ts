@@ -438,6 +438,53 @@ test("a live instance keeps its running tasks' leases: nothing of its is reaped"
   }
 });
 
+test("a terminal status the database refuses: the instance stops renewing the task's lease, and the reaper fails it once writes go through", async () => {
+  const gate = deferred();
+  const slow: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  };
+  const errors: unknown[] = [];
+  const storeA = await instance({ leaseMs: 300, onError: (e) => errors.push(e) });
+  const a = createA2AServiceTaskHandler(slow, { store: storeA, onError: (e) => errors.push(e) });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  // The database refuses, for the tasks listed in test_refused, any write that finishes them (a real
+  // refusal from the server, as when it is read-only or out of space), and nothing else.
+  await admin.query(`
+    CREATE TABLE IF NOT EXISTS test_refused (id text PRIMARY KEY);
+    CREATE OR REPLACE FUNCTION test_refuse_finish() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.finished_ms IS DISTINCT FROM OLD.finished_ms AND EXISTS (SELECT 1 FROM test_refused WHERE id = NEW.id) THEN
+        RAISE EXCEPTION 'refused for the test';
+      END IF;
+      RETURN NEW;
+    END $$;
+    DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks;
+    CREATE TRIGGER test_refuse_finish BEFORE UPDATE ON a2a_tasks FOR EACH ROW EXECUTE FUNCTION test_refuse_finish();`);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    await admin.query("INSERT INTO test_refused (id) VALUES ($1)", [id]);
+    // The executor returns: COMPLETED is refused (the caller and streams are told it; D23).
+    gate.resolve();
+    await until("the refusal to be reported", () => errors.some((e) => String(e).includes("refused for the test")));
+    const stateOf = async () => Number((await admin.query("SELECT state FROM a2a_tasks WHERE id = $1", [id])).rows[0].state);
+    expect(await stateOf()).toBe(TaskState.WORKING);
+    // Writes go through again; the lease, no longer renewed, lapses, and the reaper fails the task.
+    await admin.query("DELETE FROM test_refused WHERE id = $1", [id]);
+    await until("the reaper to fail the task", async () => (await stateOf()) === TaskState.FAILED, 10_000);
+  } finally {
+    gate.resolve();
+    await admin.query("DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks");
+    await admin.end();
+    await a.close();
+  }
+});
+
 test("finished tasks are deleted with what is theirs by deleteFinished, or once terminalTtlMs has passed; unfinished ones stay", async () => {
   const store = await instance();
   const handler = createA2AServiceTaskHandler(twoTurns, { store, push: { allow: ["127.0.0.0/8"] } });

@@ -136,11 +136,19 @@ export const eventsAfter = `
 SELECT seq::float8 AS seq, kind, idx, at_ms::float8 AS at_ms, body, writer, append, last_chunk, metadata
 FROM a2a_task_events WHERE task_id = $1::text AND seq > $2::bigint ORDER BY seq`;
 
-/** The leases this instance holds, and its outbox claims, renewed (D72, D74). */
+/**
+ * The leases this instance holds, and its outbox claims, renewed (D72, D74); not those of the
+ * tasks in $3, whose terminal status this instance could not write (their leases lapse, and the
+ * reaper fails them once the database takes writes again).
+ */
 export const renewLeases = `
 WITH o AS (UPDATE a2a_push_outbox SET claim_until = $2::bigint WHERE claimed_by = $1::text)
 UPDATE a2a_tasks SET lease_until = $2::bigint
-WHERE lease_owner = $1::text AND lease_until IS NOT NULL AND finished_ms IS NULL`;
+WHERE lease_owner = $1::text AND lease_until IS NOT NULL AND finished_ms IS NULL AND NOT (id = ANY($3::text[]))`;
+
+/** Which of the tasks in $1 are finished (by this instance's reaper or another's). */
+export const finishedOf = `
+SELECT id FROM a2a_tasks WHERE id = ANY($1::text[]) AND finished_ms IS NOT NULL`;
 
 /**
  * Tasks with outbox rows whose claim lapsed (the instance delivering them died), oldest first.

@@ -183,6 +183,11 @@ class Store implements SqlTaskStore {
   #sweep: Promise<unknown> | undefined;
   readonly #leaseMs: number;
   readonly #leaseTimers: ReturnType<typeof setInterval>[] = [];
+  /**
+   * Tasks whose terminal status the database refused: their leases are no longer renewed, so the
+   * reaper fails them (D72) rather than this instance holding them WORKING for as long as it lives.
+   */
+  readonly #abandoned = new Set<string>();
   /** The renewal or reaping under way: one at a time each; close() waits for them. */
   #renewing: Promise<unknown> | undefined;
   #reaping: Promise<unknown> | undefined;
@@ -208,7 +213,7 @@ class Store implements SqlTaskStore {
     this.#leaseMs = leaseMs;
     const renew = setInterval(() => {
       this.#renewing ??= this.driver
-        .query(q.renewLeases, [this.#writer, Date.now() + leaseMs])
+        .query(q.renewLeases, [this.#writer, Date.now() + leaseMs, [...this.#abandoned]])
         .catch(this.#onError)
         .finally(() => (this.#renewing = undefined));
     }, Math.max(1, Math.floor(leaseMs / 3)));
@@ -216,6 +221,7 @@ class Store implements SqlTaskStore {
       if (this.#schemas === undefined) return;
       // Failing a task takes its notifications with it; what is left are those of tasks no one runs.
       this.#reaping ??= this.reapLapsed()
+        .then(() => this.#forgetFinished())
         .then(() => this.#pushes.claimLapsed(Date.now(), Date.now() + leaseMs))
         .catch(this.#onError)
         .finally(() => (this.#reaping = undefined));
@@ -366,7 +372,20 @@ class Store implements SqlTaskStore {
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
-    return this.#update(record, change, null, this.#writer).then(() => undefined);
+    return this.#update(record, change, null, this.#writer).then(
+      () => undefined,
+      (err: unknown) => {
+        // The runtime has nowhere else to put the task: its lease must lapse for the reaper to fail it.
+        if (change.kind === "status" && change.terminal) this.#abandoned.add(record.task.id);
+        throw err;
+      },
+    );
+  }
+
+  /** Stops keeping aside abandoned tasks that are finished now. */
+  async #forgetFinished(): Promise<void> {
+    if (this.#abandoned.size === 0) return;
+    for (const { id } of await this.driver.query<{ id: string }>(q.finishedOf, [[...this.#abandoned]])) this.#abandoned.delete(id);
   }
 
   /** Writes the change; with `lapsedBefore`, only if the task's lease lapsed before then. Answers whether it was written. */
