@@ -373,7 +373,10 @@ class Store implements SqlTaskStore {
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
     return this.#update(record, change, null, this.#writer).then(
-      () => undefined,
+      () => {
+        // Written again (a message took the task up): it is run here, and leased, again.
+        if (this.#abandoned.size > 0) this.#abandoned.delete(record.task.id);
+      },
       (err: unknown) => {
         // The runtime has nowhere else to put the task: its lease must lapse for the reaper to fail it.
         if (change.kind === "status" && change.terminal) this.#abandoned.add(record.task.id);
