@@ -438,11 +438,15 @@ test("a live instance keeps its running tasks' leases: nothing of its is reaped"
   }
 });
 
-test("a terminal status the database refuses: the instance stops renewing the task's lease, and the reaper fails it once writes go through", async () => {
+test("a terminal status the database refuses: the instance stops renewing the task's lease, and the reaper fails it once writes go through; a task written again is leased again", async () => {
   const gate = deferred();
+  /** Each run waits for its own gate, in the order the runs start. */
+  const gates = [gate];
+  let runs = 0;
   const slow: A2AServiceExecutor = async function* () {
+    const mine = gates[runs++]!;
     yield { state: TaskState.WORKING };
-    await gate.promise;
+    await mine.promise;
   };
   const errors: unknown[] = [];
   const storeA = await instance({ leaseMs: 300, onError: (e) => errors.push(e) });
@@ -477,8 +481,29 @@ test("a terminal status the database refuses: the instance stops renewing the ta
     // Writes go through again; the lease, no longer renewed, lapses, and the reaper fails the task.
     await admin.query("DELETE FROM test_refused WHERE id = $1", [id]);
     await until("the reaper to fail the task", async () => (await stateOf()) === TaskState.FAILED, 10_000);
+
+    // Another task's COMPLETED refused, then a new message takes it up: written again, it is leased again.
+    const next = deferred();
+    gates.push(next);
+    const other = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (other.payload.case !== "task") throw new Error("expected a task");
+    const otherId = other.payload.value.id;
+    await admin.query("INSERT INTO test_refused (id) VALUES ($1)", [otherId]);
+    const refusals = errors.length;
+    next.resolve();
+    await until("the second refusal to be reported", () => errors.length > refusals);
+    const again = deferred();
+    gates.push(again);
+    await a.sendMessage(create(SendMessageRequestSchema, { message: message("more", otherId), configuration: { returnImmediately: true } }), call);
+    const leaseOf = async () => Number((await admin.query("SELECT lease_until FROM a2a_tasks WHERE id = $1", [otherId])).rows[0].lease_until);
+    const first = await leaseOf();
+    await until("the instance to renew the lease twice", async () => (await leaseOf()) >= first + 2 * 100);
+    expect(await storeA.reapLapsed()).toBe(0);
+    await admin.query("DELETE FROM test_refused WHERE id = $1", [otherId]);
+    again.resolve();
+    await until("the task to complete", async () => Number((await admin.query("SELECT state FROM a2a_tasks WHERE id = $1", [otherId])).rows[0].state) === TaskState.COMPLETED);
   } finally {
-    gate.resolve();
+    for (const g of gates) g.resolve();
     await admin.query("DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks");
     await admin.end();
     await a.close();
