@@ -385,6 +385,17 @@ export class TaskRuntime {
 
   /** The live task of a stored one, its push configs read (once: configsChanged keeps them current). */
   async #liveOf(record: StoredTask): Promise<LiveTask> {
+    for (;;) {
+      if (this.#closed) throw new Error("the task runtime is closed");
+      const live = await this.#liveEntryOf(record);
+      // Let go while this call waited (the run ending then, the last stream leaving): a detached entry
+      // gets none of the task's later events, so the task is taken up again.
+      if (this.#live.get(record.task.id) === live) return live;
+    }
+  }
+
+  /** The task's entry in the live map, made and read from the store when there is none. */
+  async #liveEntryOf(record: StoredTask): Promise<LiveTask> {
     let live = this.#live.get(record.task.id);
     if (live === undefined) {
       live = new LiveTask(record);
