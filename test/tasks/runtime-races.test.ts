@@ -1,7 +1,10 @@
 /**
  * Orderings of the task runtime (runtime/a2a/tasks/task-runtime.ts) that
- * the bindings cannot produce on demand, set up here one microtask at a
- * time on the runtime itself.
+ * the bindings cannot produce on demand, set up on the runtime itself: a
+ * call that takes a task up (SubscribeToTask, a follow-up message) just as
+ * the task's run ends, at every offset in microtasks around that end, must
+ * still follow the task, never the live entry the run lets go (after which
+ * a stream gets none of the task's later events).
  */
 import { create } from "@bufbuild/protobuf";
 import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";
@@ -10,72 +13,110 @@ import { A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
 import { taskStatesOf, type MessageLike, type TaskLike } from "../../runtime/a2a/tasks/model.js";
 import { createPushDelivery } from "../../runtime/a2a/tasks/push-delivery.js";
 import { randomId } from "../../runtime/a2a/tasks/random-id.js";
+import type { Subscriber } from "../../runtime/a2a/tasks/subscriber.js";
 import { Execution, TaskRuntime } from "../../runtime/a2a/tasks/task-runtime.js";
 import type { TaskEvent, TaskExecutor } from "../../runtime/a2a/tasks/executor.js";
-import { callContext } from "../support/task-clients.js";
+import { callContext, deferred, within } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
-test("a subscriber that arrives as a run ends follows the task's later runs, not the entry that run let go", async () => {
-  const store = createInMemoryTaskStore();
-  store.attach?.(schemas);
-  const executor: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* ({ message }) {
-    const text = message.parts[0]?.content.case === "text" ? message.parts[0].content.value : "";
-    yield { state: text === "start" ? TaskState.INPUT_REQUIRED : TaskState.COMPLETED };
-  };
-  const push = createPushDelivery();
-  const errors: unknown[] = [];
-  const runtime = new TaskRuntime({
-    schemas,
-    states: taskStatesOf(schemas.taskState),
-    required: A2AServiceRequiredFields,
-    executor,
-    store,
-    push,
-    onError: (error) => errors.push(error),
-    highWater: 64,
-    slowSubscriberMs: 10_000,
-    newId: randomId,
-  });
-  const owner = { tenant: "", owner: "" };
-  const call = callContext("");
-  const execution = (text: string, taskId: string) =>
-    new Execution(
-      owner,
-      taskId,
-      "ctx",
-      create(MessageSchema, { messageId: randomId(), role: Role.USER, taskId, contextId: "ctx", parts: [{ content: { case: "text", value: text } }] }) as unknown as MessageLike,
-      call,
-      undefined,
-      undefined,
-      [],
-    );
-  try {
-    const taskId = randomId();
-    const first = execution("start", taskId);
-    await runtime.start(first, undefined);
-    // INPUT_REQUIRED: the caller's answer is ready; the run's own ending (which lets the task's live
-    // entry go) is still a few microtasks away, and the subscription starts now, between the two.
-    await first.settled.promise;
-    const subscriber = runtime.newSubscriber(new AbortController().signal);
-    expect(await runtime.subscribe(store.get(taskId)!, subscriber)).toBe(true);
-    await first.released.promise;
-    // The next message's run: the subscriber gets its events and its end.
-    const next = execution("next", taskId);
-    await runtime.start(next, store.get(taskId)!);
-    const events: string[] = [];
-    const read = (async () => {
-      for await (const event of subscriber) {
-        const payload = (event as { payload: { case: string; value: { status?: { state: number } } } }).payload;
-        events.push(`${payload.case}:${payload.value.status?.state}`);
-      }
-    })();
-    await Promise.race([read, new Promise((_, reject) => setTimeout(() => reject(new Error(`the subscriber got ${JSON.stringify(events)} and no end`)), 2000))]);
-    expect(events).toEqual([`task:${TaskState.INPUT_REQUIRED}`, `statusUpdate:${TaskState.COMPLETED}`]);
-    expect(errors).toEqual([]);
-  } finally {
-    runtime.close();
-    await push.close();
-    store.close();
+const store = createInMemoryTaskStore();
+store.attach?.(schemas);
+const push = createPushDelivery();
+const errors: unknown[] = [];
+let gate = deferred();
+
+/** "start J": INPUT_REQUIRED, then J more microtasks before the run ends; "wait": WORKING until the gate; else COMPLETED. */
+const executor: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* ({ message }) {
+  const text = message.parts[0]?.content.case === "text" ? String(message.parts[0].content.value) : "";
+  if (text.startsWith("start ")) {
+    yield { state: TaskState.INPUT_REQUIRED };
+    for (let i = Number(text.slice(6)); i > 0; i--) await null;
+    return;
   }
+  if (text === "wait") {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  }
+  yield { state: TaskState.COMPLETED };
+};
+
+const runtime = new TaskRuntime({
+  schemas,
+  states: taskStatesOf(schemas.taskState),
+  required: A2AServiceRequiredFields,
+  executor,
+  store,
+  push,
+  onError: (error) => errors.push(error),
+  highWater: 64,
+  slowSubscriberMs: 10_000,
+  newId: randomId,
 });
 
+afterAll(async () => {
+  runtime.close();
+  await push.close();
+  store.close();
+});
+
+const call = callContext("");
+const execution = (text: string, taskId: string) =>
+  new Execution(
+    { tenant: "", owner: "" },
+    taskId,
+    "ctx",
+    create(MessageSchema, { messageId: randomId(), role: Role.USER, taskId, contextId: "ctx", parts: [{ content: { case: "text", value: text } }] }) as unknown as MessageLike,
+    call,
+    undefined,
+    undefined,
+    [],
+  );
+
+/** A task left INPUT_REQUIRED by a run that ends `j` microtasks after that; resolves `k` microtasks after the caller's answer. */
+async function interrupted(j: number, k: number): Promise<{ taskId: string; first: Execution }> {
+  const taskId = randomId();
+  const first = execution(`start ${j}`, taskId);
+  await runtime.start(first, undefined);
+  await first.settled.promise;
+  for (let i = 0; i < k; i++) await null;
+  return { taskId, first };
+}
+
+/** The states of what `subscriber` gets, up to its end. */
+async function statesOf(subscriber: Subscriber<object>): Promise<string[]> {
+  const seen: string[] = [];
+  for await (const event of subscriber) {
+    const payload = (event as { payload: { case: string; value: { status?: { state: number } } } }).payload;
+    seen.push(`${payload.case}:${TaskState[payload.value.status?.state ?? 0]}`);
+  }
+  return seen;
+}
+
+const offsets = Array.from({ length: 4 }, (_, j) => Array.from({ length: 8 }, (_, k) => [j, k] as const)).flat();
+
+test.each(offsets)("a SubscribeToTask as the run ends (%i microtasks after INPUT_REQUIRED, taken up %i after the answer) gets the next run's events and its end", async (j, k) => {
+  const { taskId, first } = await interrupted(j, k);
+  const subscriber = runtime.newSubscriber(new AbortController().signal);
+  expect(await runtime.subscribe(store.get(taskId)!, subscriber)).toBe(true);
+  await first.released.promise;
+  await runtime.start(execution("next", taskId), store.get(taskId)!);
+  expect(await within("the subscriber's end", statesOf(subscriber), 1000)).toEqual(["task:INPUT_REQUIRED", "statusUpdate:COMPLETED"]);
+  expect(errors).toEqual([]);
+});
+
+test.each(offsets)("a message as the run ends (%i microtasks after INPUT_REQUIRED, taken up %i after the answer) runs on the task a later subscriber follows", async (j, k) => {
+  const { taskId } = await interrupted(j, k);
+  gate = deferred();
+  const waiting = execution("wait", taskId);
+  await runtime.start(waiting, store.get(taskId)!);
+  // Whoever follows the task now is told how the message's run ends.
+  const subscriber = runtime.newSubscriber(new AbortController().signal);
+  await within("the run to start", new Promise<void>((resolve) => {
+    const poll = () => (store.get(taskId)!.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
+    poll();
+  }));
+  expect(await runtime.subscribe(store.get(taskId)!, subscriber)).toBe(true);
+  gate.resolve();
+  expect(await within("the subscriber's end", statesOf(subscriber), 1000)).toEqual(["task:WORKING", "statusUpdate:COMPLETED"]);
+  expect(errors).toEqual([]);
+});

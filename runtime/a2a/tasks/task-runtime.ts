@@ -313,16 +313,15 @@ export class TaskRuntime {
     void this.#run(exec);
   }
 
-  async #startContinued(exec: Execution, record: StoredTask): Promise<void> {
-    {
-      const live = await this.#liveOf(record);
+  #startContinued(exec: Execution, record: StoredTask): Promise<void> {
+    return this.#liveOf(record, (live) => {
       live.queued++;
       exec.live = live;
       // The next message waits until this run ends or the task is terminal (a cancel releases it).
       const before = live.chain;
       live.chain = exec.released;
       void before.promise.then(() => this.#continue(live, exec));
-    }
+    });
   }
 
   /**
@@ -330,16 +329,17 @@ export class TaskRuntime {
    * events (SubscribeToTask). False, following nothing, when the task turned
    * out terminal (it finished while the caller's copy was read).
    */
-  async subscribe(record: StoredTask, subscriber: Subscriber<StreamEvent>): Promise<boolean> {
-    const live = await this.#liveOf(record);
-    const task = live.record.task;
-    if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
-      this.#release(live);
-      return false;
-    }
-    subscriber.push(this.#snapshotEvent(task));
-    this.#follow(live, subscriber);
-    return true;
+  subscribe(record: StoredTask, subscriber: Subscriber<StreamEvent>): Promise<boolean> {
+    return this.#liveOf(record, (live) => {
+      const task = live.record.task;
+      if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
+        this.#release(live);
+        return false;
+      }
+      subscriber.push(this.#snapshotEvent(task));
+      this.#follow(live, subscriber);
+      return true;
+    });
   }
 
   /**
@@ -347,16 +347,21 @@ export class TaskRuntime {
    * everyone following it is told (D25). False when it turned out terminal.
    */
   async cancel(record: StoredTask): Promise<boolean> {
-    const live = await this.#liveOf(record);
-    if (this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) {
-      this.#release(live);
-      return false;
-    }
-    const running = live.running;
-    running?.abort(new Error("the task was canceled"));
-    const status = this.#status(live.record.task, this.#s.states.canceled, undefined);
+    const claimed = await this.#liveOf(record, (live) => {
+      if (this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) {
+        this.#release(live);
+        return undefined;
+      }
+      const running = live.running;
+      running?.abort(new Error("the task was canceled"));
+      const status = this.#status(live.record.task, this.#s.states.canceled, undefined);
+      // Started here, in the same step as the check: the task is CANCELED before anything else can take it up.
+      return { live, running, status, written: (async () => this.#setStatus(live, running, status))() };
+    });
+    if (claimed === undefined) return false;
+    const { live, running, status, written } = claimed;
     try {
-      await this.#setStatus(live, running, status);
+      await written;
     } catch (err) {
       // The store refused the cancel: the caller gets its error, but the executor was stopped all the same, so
       // this process's streams are told and closed rather than left waiting for events that will not come.
@@ -383,14 +388,18 @@ export class TaskRuntime {
     this.#live.clear();
   }
 
-  /** The live task of a stored one, its push configs read (once: configsChanged keeps them current). */
-  async #liveOf(record: StoredTask): Promise<LiveTask> {
+  /**
+   * The live task of a stored one, its push configs read (once: configsChanged keeps them current),
+   * handed to `claim` in the same step as it is found still the task's: an entry let go while this
+   * call waited (the run ending then, the last stream leaving) gets none of the task's later
+   * events, so the task is taken up again; and one found must be claimed (queued on, followed)
+   * before anything else runs, or it could be let go in between.
+   */
+  async #liveOf<T>(record: StoredTask, claim: (live: LiveTask) => T): Promise<T> {
     for (;;) {
       if (this.#closed) throw new Error("the task runtime is closed");
       const live = await this.#liveEntryOf(record);
-      // Let go while this call waited (the run ending then, the last stream leaving): a detached entry
-      // gets none of the task's later events, so the task is taken up again.
-      if (this.#live.get(record.task.id) === live) return live;
+      if (this.#live.get(record.task.id) === live) return claim(live);
     }
   }
 
