@@ -438,6 +438,68 @@ test("a live instance keeps its running tasks' leases: nothing of its is reaped"
   }
 });
 
+/**
+ * An admin connection to a database that refuses, for the tasks listed in test_refused, any write
+ * that finishes them (a real refusal from the server, as for a row a constraint rejects), and
+ * nothing else. Drop the trigger and end the connection when done.
+ */
+async function refusingFinish(): Promise<pg.Client> {
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query(`
+    CREATE TABLE IF NOT EXISTS test_refused (id text PRIMARY KEY);
+    CREATE OR REPLACE FUNCTION test_refuse_finish() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.finished_ms IS DISTINCT FROM OLD.finished_ms AND EXISTS (SELECT 1 FROM test_refused WHERE id = NEW.id) THEN
+        RAISE EXCEPTION 'refused for the test';
+      END IF;
+      RETURN NEW;
+    END $$;
+    DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks;
+    CREATE TRIGGER test_refuse_finish BEFORE UPDATE ON a2a_tasks FOR EACH ROW EXECUTE FUNCTION test_refuse_finish();`);
+  return admin;
+}
+
+test("a lapsed task whose FAILED the database refuses does not hold the reaper back: the others are failed, the refusal reported", async () => {
+  const gates = [deferred(), deferred()];
+  let runs = 0;
+  const slow: A2AServiceExecutor = async function* () {
+    const mine = gates[runs++]!;
+    yield { state: TaskState.WORKING };
+    await mine.promise;
+  };
+  const errors: unknown[] = [];
+  // A long lease: nothing lapses by itself; the test moves the leases into the past.
+  const store = await instance({ leaseMs: 60_000, onError: (e) => errors.push(e) });
+  const handler = createA2AServiceTaskHandler(slow, { store, onError: (e) => errors.push(e) });
+  const call = callContext(unique("tenant"));
+  const admin = await refusingFinish();
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const answer = await handler.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+      if (answer.payload.case !== "task") throw new Error("expected a task");
+      ids.push(answer.payload.value.id);
+    }
+    const [refused, other] = ids as [string, string];
+    await admin.query("INSERT INTO test_refused (id) VALUES ($1)", [refused]);
+    // The refused task's lease lapsed first, so the reaper meets it first.
+    await admin.query("UPDATE a2a_tasks SET lease_until = $2 WHERE id = $1", [refused, 1]);
+    await admin.query("UPDATE a2a_tasks SET lease_until = $2 WHERE id = $1", [other, 2]);
+    const reported = errors.length;
+    // Other tests' lapsed tasks in this database may be reaped too.
+    expect(await store.reapLapsed(Date.now())).toBeGreaterThanOrEqual(1);
+    expect(errors.slice(reported).map(String)).toEqual([expect.stringContaining("refused for the test")]);
+    const stateOf = async (id: string) => Number((await admin.query("SELECT state FROM a2a_tasks WHERE id = $1", [id])).rows[0].state);
+    expect([await stateOf(refused), await stateOf(other)]).toEqual([TaskState.WORKING, TaskState.FAILED]);
+  } finally {
+    for (const g of gates) g.resolve();
+    await admin.query("DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks");
+    await admin.end();
+    await handler.close();
+  }
+});
+
 test("a terminal status the database refuses: the instance stops renewing the task's lease, and the reaper fails it once writes go through; a task written again is leased again", async () => {
   const gate = deferred();
   /** Each run waits for its own gate, in the order the runs start. */
@@ -453,21 +515,7 @@ test("a terminal status the database refuses: the instance stops renewing the ta
   const a = createA2AServiceTaskHandler(slow, { store: storeA, onError: (e) => errors.push(e) });
   const tenant = unique("tenant");
   const call = callContext(tenant);
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-  // The database refuses, for the tasks listed in test_refused, any write that finishes them (a real
-  // refusal from the server, as when it is read-only or out of space), and nothing else.
-  await admin.query(`
-    CREATE TABLE IF NOT EXISTS test_refused (id text PRIMARY KEY);
-    CREATE OR REPLACE FUNCTION test_refuse_finish() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.finished_ms IS DISTINCT FROM OLD.finished_ms AND EXISTS (SELECT 1 FROM test_refused WHERE id = NEW.id) THEN
-        RAISE EXCEPTION 'refused for the test';
-      END IF;
-      RETURN NEW;
-    END $$;
-    DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks;
-    CREATE TRIGGER test_refuse_finish BEFORE UPDATE ON a2a_tasks FOR EACH ROW EXECUTE FUNCTION test_refuse_finish();`);
+  const admin = await refusingFinish();
   try {
     const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
     if (answer.payload.case !== "task") throw new Error("expected a task");
@@ -502,6 +550,8 @@ test("a terminal status the database refuses: the instance stops renewing the ta
     await admin.query("DELETE FROM test_refused WHERE id = $1", [otherId]);
     again.resolve();
     await until("the task to complete", async () => Number((await admin.query("SELECT state FROM a2a_tasks WHERE id = $1", [otherId])).rows[0].state) === TaskState.COMPLETED);
+    // Nothing failed but the refusals: the renewals and the reaper's ticks (its bookkeeping of abandoned tasks included) went through.
+    expect(errors.filter((e) => !String(e).includes("refused for the test"))).toEqual([]);
   } finally {
     for (const g of gates) g.resolve();
     await admin.query("DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks");

@@ -146,9 +146,12 @@ WITH o AS (UPDATE a2a_push_outbox SET claim_until = $2::bigint WHERE claimed_by 
 UPDATE a2a_tasks SET lease_until = $2::bigint
 WHERE lease_owner = $1::text AND lease_until IS NOT NULL AND finished_ms IS NULL AND NOT (id = ANY($3::text[]))`;
 
-/** Which of the tasks in $1 are finished (by this instance's reaper or another's). */
-export const finishedOf = `
-SELECT id FROM a2a_tasks WHERE id = ANY($1::text[]) AND finished_ms IS NOT NULL`;
+/** Which of the tasks in $1 instance $2's renewal would not touch: finished, deleted, or holding no lease of its. */
+export const notRenewedOf = `
+SELECT x.id FROM unnest($1::text[]) AS x(id)
+WHERE NOT EXISTS (
+  SELECT 1 FROM a2a_tasks t
+  WHERE t.id = x.id AND t.finished_ms IS NULL AND t.lease_owner = $2::text AND t.lease_until IS NOT NULL)`;
 
 /**
  * Tasks with outbox rows whose claim lapsed (the instance delivering them died), oldest first.

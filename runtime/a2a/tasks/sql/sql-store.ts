@@ -221,7 +221,9 @@ class Store implements SqlTaskStore {
       if (this.#schemas === undefined) return;
       // Failing a task takes its notifications with it; what is left are those of tasks no one runs.
       this.#reaping ??= this.reapLapsed()
-        .then(() => this.#forgetFinished())
+        .catch(this.#onError)
+        .then(() => this.#forgetUnrenewed())
+        .catch(this.#onError)
         .then(() => this.#pushes.claimLapsed(Date.now(), Date.now() + leaseMs))
         .catch(this.#onError)
         .finally(() => (this.#reaping = undefined));
@@ -287,7 +289,12 @@ class Store implements SqlTaskStore {
       task.status = make<TaskStatusLike>(s.taskStatus, { state: states.failed, message, timestamp: timestampFromMs(Math.max(now, Math.ceil(before))) });
       task.history.push(message);
       // Written as another writer than this instance's, so that this instance's own followers get it too.
-      if (await this.#update(record, { kind: "status", terminal: true }, now, `${this.#writer}/lease`)) failed++;
+      // One task the database refuses (a constraint, a trigger, a full row) does not hold the others back.
+      try {
+        if (await this.#update(record, { kind: "status", terminal: true }, now, `${this.#writer}/lease`)) failed++;
+      } catch (err) {
+        this.#onError(err);
+      }
     }
     return failed;
   }
@@ -385,10 +392,10 @@ class Store implements SqlTaskStore {
     );
   }
 
-  /** Stops keeping aside abandoned tasks that are finished now. */
-  async #forgetFinished(): Promise<void> {
+  /** Stops keeping aside the abandoned tasks this instance's renewal would not touch anyway (finished, gone, leased by no one or another). */
+  async #forgetUnrenewed(): Promise<void> {
     if (this.#abandoned.size === 0) return;
-    for (const { id } of await this.driver.query<{ id: string }>(q.finishedOf, [[...this.#abandoned]])) this.#abandoned.delete(id);
+    for (const { id } of await this.driver.query<{ id: string }>(q.notRenewedOf, [[...this.#abandoned], this.#writer])) this.#abandoned.delete(id);
   }
 
   /** Writes the change; with `lapsedBefore`, only if the task's lease lapsed before then. Answers whether it was written. */
