@@ -17,7 +17,7 @@ import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPush
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { BINDINGS, asTask, callContext, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type TestAgent } from "../support/task-clients.js";
+import { BINDINGS, asTask, callContext, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type Deferred, type TestAgent } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
 jest.setTimeout(30_000);
@@ -460,8 +460,13 @@ async function refusingFinish(): Promise<pg.Client> {
   return admin;
 }
 
-test("a lapsed task whose FAILED the database refuses does not hold the reaper back: the others are failed, the refusal reported", async () => {
-  const gates = [deferred(), deferred()];
+/**
+ * An agent instance whose runs each go WORKING and then wait for their own gate (`gates`, in the
+ * order the runs start; push one before each message), on a store of `leaseMs`; every error of
+ * the store and the handler goes to `errors`.
+ */
+async function gatedInstance(leaseMs: number) {
+  const gates: Deferred<void>[] = [];
   let runs = 0;
   const slow: A2AServiceExecutor = async function* () {
     const mine = gates[runs++]!;
@@ -469,9 +474,15 @@ test("a lapsed task whose FAILED the database refuses does not hold the reaper b
     await mine.promise;
   };
   const errors: unknown[] = [];
-  // A long lease: nothing lapses by itself; the test moves the leases into the past.
-  const store = await instance({ leaseMs: 60_000, onError: (e) => errors.push(e) });
+  const store = await instance({ leaseMs, onError: (e) => errors.push(e) });
   const handler = createA2AServiceTaskHandler(slow, { store, onError: (e) => errors.push(e) });
+  return { gates, errors, store, handler };
+}
+
+test("a lapsed task whose FAILED the database refuses does not hold the reaper back: the others are failed, the refusal reported", async () => {
+  // A long lease: nothing lapses by itself; the test moves the leases into the past.
+  const { gates, errors, store, handler } = await gatedInstance(60_000);
+  gates.push(deferred(), deferred());
   const call = callContext(unique("tenant"));
   const admin = await refusingFinish();
   try {
@@ -501,18 +512,9 @@ test("a lapsed task whose FAILED the database refuses does not hold the reaper b
 });
 
 test("a terminal status the database refuses: the instance stops renewing the task's lease, and the reaper fails it once writes go through; a task written again is leased again", async () => {
+  const { gates, errors, store: storeA, handler: a } = await gatedInstance(300);
   const gate = deferred();
-  /** Each run waits for its own gate, in the order the runs start. */
-  const gates = [gate];
-  let runs = 0;
-  const slow: A2AServiceExecutor = async function* () {
-    const mine = gates[runs++]!;
-    yield { state: TaskState.WORKING };
-    await mine.promise;
-  };
-  const errors: unknown[] = [];
-  const storeA = await instance({ leaseMs: 300, onError: (e) => errors.push(e) });
-  const a = createA2AServiceTaskHandler(slow, { store: storeA, onError: (e) => errors.push(e) });
+  gates.push(gate);
   const tenant = unique("tenant");
   const call = callContext(tenant);
   const admin = await refusingFinish();
