@@ -114,20 +114,21 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       const state = task.status?.state ?? 0;
       const timeMs = statusTimeMs(task);
       let seq: number;
+      let refused: { readonly error: unknown } | undefined;
       try {
         seq =
           schema === undefined
             ? finished.push(record, state, timeMs, now, undefined, 0)
             : encodeBinaryWith(schema, task as never, (bytes, length) => finished.push(record, state, timeMs, now, bytes, length));
-      } catch (err) {
+      } catch (error) {
         // A task that does not encode (a value of the wrong type in what an executor yielded): kept as the
         // object it is, so it still leaves in its turn, and the error is the runtime's to report.
-        tasks.set(task.id, finished.push(record, state, timeMs, now, undefined, 0));
-        sweep(now);
-        throw err;
+        refused = { error };
+        seq = finished.push(record, state, timeMs, now, undefined, 0);
       }
       tasks.set(task.id, seq);
       sweep(now);
+      if (refused !== undefined) throw refused.error;
     },
 
     list(owner, query: TaskQuery): TaskPage {

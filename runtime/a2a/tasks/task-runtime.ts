@@ -363,9 +363,8 @@ export class TaskRuntime {
     try {
       await written;
     } catch (err) {
-      // The store refused the cancel: the caller gets its error, but the executor was stopped all the same, so
-      // this process's streams are told and closed rather than left waiting for events that will not come.
-      if (live.record.task.status === status) this.#statusSet(live, running, status, true, undefined, false);
+      // The store refused the cancel: the caller gets its error, but the executor was stopped all the same.
+      this.#tellRefused(live, running, status);
       throw err;
     }
     return true;
@@ -602,16 +601,24 @@ export class TaskRuntime {
       const live = await this.#ensureTask(exec);
       const current = live.record.task.status;
       if (current !== undefined && this.#s.states.isTerminal(current.state)) {
-        this.#statusSet(live, exec, current, true, undefined, false);
+        this.#tellRefused(live, exec, current);
         return;
       }
       status = this.#status(live.record.task, this.#s.states.failed, undefined);
       await this.#setStatus(live, exec, status);
     } catch (err) {
       this.#s.onError(err, { taskId: exec.taskId });
-      const live = exec.live;
-      if (live !== undefined && status !== undefined && live.record.task.status === status) this.#statusSet(live, exec, status, true, undefined, false);
+      if (exec.live !== undefined && status !== undefined) this.#tellRefused(exec.live, exec, status);
     }
+  }
+
+  /**
+   * A terminal `status` the store refused to write, still the task's here: this process's streams
+   * are told and closed, and the run ended, rather than left waiting for events that will not
+   * come; push configs are not sent what the store does not have.
+   */
+  #tellRefused(live: LiveTask, exec: Execution | undefined, status: TaskStatusLike): void {
+    if (live.record.task.status === status) this.#statusSet(live, exec, status, true, undefined, false);
   }
 
   /** Applies one event; a promise only when the store answered with one. */
