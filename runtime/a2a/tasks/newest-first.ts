@@ -38,7 +38,8 @@ export class NewestFirstPage<T> {
       return;
     }
     const last = heap[0];
-    if (last === undefined || compareNewestFirst({ timeMs, id }, last) >= 0) return;
+    // Not before the last one kept (newest first, then by id descending): no object made for it.
+    if (last === undefined || timeMs < last.timeMs || (timeMs === last.timeMs && id <= last.id)) return;
     heap[0] = { timeMs, id, value };
     this.#down(0);
   }
