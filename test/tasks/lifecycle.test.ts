@@ -10,8 +10,8 @@
  *    INPUT_REQUIRED, a direct Message reply.
  * 3. SubscribeToTask: from a second client and another binding's.
  * 4. Multi-turn: continuing an interrupted task (blocking and streamed,
- *    followed by a subscriber, while the run before is still finishing, by
- *    a run that sets no state), and the errors of it.
+ *    followed by a subscriber, while the run before is still finishing or
+ *    waits on, by a run that sets no state), and the errors of it.
  * 5. CancelTask: signal, subscribers, twice, an executor that hangs (and a
  *    message queued behind it), a blocking send, an interrupted task.
  * 6. Failures: an executor that throws; events after a terminal one.
@@ -19,7 +19,8 @@
 import { jest } from "@jest/globals";
 import { Role, TaskState as S, type Message as SdkMessage, type StreamResponse as SdkStreamResponse } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import { TaskState, Role as PbRole } from "../../generated/a2a_pb.js";
+import { create } from "@bufbuild/protobuf";
+import { ArtifactSchema, MessageSchema, PartSchema, TaskState, Role as PbRole } from "../../generated/a2a_pb.js";
 import { createInMemoryTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import {
   BINDINGS,
@@ -250,6 +251,24 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect((await get(taskIdOf(events))).status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
     });
 
+    test("historyLength cuts the stream's first Task (a new task's and a continued one's); later events are as ever", async () => {
+      const ask = scripts.add("stream-history-ask", async function* () {
+        yield { state: TaskState.INPUT_REQUIRED, message: "your name?" };
+      });
+      const fresh = await within("the new task's stream", collect(client.sendMessageStream(send(ask, { historyLength: 0 }))));
+      expect(fresh.map(label)).toEqual(["task:SUBMITTED", "status:INPUT_REQUIRED"]);
+      expect(texts((fresh[0]!.payload as { value: { history: SdkMessage[] } }).value.history)).toEqual([]);
+
+      const answer = scripts.add("stream-history-answer", async function* () {
+        yield chunk("thanks", "out");
+      });
+      const taskId = taskIdOf(fresh);
+      const continued = await within("the continuation's stream", collect(client.sendMessageStream(send(answer, { taskId, historyLength: 1 }))));
+      expect(continued.map(label)).toEqual(["task:INPUT_REQUIRED", "artifact:out:thanks", "status:COMPLETED"]);
+      expect(texts((continued[0]!.payload as { value: { history: SdkMessage[] } }).value.history)).toEqual([answer]);
+      expect(texts((await get(taskId)).history)).toEqual([ask, "your name?", answer]);
+    });
+
     test("a direct Message reply: the stream is exactly one message event; SendMessage answers the Message", async () => {
       const key = scripts.add("reply", async function* () {
         yield { reply: { role: PbRole.AGENT, parts: [{ content: { case: "text", value: "pong" } }] } };
@@ -388,6 +407,42 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       }).toEqual({ continuationAnswer: "WORKING", whileTheSecondRunWorks: "WORKING", final: "COMPLETED", artifacts: ["from the second run"] });
     });
 
+    test("a message to a task whose run asked for input and waits on: it takes the task over, the run's signal aborts and its later events are dropped", async () => {
+      for (const returnImmediately of [false, true]) {
+        const aborted = deferred<unknown>();
+        const ask = scripts.add("ask-and-wait", async function* (ctx) {
+          yield { state: TaskState.INPUT_REQUIRED, message: "name?" };
+          // As an in-process agent waiting for the answer would: until its signal says otherwise.
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          aborted.resolve(ctx.signal.reason);
+          yield chunk("too late", "late");
+        });
+        const first = asTask(await client.sendMessage(send(ask)));
+        expect(first.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
+
+        const gate = deferred();
+        const answer = scripts.add("answer-to-waiting", async function* () {
+          yield { state: TaskState.WORKING };
+          await gate.promise;
+          yield chunk("hello", "out");
+        });
+        const pending = client.sendMessage(send(answer, { taskId: first.id, returnImmediately }));
+        const reason = await within("the first run's signal to abort", aborted.promise);
+        expect(reason instanceof Error && reason.message).toMatch(/continued/);
+        if (returnImmediately) expect(stateName(asTask(await within("the early answer", pending)).status?.state)).toBe("WORKING");
+        gate.resolve();
+        const done = returnImmediately
+          ? await until("the task to complete", async () => {
+              const t = await get(first.id);
+              return t.status?.state === S.TASK_STATE_COMPLETED && t;
+            })
+          : asTask(await within("the blocking answer", pending));
+        expect(stateName(done.status?.state)).toBe("COMPLETED");
+        expect(done.artifacts.map((a) => a.artifactId)).toEqual(["out"]);
+        expect(texts(done.history)).toEqual([ask, "name?", answer]);
+      }
+    });
+
     test("a continuation whose executor just returns, with no state of its own: COMPLETED, not the INPUT_REQUIRED of the turn before", async () => {
       const first = asTask(await client.sendMessage(send(askKey())));
       expect(first.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
@@ -505,14 +560,15 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
     });
     test("a message queued behind a run that ignores its signal is answered once the task is canceled, not when that run ends", async () => {
       const release = deferred();
-      const ask = scripts.add("ask-and-hang", async function* () {
-        yield { state: TaskState.INPUT_REQUIRED, message: "say more" };
+      // WORKING: a run that left the task interrupted would be taken over by the message (D77).
+      const ask = scripts.add("work-and-hang", async function* () {
+        yield { state: TaskState.WORKING };
         // Not returning, and deaf to cancel, until the test lets it go.
         await release.promise;
       });
       try {
-        const first = asTask(await client.sendMessage(send(ask)));
-        expect(first.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
+        const first = asTask(await client.sendMessage(send(ask, { returnImmediately: true })));
+        expect(first.status?.state).toBe(S.TASK_STATE_WORKING);
         const more = scripts.add("more-after-hang", async function* () {
           yield chunk("must not run", "out");
         });
@@ -583,6 +639,24 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect(events.map(label)).toEqual(["task:SUBMITTED", "status:FAILED"]);
       expect(JSON.stringify(events)).not.toContain("hunter2");
       expect(agent.errors.filter((e) => e.taskId === taskIdOf(events)).map((e) => e.error)).toEqual([early]);
+    });
+
+    test("an executor that yields built messages and changes them afterwards: the task keeps what was yielded, and the executor's objects are left alone", async () => {
+      const reply = create(MessageSchema, { role: PbRole.AGENT, parts: [{ content: { case: "text", value: "done" } }] });
+      const key = scripts.add("built-messages", async function* () {
+        const doc = create(ArtifactSchema, { artifactId: "built", parts: [{ content: { case: "text", value: "a" } }] });
+        yield { artifact: doc };
+        // The same object again, for the next chunk: appended, not appended to itself.
+        doc.parts = [create(PartSchema, { content: { case: "text", value: "b" } })];
+        yield { artifact: doc, append: true };
+        doc.parts.push(create(PartSchema, { content: { case: "text", value: "never yielded" } }));
+        yield { state: TaskState.COMPLETED, message: reply };
+      });
+      const done = asTask(await within("the answer", client.sendMessage(send(key))));
+      expect(done.artifacts.map((a) => [a.artifactId, a.parts.map((p) => textOfParts([p]))])).toEqual([["built", ["a", "b"]]]);
+      expect(texts(done.history)).toEqual([key, "done"]);
+      expect((await get(done.id)).artifacts.map((a) => textOfParts(a.parts))).toEqual(["ab"]);
+      expect([reply.taskId, reply.contextId, reply.messageId]).toEqual(["", "", ""]);
     });
 
     test("an event after the terminal one is not applied", async () => {

@@ -129,6 +129,26 @@ export function describeTaskStore(name: string, under: StoreUnderTest): void {
       expect(await store.get(unique("nothing"))).toBeUndefined();
     });
 
+    test("creating a task with the id of one that is not finished is refused, and that task is kept as it was, whoever asked", async () => {
+      const tenant = unique("tenant");
+      const running = newTask({ state: TaskState.WORKING });
+      await store.create(record(running, tenant, "alice"));
+      // A newId that gave the same id twice: another owner's new task, then the same owner's.
+      for (const owner of ["mallory", "alice"]) {
+        const again = newTask({ id: running.id, state: TaskState.SUBMITTED });
+        let refused = false;
+        try {
+          await store.create(record(again, tenant, owner));
+        } catch {
+          refused = true;
+        }
+        expect(refused).toBe(true);
+        const got = await store.get(running.id);
+        expect(got?.owner).toBe("alice");
+        expect(got?.task).toEqual(running);
+      }
+    });
+
     test("a task whose metadata nests deeper than a client's bytes may (60 JSON levels) is read back, live and finished", async () => {
       // A Struct or Value nests two messages per JSON level: past the binary decoder's bound of 100 for a
       // client's bytes, within what ProtoJSON takes. A store reads its own bytes back (found by the fuzz campaign).

@@ -85,16 +85,20 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     },
 
     create(record) {
+      const id = record.task.id;
+      const taken = tasks.get(id);
+      // A newId that repeated the id of a task still running (maybe another owner's): that task is
+      // not replaced; the new one is refused, and its caller told it failed.
+      if (taken !== undefined && typeof taken !== "number") throw new Error(`task id ${id} is taken by a task that is not finished: newId gave it twice`);
       trimHistory(record.task);
-      const held = tasks.size;
-      tasks.set(record.task.id, record);
-      // The id was taken (a newId that repeated one): a finished task of that id is let go now, not
+      tasks.set(id, record);
+      // The id was taken by a finished task (a newId that repeated one): it is let go now, not
       // dropped later in the new one's place (found by a search: it never happens with random
       // ids), and the old task's push configs go with it, or the new task's updates would be sent
       // to them. The runtime adds the new task's configs after this.
-      if (tasks.size === held) {
-        finished.forgetId(record.task.id);
-        configs.delete(record.task.id);
+      if (taken !== undefined) {
+        finished.forgetId(id);
+        configs.delete(id);
       }
     },
 

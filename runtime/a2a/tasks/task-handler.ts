@@ -6,7 +6,7 @@
  * as one that does not exist, on every method.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "../errors.js";
 import { jsonLineLogger } from "../../core/failures.js";
 import type { A2ACallContext } from "../profile.js";
@@ -182,6 +182,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
     const contextId = message.contextId === "" ? newId("context") : message.contextId;
     const exec = new Execution(owner, taskId, contextId, { ...message, taskId, contextId }, context, request.metadata, stream, []);
     exec.answersEarly = request.configuration?.returnImmediately === true;
+    exec.historyLength = historyLength;
     void runtime.start(exec, undefined);
     return { exec, historyLength };
   };
@@ -233,6 +234,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       record === undefined ? configs : [],
     );
     exec.answersEarly = request.configuration?.returnImmediately === true;
+    exec.historyLength = historyLength;
     await runtime.start(exec, record);
     return { exec, historyLength };
   };
@@ -284,7 +286,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
         page = await store.list(ownerOfCall(context), {
           contextId: request.contextId,
           state: request.status,
-          statusAfterMs: request.statusTimestampAfter === undefined ? undefined : timestampMs(request.statusTimestampAfter),
+          statusAfterMs: request.statusTimestampAfter === undefined ? undefined : msAtOrAfter(request.statusTimestampAfter),
           pageSize,
           pageToken: request.pageToken,
         });
@@ -394,6 +396,14 @@ function storeOf(option: TaskStore | string | undefined, sqlOptions: SqlTaskStor
   // Checked now: a wrong URL fails where the handler is made.
   if (parseStoreUrl(option).engine === "memory") return createInMemoryTaskStore();
   return createOpeningStore(openTaskStore(option, sqlOptions));
+}
+
+/**
+ * The first whole millisecond at or after `timestamp`: status times are kept in milliseconds, so a
+ * task at or after the filter (ListTasks' statusTimestampAfter) is one at or after this.
+ */
+function msAtOrAfter(timestamp: Timestamp): number {
+  return Number(timestamp.seconds) * 1000 + Math.ceil(timestamp.nanos / 1_000_000);
 }
 
 function isPushDelivery(value: PushDeliveryOptions | PushDelivery | undefined): value is PushDelivery {

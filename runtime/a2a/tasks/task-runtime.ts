@@ -173,6 +173,8 @@ export class Execution {
   readonly released = new Latch<void>();
   /** This run put the task in a terminal or interrupted state: returning does not complete it. */
   stopped = false;
+  /** The call's historyLength (spec 3.2.4): how much history its stream's first Task carries; unset is all. */
+  historyLength: number | undefined;
   /** The store refused to create the task: it never came to be, and is not tried again. */
   createRefused = false;
   live: LiveTask | undefined;
@@ -317,11 +319,27 @@ export class TaskRuntime {
     return this.#liveOf(record, (live) => {
       live.queued++;
       exec.live = live;
+      // A run that left the task interrupted had its turn (D77): a new message takes the task over
+      // instead of waiting for an executor that may be waiting for this very message.
+      const previous = live.running;
+      if (previous !== undefined && previous.stopped && this.#s.states.isInterrupted(live.record.task.status?.state ?? 0)) this.#supersede(live, previous);
       // The next message waits until this run ends or the task is terminal (a cancel releases it).
       const before = live.chain;
       live.chain = exec.released;
       void before.promise.then(() => this.#continue(live, exec));
     });
+  }
+
+  /**
+   * Ends `exec`'s hold on the task it left interrupted: its signal aborts,
+   * what it still yields is dropped, and the message waiting on it starts.
+   */
+  #supersede(live: LiveTask, exec: Execution): void {
+    exec.abort(new Error("a new message continued the task"));
+    exec.over = true;
+    exec.settled.resolve();
+    exec.released.resolve();
+    live.running = undefined;
   }
 
   /**
@@ -500,7 +518,7 @@ export class TaskRuntime {
     if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
       // Canceled while this message waited for the run before it.
       exec.first.resolve({ task: snapshotOf(this.#s.states, task, undefined) });
-      exec.stream?.push(this.#snapshotEvent(task));
+      exec.stream?.push(this.#snapshotEvent(task, exec.historyLength));
       exec.stream?.end();
       exec.settled.resolve();
       exec.released.resolve();
@@ -509,7 +527,7 @@ export class TaskRuntime {
     }
     task.history.push(exec.message);
     if (exec.stream !== undefined) {
-      exec.stream.push(this.#snapshotEvent(task));
+      exec.stream.push(this.#snapshotEvent(task, exec.historyLength));
       this.#follow(live, exec.stream);
     }
     // The message is stored as the run's first step: a store that refuses it fails the run, as an executor that throws does.
@@ -653,7 +671,7 @@ export class TaskRuntime {
       const message = event.message === undefined ? undefined : this.#message(exec, typeof event.message === "string" ? this.#text(event.message) : event.message, true);
       return this.#setStatus(live, exec, this.#status(task, event.state, message), event.metadata);
     }
-    const artifact = make<ArtifactLike>(this.#s.schemas.artifact, event.artifact);
+    const artifact = ownCopy(make<ArtifactLike>(this.#s.schemas.artifact, event.artifact), event.artifact);
     const append = event.append === true;
     if (artifact.artifactId === "") artifact.artifactId = append && live.lastArtifactId !== "" ? live.lastArtifactId : this.#s.newId("artifact");
     const own = live.artifactOf(artifact.artifactId);
@@ -741,10 +759,16 @@ export class TaskRuntime {
     live.running = exec;
     live.chain = exec.released;
     exec.live = live;
-    if (exec.stream !== undefined) this.#follow(live, exec.stream);
+    const cut = exec.stream !== undefined && exec.historyLength !== undefined;
+    if (exec.stream !== undefined && !cut) this.#follow(live, exec.stream);
     // A task just created: nothing was written to it elsewhere yet.
     this.#followForeign(live, record.version ?? 1, false);
     if (live.followed) this.#publish(live, this.#snapshotEvent(task), true);
+    if (cut) {
+      // The stream's first Task has the call's historyLength; push configs got the whole task.
+      exec.stream!.push(this.#snapshotEvent(task, exec.historyLength));
+      this.#follow(live, exec.stream!);
+    }
     return live;
   }
 
@@ -761,7 +785,7 @@ export class TaskRuntime {
     // the store refused to create it (as failed, on a stream too, before the stream ends).
     const task = this.#newTask(exec, exec.aborted ? this.#s.states.canceled : this.#s.states.failed);
     exec.first.resolve({ task });
-    if (!exec.aborted) exec.stream?.push(this.#snapshotEvent(task));
+    if (!exec.aborted) exec.stream?.push(this.#snapshotEvent(task, exec.historyLength));
   }
 
   #newTask(exec: Execution, state: number): TaskLike {
@@ -849,8 +873,8 @@ export class TaskRuntime {
     }
   }
 
-  #snapshotEvent(task: TaskLike): StreamEvent {
-    return this.#streamResponse("task", snapshotOf(this.#s.states, task, undefined));
+  #snapshotEvent(task: TaskLike, historyLength?: number): StreamEvent {
+    return this.#streamResponse("task", snapshotOf(this.#s.states, task, historyLength));
   }
 
   #streamResponse(kind: "task" | "message" | "statusUpdate" | "artifactUpdate", value: object): StreamEvent {
@@ -865,7 +889,7 @@ export class TaskRuntime {
 
   /** An agent message: its ids filled in (a direct reply belongs to no task), role AGENT unless given. */
   #message(exec: Execution, init: object, ofTask: boolean): MessageLike {
-    const message = make<MessageLike>(this.#s.schemas.message, init);
+    const message = ownMessage(make<MessageLike>(this.#s.schemas.message, init), init);
     if (message.messageId === "") message.messageId = this.#s.newId("message");
     if (message.role === 0) message.role = this.#agentRole;
     message.contextId = exec.contextId;
@@ -884,6 +908,12 @@ function then<T, R>(value: T | PromiseLike<T>, next: (value: T) => R | PromiseLi
 }
 
 const copyArtifact = (artifact: ArtifactLike): ArtifactLike => ({ ...artifact, parts: artifact.parts.slice() });
+
+// create() answers a message that is already one as it is. The task keeps its own: an executor that
+// changes what it yielded, or yields the same artifact again to append to it, must not be changing
+// the task (appending an artifact's parts to themselves never ends).
+const ownCopy = (made: ArtifactLike, init: object): ArtifactLike => (made === init ? copyArtifact(made) : made);
+const ownMessage = (made: MessageLike, init: object): MessageLike => (made === init ? { ...made, parts: made.parts.slice() } : made);
 
 function pushTarget(config: PushConfigLike) {
   return {
