@@ -8,7 +8,7 @@
  * requests for what the SDK cannot express (a page of push configs over
  * HTTP+JSON, a gRPC stream that is not read).
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect as http2Connect } from "node:http2";
 import type { AddressInfo } from "node:net";
 import * as grpc from "@grpc/grpc-js";
@@ -476,10 +476,13 @@ export interface Received {
   readonly body: string;
 }
 
-/** A webhook receiver on 127.0.0.1: records every request; `answer` picks the status (200 by default). */
+/**
+ * A webhook receiver on 127.0.0.1: records every request; `answer` picks the status (200 by
+ * default), or a promise of it to hold the request (waiters hear of the request before it is answered).
+ */
 export class Receiver {
   readonly received: Received[] = [];
-  answer: (req: Received, attempt: number) => number = () => 200;
+  answer: (req: Received, attempt: number) => number | Promise<number> = () => 200;
   readonly #server: Server;
   #waiters: { check: () => boolean; wake: () => void }[] = [];
 
@@ -491,11 +494,22 @@ export class Receiver {
         const got: Received = { path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() };
         this.received.push(got);
         const attempt = this.received.filter((r) => r.body === got.body && r.path === got.path).length;
-        res.statusCode = this.answer(got, attempt);
-        res.end();
-        this.#waiters = this.#waiters.filter((w) => (w.check() ? (w.wake(), false) : true));
+        const status = this.answer(got, attempt);
+        if (typeof status === "number") return this.#answer(res, status);
+        this.#wake();
+        void status.then((held) => this.#answer(res, held));
       });
     });
+  }
+
+  #answer(res: ServerResponse, status: number): void {
+    res.statusCode = status;
+    res.end();
+    this.#wake();
+  }
+
+  #wake(): void {
+    this.#waiters = this.#waiters.filter((w) => (w.check() ? (w.wake(), false) : true));
   }
 
   async start(): Promise<this> {

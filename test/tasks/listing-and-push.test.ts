@@ -311,6 +311,38 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       }
     });
 
+    test("a deleted config is sent nothing more: not what was queued for it, nor a retry of the one being sent", async () => {
+      // Two configs on one url share its lane, in order: the kept one's notifications show when the
+      // deleted one's would have been sent.
+      const path = `/deleted/${binding}`;
+      const release = deferred<number>();
+      const previous = receiver.answer;
+      receiver.answer = (req, attempt) => (req.path === path && req.headers["x-a2a-notification-token"] === "deleted" ? (attempt === 1 ? release.promise : 500) : previous(req, attempt));
+      try {
+        const gate = deferred();
+        const key = scripts.add("pushed-then-deleted", async function* () {
+          yield { state: TaskState.WORKING };
+          await gate.promise;
+          yield chunk("a", "out");
+          yield chunk("b", "out", { append: true, last: true });
+        });
+        const task = asTask(await client.sendMessage(send(key, { returnImmediately: true })));
+        const deleted = await client.createTaskPushNotificationConfig(pushConfig(task.id, { url: receiver.url(path), token: "deleted" }));
+        await client.createTaskPushNotificationConfig(pushConfig(task.id, { url: receiver.url(path), token: "kept" }));
+        gate.resolve();
+        const fromDeleted = () => receiver.on(path).filter((r) => r.headers["x-a2a-notification-token"] === "deleted");
+        await receiver.when("the deleted config's first notification, held", () => fromDeleted().length === 1);
+        await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: deleted.id });
+        release.resolve(500);
+        await receiver.when("the COMPLETED notification of the kept config", completedOn(path));
+        expect(fromDeleted().map((r) => pushLabel(r.body))).toEqual(["artifact:out:a"]);
+        expect(receiver.on(path).filter((r) => r.headers["x-a2a-notification-token"] === "kept").map((r) => pushLabel(r.body))).toEqual(["artifact:out:a", "artifact:out:b+!", "status:COMPLETED"]);
+      } finally {
+        release.resolve(500);
+        receiver.answer = previous;
+      }
+    });
+
     test("config CRUD: generated ids, list with paging, get, delete twice, get after delete: TaskNotFound", async () => {
       const task = await make(asking, `ctx-crud-${binding}`);
       const url = receiver.url(`/crud/${binding}`);

@@ -4,10 +4,15 @@
  * redirects, independence of lanes, shutdown, and the SSRF guard both when a
  * config is checked and when a notification is sent.
  */
+import { execFile } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createPushDelivery, type PushDelivery, type PushDeliveryOptions } from "../../runtime/a2a/tasks/push-delivery.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { createPushDelivery, type PushDelivery, type PushDeliveryOptions, type PushTarget } from "../../runtime/a2a/tasks/push-delivery.js";
+import { embeddedIpv4 } from "../../runtime/a2a/tasks/push-guard.js";
 
 interface Received {
   readonly path: string;
@@ -108,10 +113,12 @@ describe("what the receiver gets", () => {
       [
         { url: receiver.url("/with"), token: "tok-1", authentication: { scheme: "Bearer", credentials: "secret" } },
         { url: receiver.url("/without"), token: "", authentication: { scheme: "", credentials: "ignored" } },
+        { url: receiver.url("/scheme-only"), token: "", authentication: { scheme: "Negotiate", credentials: "" } },
       ],
       body,
     );
     await push.idle();
+    expect(receiver.received.find((r) => r.path === "/scheme-only")?.headers["authorization"]).toBe("Negotiate");
 
     const withAuth = receiver.received.find((r) => r.path === "/with");
     const without = receiver.received.find((r) => r.path === "/without");
@@ -222,19 +229,78 @@ describe("failures and retries", () => {
     expect(errors[0]?.message).toMatch(/did not answer within 100 ms/);
   });
 
-  test("a 302 is a failure and is not followed", async () => {
+  test("a 302 is a failure, not followed and not tried again", async () => {
     receiver.answer = (req, res) => {
       if (req.path === "/hook") res.writeHead(302, { location: receiver.url("/elsewhere") });
       res.end();
     };
-    const push = start({ maxAttempts: 2 });
+    const push = start({ maxAttempts: 3 });
     push.deliver("t1", [target(receiver.url())], "{}");
     await push.idle();
 
-    expect(receiver.bodies("/hook")).toHaveLength(2);
+    expect(receiver.bodies("/hook")).toHaveLength(1);
     expect(receiver.bodies("/elsewhere")).toEqual([]);
     expect(errors).toHaveLength(1);
-    expect(errors[0]?.message).toContain("302");
+    expect(errors[0]?.message).toMatch(/after 1 attempt: .*302/);
+  });
+
+  test("a client error is final, except 408, 425 and 429, which are tried again like a 5xx", async () => {
+    const statuses = [400, 401, 403, 404, 408, 410, 425, 429, 500];
+    receiver.answer = (req, res) => {
+      res.statusCode = Number(req.path.slice(1));
+      res.end();
+    };
+    const push = start({ maxAttempts: 2 });
+    push.deliver("t1", statuses.map((status) => target(receiver.url(`/${status}`))), "{}");
+    await push.idle();
+
+    const attempts = Object.fromEntries(statuses.map((status) => [status, receiver.bodies(`/${status}`).length]));
+    expect(attempts).toEqual({ 400: 1, 401: 1, 403: 1, 404: 1, 408: 2, 410: 1, 425: 2, 429: 2, 500: 2 });
+    expect(errors).toHaveLength(statuses.length);
+  });
+
+  test("forget(): a deleted config's queued notifications are dropped and the one being retried is not tried again; other configs' go on", async () => {
+    let failing = true;
+    receiver.answer = (_req, res) => {
+      res.statusCode = failing ? 500 : 200;
+      res.end();
+    };
+    const settled: string[] = [];
+    // A long backoff: the first notification waits it out when its config is deleted.
+    const push = start({ backoffMs: 60_000, maxBackoffMs: 60_000 });
+    const of = (configId: string): PushTarget => ({ configId, url: receiver.url(), token: "" });
+    const deliver = (configId: string, n: number) => push.deliver("t1", [of(configId)], `{"n":${n}}`, (t) => settled.push(`${t.configId}:${n}`));
+    deliver("deleted", 1);
+    deliver("deleted", 2);
+    deliver("kept", 3);
+    deliver("deleted", 4);
+    await receiver.when(1);
+    push.forget("t2", "deleted");
+    push.forget("t1", "deleted");
+    failing = false;
+    await push.idle();
+
+    expect(receiver.bodies()).toEqual(['{"n":1}', '{"n":3}']);
+    expect(settled.sort()).toEqual(["deleted:1", "deleted:2", "deleted:4", "kept:3"]);
+    expect(errors).toEqual([]);
+  });
+
+  test("a settled callback that throws when a full lane drops a notification is reported; every target still gets its own", async () => {
+    const push = start({ maxQueued: 1 });
+    const thrown = new Error("the outbox is gone");
+    const fail = () => {
+      throw thrown;
+    };
+    for (let n = 1; n <= 3; n++) {
+      expect(() => push.deliver("t1", [target(receiver.url("/a")), target(receiver.url("/b"))], `{"n":${n}}`, fail)).not.toThrow();
+    }
+    await push.idle();
+    // Queued at once, before either lane started: each kept only the last.
+    expect(receiver.bodies("/a")).toEqual(['{"n":3}']);
+    expect(receiver.bodies("/b")).toEqual(['{"n":3}']);
+    // Two drops per lane, and the delivery of the last.
+    expect(errors.filter((e) => e.message === thrown.message)).toHaveLength(6);
+    expect(errors.filter((e) => /dropped/.test(e.message))).toHaveLength(4);
   });
 
   test("a full lane drops its oldest waiting notifications and reports each", async () => {
@@ -271,6 +337,23 @@ describe("never in the caller's way", () => {
     push.deliver("t1", [target(receiver.url())], '{"n":4}');
     await push.idle();
     expect(receiver.bodies()).toEqual(['{"n":1}']);
+  });
+
+  test("idle() keeps the process up through a backoff, so a shutdown can drain on it", async () => {
+    // In a child process with nothing else to keep it up: a backoff's timer alone does not.
+    const root = join(fileURLToPath(new URL(".", import.meta.url)), "../..");
+    const script = `
+      import { createPushDelivery } from ${JSON.stringify(pathToFileURL(join(root, "runtime/a2a/tasks/push-delivery.ts")).href)};
+      let errors = 0;
+      const push = createPushDelivery({ allow: ["127.0.0.0/8"], backoffMs: 200, maxAttempts: 2, onError: () => errors++ });
+      push.deliver("t1", [{ url: "http://127.0.0.1:1/hook", token: "" }], "{}");
+      await push.idle();
+      console.log("drained, errors " + errors);
+      await push.close();
+    `;
+    const loader = pathToFileURL(join(root, "test/support/ts-loader.mjs")).href;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", loader, "--input-type=module", "-e", script], { cwd: root, timeout: 20_000 });
+    expect(stdout.trim()).toBe("drained, errors 1");
   });
 
   test("close() during a backoff ends it at once", async () => {
@@ -329,6 +412,22 @@ describe("the SSRF guard", () => {
     "http://[::ffff:127.0.0.1]/",
     "http://[::ffff:a01:203]/",
     "http://localhost/",
+    // IPv6 forms that reach an IPv4 address: NAT64, 6to4, IPv4-compatible and -translated.
+    "http://[64:ff9b::a00:1]/",
+    "http://[64:ff9b::7f00:1]/",
+    "http://[64:ff9b::169.254.169.254]/",
+    "http://[2002:7f00:1::]/",
+    "http://[2002:c0a8:101::1]/",
+    "http://[::7f00:1]/",
+    "http://[::ffff:0:7f00:1]/",
+    // Teredo, local-use NAT64, and ranges that are not routed.
+    "http://[2001::1]/",
+    "http://[64:ff9b:1::1]/",
+    "http://192.0.0.1/",
+    "http://198.18.0.1/",
+    "http://203.0.113.7/",
+    "http://[100::1]/",
+    "http://[2001:db8::1]/",
   ];
 
   test.each(refused)("check() refuses %s, naming it", async (url) => {
@@ -341,11 +440,46 @@ describe("the SSRF guard", () => {
     await expect(push.check("ftp://x")).rejects.toThrow(/http: or https:/);
     await expect(push.check("http://10.1.2.3/")).rejects.toThrow(/private/);
     await expect(push.check("http://[::ffff:127.0.0.1]/")).rejects.toThrow(/loopback/);
-    await expect(push.check("http://localhost/")).rejects.toThrow(/localhost resolves to .*loopback/);
+    await expect(push.check("http://[64:ff9b::a00:1]/")).rejects.toThrow(/private .*10\.0\.0\.1/);
+    // A name: the caller is not told what it resolves to (that would map the agent's network); the cause says.
+    const refusal = await push.check("http://localhost/").then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refusal?.message).toMatch(/localhost does not resolve to an address it may be sent to/);
+    expect(refusal?.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+    expect(String((refusal?.cause as Error | undefined)?.message)).toMatch(/localhost resolves to .*loopback/);
+    const unknown = await push.check("http://no-such-host.invalid/").then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(unknown?.message).toMatch(/no-such-host\.invalid does not resolve to an address it may be sent to/);
+    expect(unknown?.message).not.toMatch(/ENOTFOUND|getaddrinfo/);
+  });
+
+  test("embeddedIpv4: the IPv4 address an IPv6 one stands for, by its prefix", () => {
+    expect(embeddedIpv4("64:ff9b::a00:1")).toBe("10.0.0.1");
+    expect(embeddedIpv4("64:ff9b::192.168.1.1")).toBe("192.168.1.1");
+    expect(embeddedIpv4("2002:7f00:1::abcd")).toBe("127.0.0.1");
+    expect(embeddedIpv4("::7f00:1")).toBe("127.0.0.1");
+    expect(embeddedIpv4("::ffff:0:a9fe:a9fe")).toBe("169.254.169.254");
+    for (const none of ["2606:4700::1111", "fe80::1", "::1", "::", "64:ff9b:0:0:0:1:a00:1", "not an address"]) expect(embeddedIpv4(none)).toBeUndefined();
+  });
+
+  test("check() refuses a token or authentication that cannot be sent as a header, naming the field", async () => {
+    const push = start();
+    const url = receiver.url();
+    await expect(push.check(url, { token: "a\r\nX-Injected: 1" })).rejects.toThrow(/^token cannot be sent/);
+    await expect(push.check(url, { token: "", authentication: { scheme: "Bearer", credentials: "x\ny" } })).rejects.toThrow(/^authentication\.credentials cannot be sent/);
+    await expect(push.check(url, { token: "", authentication: { scheme: "Bear er", credentials: "x" } })).rejects.toThrow(/authentication\.scheme "Bear er"/);
+    await expect(push.check(url, { token: "t-1", authentication: { scheme: "Bearer", credentials: "abc.def" } })).resolves.toBeUndefined();
   });
 
   test("check() accepts a public address, and what allow lets through", async () => {
     await expect(start({ allow: [] }).check("https://93.184.216.34/hook")).resolves.toBeUndefined();
+    // NAT64 and 6to4 forms of that public address.
+    await expect(delivery!.check("https://[64:ff9b::5db8:d822]/hook")).resolves.toBeUndefined();
+    await expect(delivery!.check("https://[2002:5db8:d822::1]/hook")).resolves.toBeUndefined();
     await delivery?.close();
 
     const push = start({ allow: ["127.0.0.0/8", "::1/128", "localhost", "fd00::1"] });

@@ -4,7 +4,8 @@
  * call that takes a task up (SubscribeToTask, a follow-up message) just as
  * the task's run ends, at every offset in microtasks around that end, must
  * still follow the task, never the live entry the run lets go (after which
- * a stream gets none of the task's later events).
+ * a stream gets none of the task's later events). And two push config
+ * changes whose reads of the configs a store answers out of order.
  */
 import { create } from "@bufbuild/protobuf";
 import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";
@@ -40,18 +41,19 @@ const executor: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function*
   yield { state: TaskState.COMPLETED };
 };
 
-const runtime = new TaskRuntime({
+const settingsOf = () => ({
   schemas,
   states: taskStatesOf(schemas.taskState),
   required: A2AServiceRequiredFields,
   executor,
   store,
   push,
-  onError: (error) => errors.push(error),
+  onError: (error: unknown) => errors.push(error),
   highWater: 64,
   slowSubscriberMs: 10_000,
   newId: randomId,
 });
+const runtime = new TaskRuntime(settingsOf());
 
 afterAll(async () => {
   runtime.close();
@@ -119,4 +121,53 @@ test.each(offsets)("a message as the run ends (%i microtasks after INPUT_REQUIRE
   gate.resolve();
   expect(await within("the subscriber's end", statesOf(subscriber), 1000)).toEqual(["task:WORKING", "statusUpdate:COMPLETED"]);
   expect(errors).toEqual([]);
+});
+
+test("two push config changes at once whose reads of the configs are answered out of order: the later read holds", async () => {
+  // A store whose configsOf answers when the test says, with the configs as they were when asked.
+  const inner = createInMemoryTaskStore();
+  inner.attach?.(schemas);
+  const reads: { answer: () => void }[] = [];
+  const slowConfigs = new Proxy(inner, {
+    get(target, key) {
+      if (key === "configsOf") {
+        return (taskId: string) => {
+          const then = target.configsOf(taskId);
+          return new Promise((resolve) => reads.push({ answer: () => resolve(then) }));
+        };
+      }
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const delivered: string[] = [];
+  const recording = { deliver: (_taskId: string, targets: readonly { url: string }[]) => void delivered.push(...targets.map((t) => t.url)), check: async () => undefined, forget: () => undefined, idle: async () => undefined, close: async () => undefined };
+  const own = new TaskRuntime({ ...settingsOf(), store: slowConfigs, push: recording });
+  try {
+    gate = deferred();
+    const taskId = randomId();
+    const run = execution("wait", taskId);
+    await own.start(run, undefined);
+    await within("the run to start", new Promise<void>((resolve) => {
+      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    const config = { tenant: "", id: "c1", taskId, url: "https://receiver.example/hook", token: "" };
+    inner.putConfig(config);
+    const created = own.configsChanged(taskId);
+    inner.deleteConfig(taskId, "c1");
+    const deleted = own.configsChanged(taskId);
+    expect(reads).toHaveLength(2);
+    // The delete's read (made after both writes) answers first, the create's last.
+    reads[1]!.answer();
+    await deleted;
+    reads[0]!.answer();
+    await created;
+    gate.resolve();
+    await within("the run to end", run.released.promise);
+    expect(delivered).toEqual([]);
+  } finally {
+    own.close();
+    inner.close();
+  }
 });

@@ -6,15 +6,18 @@
  * updates in order and a slow or failing receiver holds back only its own
  * lane. Every connection goes through the SSRF guard (section 13.2).
  */
+import { validateHeaderValue } from "node:http";
 import { Agent, request } from "undici";
 import { PushGuardError, createPushGuard } from "./push-guard.js";
 
 /** Where one push config sends: taken from a TaskPushNotificationConfig. */
 export interface PushTarget {
+  /** The push config's id: `forget` stops what is still queued for it. */
+  readonly configId?: string | undefined;
   readonly url: string;
   /** The config's token; sent as `X-A2A-Notification-Token` when not empty. */
   readonly token: string;
-  /** The config's authentication: sent as `Authorization: <scheme> <credentials>` when scheme is set. */
+  /** The config's authentication: sent as `Authorization: <scheme> <credentials>` (or the scheme alone) when scheme is set. */
   readonly authentication?: { readonly scheme: string; readonly credentials: string } | undefined;
   /** The body's media type. Default `application/a2a+json`; 0.3's notifications are `application/json` (D112). */
   readonly contentType?: string | undefined;
@@ -31,6 +34,12 @@ export interface PushDeliveryOptions {
   readonly maxBackoffMs?: number;
   /** Notifications waiting per (task, url) before the oldest is dropped (and reported). Default 1000. */
   readonly maxQueued?: number;
+  /**
+   * Connections open at once to one origin (scheme, host, port), over all tasks: requests beyond
+   * wait for one, so many tasks pointed at one slow or dead receiver do not open a socket each.
+   * Default 32.
+   */
+  readonly maxConnectionsPerOrigin?: number;
   /**
    * Destinations allowed although the SSRF guard would refuse them: each entry is a host name
    * (`localhost`), an IP address, or a CIDR (`127.0.0.0/8`, `::1/128`). The tests allow their
@@ -53,11 +62,18 @@ export interface PushDelivery {
   /**
    * Checks a push URL when a config is created: it must parse, be http: or https:, and its host,
    * after DNS resolution (every address it resolves to), must not be loopback, private (RFC 1918),
-   * link-local, unique-local (fc00::/7), unspecified, CGNAT 100.64/10, multicast/broadcast, or an
-   * IPv4-mapped IPv6 form of those, unless `allow` lets it. Rejects with an Error whose message
-   * names the URL and the reason (the caller turns it into InvalidParams).
+   * link-local, unique-local (fc00::/7), unspecified, CGNAT 100.64/10, multicast/broadcast, not
+   * routed, or an IPv6 form of an IPv4 address that is (mapped, NAT64, 6to4), unless `allow` lets
+   * it; and the target's token and authentication must be sendable as header values. Rejects with
+   * an Error whose message names the URL or the field and what is wrong, but never what a name
+   * resolved to (the caller turns it into InvalidParams; the detail is its `cause`).
    */
-  check(url: string): Promise<void>;
+  check(url: string, target?: Omit<PushTarget, "url">): Promise<void>;
+  /**
+   * A push config was deleted (spec 3.1.10: nothing more is sent to it): what is queued for it is
+   * dropped, and a notification of it being sent is not tried again.
+   */
+  forget(taskId: string, configId: string): void;
   /** Resolves when nothing is queued or in flight (tests and graceful shutdown wait on it). */
   idle(): Promise<void>;
   /** Stops: queued notifications are dropped, in-flight requests aborted, timers cleared. */
@@ -68,6 +84,8 @@ interface Notification {
   readonly target: PushTarget;
   readonly body: string;
   readonly settled: ((target: PushTarget) => void) | undefined;
+  /** Its config was deleted: not tried again. */
+  forgotten?: boolean;
 }
 
 /** One (task, url): what waits, and the attempt or backoff under way, so close() can stop it. */
@@ -75,6 +93,8 @@ interface Lane {
   readonly taskId: string;
   readonly url: string;
   readonly queue: Notification[];
+  /** The notification being sent (or waiting out a backoff). */
+  current: Notification | undefined;
   done: Promise<void>;
   attempt: AbortController | undefined;
   backoff: { readonly timer: NodeJS.Timeout; readonly wake: () => void } | undefined;
@@ -98,12 +118,47 @@ function isRefusal(error: unknown): boolean {
   return false;
 }
 
-function headersOf(target: PushTarget): Record<string, string> {
+function headersOf(target: Omit<PushTarget, "url">): Record<string, string> {
   const headers: Record<string, string> = { "content-type": target.contentType ?? "application/a2a+json" };
   const auth = target.authentication;
-  if (auth?.scheme) headers["authorization"] = `${auth.scheme} ${auth.credentials}`;
+  if (auth?.scheme) headers["authorization"] = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
   if (target.token) headers["x-a2a-notification-token"] = target.token;
   return headers;
+}
+
+/** An auth-scheme is an HTTP token (RFC 9110 section 11.1). */
+const tokenPattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Throws, naming the field, when the target's token or authentication cannot be sent as a header. */
+function checkHeaders(target: Omit<PushTarget, "url">): void {
+  const scheme = target.authentication?.scheme;
+  if (scheme && !tokenPattern.test(scheme)) throw new Error(`authentication.scheme "${scheme}" is not an HTTP auth scheme (a token: letters, digits, !#$%&'*+.^_\`|~-)`);
+  for (const [field, name, value] of [
+    ["token", "x-a2a-notification-token", target.token],
+    ["authentication.credentials", "authorization", target.authentication?.credentials ?? ""],
+  ] as const) {
+    try {
+      validateHeaderValue(name, value);
+    } catch {
+      throw new Error(`${field} cannot be sent in an HTTP header: it holds a control character (a line break, NUL, ...)`);
+    }
+  }
+}
+
+/**
+ * An answer that trying again will not change: a redirect (never followed) or a client error
+ * other than timeout (408), too early (425) and too many requests (429).
+ */
+const isFinalStatus = (status: number): boolean => (status >= 300 && status < 400) || (status >= 400 && status < 500 && status !== 408 && status !== 425 && status !== 429);
+
+/** An HTTP answer that is not 2xx. */
+class StatusError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
 }
 
 export function createPushDelivery(options: PushDeliveryOptions = {}): PushDelivery {
@@ -112,6 +167,7 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
   const backoffMs = positive("backoffMs", options.backoffMs, 500);
   const maxBackoffMs = positive("maxBackoffMs", options.maxBackoffMs, 30_000);
   const maxQueued = positive("maxQueued", options.maxQueued, 1000, true);
+  const connections = positive("maxConnectionsPerOrigin", options.maxConnectionsPerOrigin, 32, true);
   const onError =
     options.onError ??
     ((error: Error, info: { readonly taskId: string; readonly url: string }) =>
@@ -121,9 +177,12 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
   // The guard's lookup runs inside every connect, on the address connected
   // to. Redirects are never followed: undici's request only follows them
   // with a redirect interceptor, and this agent has none.
-  const agent = new Agent({ connect: { lookup: guard.lookup } });
+  const agent = new Agent({ connect: { lookup: guard.lookup }, connections });
   const lanes = new Map<string, Lane>();
   let idleWaiters: (() => void)[] = [];
+  // While someone waits for idle(), a ref'd timer keeps the process up: the lanes' own timers
+  // (backoffs, timeouts) are unref'd, and a drain at shutdown must not end with the process.
+  let keepAlive: NodeJS.Timeout | undefined;
   // Set before close() does anything, so every lane that wakes from it sees it.
   let closed = false;
   let closing: Promise<void> | undefined;
@@ -158,7 +217,7 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
       // for the next notification, so a failure reading it changes nothing.
       await response.body.dump().catch(() => undefined);
       if (response.statusCode < 200 || response.statusCode > 299) {
-        throw new Error(`${target.url} answered HTTP ${response.statusCode}`);
+        throw new StatusError(`${target.url} answered HTTP ${response.statusCode}`, response.statusCode);
       }
     } catch (error) {
       if (timedOut) throw new Error(`${target.url} did not answer within ${timeoutMs} ms`, { cause: error });
@@ -181,13 +240,7 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
   }
 
   async function send(lane: Lane, notification: Notification): Promise<void> {
-    const settled = () => {
-      try {
-        notification.settled?.(notification.target);
-      } catch (error) {
-        report(toError(error), lane);
-      }
-    };
+    const settled = () => settle(notification, lane);
     for (let tries = 1; ; tries++) {
       let failure: Error;
       try {
@@ -198,7 +251,11 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
         failure = toError(error);
       }
       if (closed) return;
-      if (tries >= maxAttempts || isRefusal(failure)) {
+      if (notification.forgotten) {
+        settled();
+        return;
+      }
+      if (tries >= maxAttempts || isRefusal(failure) || (failure instanceof StatusError && isFinalStatus(failure.status))) {
         const times = tries === 1 ? "1 attempt" : `${tries} attempts`;
         report(new Error(`push notification to ${lane.url} given up after ${times}: ${failure.message}`, { cause: failure }), lane);
         settled();
@@ -206,12 +263,18 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
       }
       await pause(lane, tries);
       if (closed) return;
+      if (notification.forgotten) {
+        settled();
+        return;
+      }
     }
   }
 
   async function run(key: string, lane: Lane): Promise<void> {
     for (let next = lane.queue.shift(); next && !closed; next = lane.queue.shift()) {
+      lane.current = next;
       await send(lane, next);
+      lane.current = undefined;
     }
     // No await between the empty queue and this, so a deliver() cannot slip
     // a notification into a lane that is going away.
@@ -219,6 +282,8 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
     if (lanes.size === 0) {
       const waiters = idleWaiters;
       idleWaiters = [];
+      clearInterval(keepAlive);
+      keepAlive = undefined;
       for (const wake of waiters) wake();
     }
   }
@@ -230,23 +295,55 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
       const key = JSON.stringify([taskId, target.url]);
       let lane = lanes.get(key);
       if (!lane) {
-        const created: Lane = { taskId, url: target.url, queue: [], done: Promise.resolve(), attempt: undefined, backoff: undefined };
+        const created: Lane = { taskId, url: target.url, queue: [], current: undefined, done: Promise.resolve(), attempt: undefined, backoff: undefined };
         // Started on a microtask, so not even the connect happens inside deliver().
         created.done = Promise.resolve().then(() => run(key, created));
         lanes.set(key, created);
         lane = created;
       }
       if (lane.queue.length >= maxQueued) {
-        const dropped = lane.queue.shift();
-        dropped?.settled?.(dropped.target);
+        const dropped = lane.queue.shift()!;
+        settle(dropped, lane);
         report(new Error(`push notification to ${target.url} dropped: more than ${maxQueued} waiting for task ${taskId}`), lane);
       }
       lane.queue.push({ target, body, settled });
     }
   }
 
+  /** Calls the notification's `settled`; one that throws is reported, and the lane goes on. */
+  function settle(notification: Notification, lane: Lane): void {
+    try {
+      notification.settled?.(notification.target);
+    } catch (error) {
+      report(toError(error), lane);
+    }
+  }
+
+  function forget(taskId: string, configId: string): void {
+    for (const lane of lanes.values()) {
+      if (lane.taskId !== taskId) continue;
+      const current = lane.current;
+      if (current?.target.configId === configId && !current.forgotten) {
+        current.forgotten = true;
+        // Its attempt is not aborted: a POST already sent is not taken back by dropping the socket.
+        if (lane.backoff) {
+          clearTimeout(lane.backoff.timer);
+          lane.backoff.wake();
+        }
+      }
+      for (let i = lane.queue.length - 1; i >= 0; i--) {
+        const queued = lane.queue[i]!;
+        if (queued.target.configId !== configId) continue;
+        lane.queue.splice(i, 1);
+        settle(queued, lane);
+      }
+    }
+  }
+
   function idle(): Promise<void> {
-    return lanes.size === 0 ? Promise.resolve() : new Promise((wake) => idleWaiters.push(wake));
+    if (lanes.size === 0) return Promise.resolve();
+    keepAlive ??= setInterval(() => undefined, 60_000);
+    return new Promise((wake) => idleWaiters.push(wake));
   }
 
   function close(): Promise<void> {
@@ -262,10 +359,17 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
         }
       }
       await Promise.all(running.map((lane) => lane.done));
+      clearInterval(keepAlive);
+      keepAlive = undefined;
       await agent.destroy();
     })();
     return closing;
   }
 
-  return { deliver, check: guard.check, idle, close };
+  async function check(url: string, target?: Omit<PushTarget, "url">): Promise<void> {
+    if (target !== undefined) checkHeaders(target);
+    await guard.check(url);
+  }
+
+  return { deliver, check, forget, idle, close };
 }

@@ -28,9 +28,67 @@ const forbidden: readonly (readonly [reason: string, rules: readonly (readonly [
   ["link-local", [["169.254.0.0", 16, "ipv4"], ["fe80::", 10, "ipv6"]]],
   ["unique-local or site-local", [["fc00::", 7, "ipv6"], ["fec0::", 10, "ipv6"]]],
   ["multicast", [["224.0.0.0", 4, "ipv4"], ["ff00::", 8, "ipv6"]]],
-  // 240/4 is reserved and ends in the limited broadcast 255.255.255.255.
-  ["reserved or broadcast", [["240.0.0.0", 4, "ipv4"]]],
+  // 240/4 is reserved and ends in the limited broadcast 255.255.255.255; the others are the IETF's
+  // protocol assignments, benchmarking, documentation and IPv6's discard prefix (RFC 6890, 6666).
+  [
+    "reserved, broadcast or not routed",
+    [
+      ["240.0.0.0", 4, "ipv4"],
+      ["192.0.0.0", 24, "ipv4"],
+      ["192.0.2.0", 24, "ipv4"],
+      ["198.18.0.0", 15, "ipv4"],
+      ["198.51.100.0", 24, "ipv4"],
+      ["203.0.113.0", 24, "ipv4"],
+      ["100::", 64, "ipv6"],
+      ["2001:db8::", 32, "ipv6"],
+    ],
+  ],
+  // Prefixes that carry or tunnel to an IPv4 address in ways the embedded address cannot be judged
+  // by: Teredo (its client address is obfuscated) and local-use NAT64 (RFC 8215), whose translator
+  // is the operator's own.
+  ["an IPv4 tunnel or local translator", [["2001::", 32, "ipv6"], ["64:ff9b:1::", 48, "ipv6"]]],
 ];
+
+/**
+ * The IPv4 address an IPv6 address stands for, where its prefix says so: NAT64's well-known
+ * 64:ff9b::/96 (RFC 6052; what DNS64 answers for a name with only an A record), 6to4's 2002::/16,
+ * the deprecated IPv4-compatible ::/96 and the IPv4-translated ::ffff:0:0:0/96. (IPv4-mapped
+ * ::ffff:0:0/96 BlockList judges itself.) Such an address reaches that IPv4 address, so it is
+ * judged as it.
+ */
+export function embeddedIpv4(address: string): string | undefined {
+  const words = ipv6Words(address);
+  if (words === undefined) return undefined;
+  const zero = (from: number, to: number) => words.slice(from, to).every((w) => w === 0);
+  let high: number;
+  let low: number;
+  if (words[0] === 0x64 && words[1] === 0xff9b && zero(2, 6)) [high, low] = [words[6]!, words[7]!];
+  else if (words[0] === 0x2002) [high, low] = [words[1]!, words[2]!];
+  else if (zero(0, 6) && (words[6] !== 0 || words[7]! > 1)) [high, low] = [words[6]!, words[7]!];
+  else if (zero(0, 4) && words[4] === 0xffff && words[5] === 0) [high, low] = [words[6]!, words[7]!];
+  else return undefined;
+  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+}
+
+/** The eight 16-bit words of an IPv6 address (with `::` and a dotted IPv4 tail), or undefined. */
+function ipv6Words(address: string): number[] | undefined {
+  if (isIP(address) !== 6) return undefined;
+  let text = address.toLowerCase();
+  const zone = text.indexOf("%");
+  if (zone >= 0) text = text.slice(0, zone);
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const part = (s: string) => (s === "" ? [] : s.split(":").map((w) => parseInt(w, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  const missing = 8 - left.length - right.length;
+  if (missing < 0 || (tail === undefined && missing !== 0)) return undefined;
+  return [...left, ...new Array<number>(missing).fill(0), ...right];
+}
 
 const forbiddenLists = forbidden.map(([reason, rules]) => {
   const list = new BlockList();
@@ -94,7 +152,11 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push")
     const family = familyOf(address);
     if (!family) return "not an IP address";
     if (allowedAddresses.check(address, family)) return undefined;
-    return forbiddenLists.find(([, list]) => list.check(address, family))?.[0];
+    const reason = forbiddenLists.find(([, list]) => list.check(address, family))?.[0];
+    if (reason !== undefined || family === "ipv4") return reason;
+    const ipv4 = embeddedIpv4(address);
+    const inner = ipv4 === undefined ? undefined : refusal(ipv4);
+    return inner === undefined ? undefined : `${inner} (as the IPv4 address ${ipv4} it stands for)`;
   }
 
   function refuseAny(where: string, host: string, addresses: readonly LookupAddress[]): PushGuardError | undefined {
@@ -132,14 +194,18 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push")
     const parsed = screen(url);
     const host = normalizeHost(parsed.hostname);
     if (familyOf(host) || allowedHosts.has(host)) return;
+    // Whoever asked learns only that the name is refused, not whether it resolves nor to what: the
+    // answer would otherwise map the agent's network for them. The detail is the error's cause.
+    const refuse = (cause: unknown) =>
+      new PushGuardError(`${subject} URL "${url}" refused by the SSRF guard: ${host} does not resolve to an address it may be sent to (a public one, or one the allow option lists)`, { cause });
     let addresses: LookupAddress[];
     try {
       addresses = await lookupPromise(host, { all: true });
     } catch (error) {
-      throw new PushGuardError(`${subject} URL "${url}": ${host} does not resolve (${(error as Error).message})`, { cause: error });
+      throw refuse(error);
     }
     const refused = refuseAny(`${subject} URL "${url}"`, host, addresses);
-    if (refused) throw refused;
+    if (refused) throw refuse(refused);
   }
 
   const lookup: LookupFunction = (hostname, options, callback) => {

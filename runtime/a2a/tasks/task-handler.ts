@@ -153,7 +153,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
   };
   const checkedConfig = async (request: PushConfigLike, taskId: string, tenant: string, context: A2ACallContext): Promise<PushConfigLike> => {
     try {
-      await push.check(request.url);
+      await push.check(request.url, { token: request.token, authentication: request.authentication });
     } catch (err) {
       throw new InvalidParamsError(err instanceof Error ? err.message : String(err), { metadata: { url: request.url } });
     }
@@ -375,6 +375,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
       // Idempotent (spec 3.1.10): deleting a config that is gone succeeds.
       await store.deleteConfig(request.taskId, request.id);
       await runtime.configsChanged(request.taskId);
+      // Nothing more is sent to it (spec 3.1.10), what was queued before the delete included.
+      push.forget(request.taskId, request.id);
       return {};
     },
 

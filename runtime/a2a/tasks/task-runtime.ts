@@ -53,6 +53,8 @@ class LiveTask {
   queued = 0;
   running: Execution | undefined;
   configs: readonly PushConfigLike[] = [];
+  /** Reads of `configs` started by configsChanged: only the latest one's answer is kept. */
+  configReads = 0;
   ready: Promise<void> = Promise.resolve();
   #artifacts: Map<string, ArtifactLike> | undefined;
   lastArtifactId: string;
@@ -391,7 +393,12 @@ export class TaskRuntime {
   /** The push configs of a task changed: what its next updates are delivered to. */
   async configsChanged(taskId: string): Promise<void> {
     const live = this.#live.get(taskId);
-    if (live !== undefined) live.configs = await this.#s.store.configsOf(taskId);
+    if (live === undefined) return;
+    // Two changes at once (a create and a delete) may have their reads answered out of order: the
+    // read started last came after both writes.
+    const read = ++live.configReads;
+    const configs = await this.#s.store.configsOf(taskId);
+    if (read === live.configReads) live.configs = configs;
   }
 
   /** Aborts every execution and ends every stream. */
@@ -917,6 +924,7 @@ const ownMessage = (made: MessageLike, init: object): MessageLike => (made === i
 
 function pushTarget(config: PushConfigLike) {
   return {
+    configId: config.id,
     url: config.url,
     token: config.token,
     authentication: config.authentication === undefined ? undefined : { scheme: config.authentication.scheme, credentials: config.authentication.credentials },

@@ -136,7 +136,7 @@ export class PushOutboxSender {
       }
       this.#inFlight.add(key);
       const auth = row.auth_scheme === null ? undefined : { scheme: row.auth_scheme, credentials: row.auth_credentials ?? "" };
-      const target = { url: row.url, token: row.token ?? "", authentication: auth, ...(v03 ? { contentType: "application/json" } : {}) };
+      const target = { configId: row.config_id, url: row.url, token: row.token ?? "", authentication: auth, ...(v03 ? { contentType: "application/json" } : {}) };
       outbox.send(row.task_id, target, body, forget);
     }
   }
