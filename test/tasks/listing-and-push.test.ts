@@ -158,6 +158,20 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect(ids((await list({ contextId })).tasks)).toEqual([...made, ...added].reverse());
     });
 
+    test("a task updated between pages moves ahead of the cursor: later pages go on without it, a new listing has it first (D78)", async () => {
+      const contextId = `ctx-paging-updated-${binding}`;
+      const made: string[] = [];
+      for (let i = 0; i < 4; i++) made.push((await make(asking, contextId)).id);
+      const p1 = await list({ contextId, pageSize: 2 });
+      expect(ids(p1.tasks)).toEqual([made[3], made[2]]);
+      // The oldest one, not listed yet, gets a newer status.
+      const continued = asTask(await client.sendMessage(send(quick, { taskId: made[0]! })));
+      expect(continued.status?.state).toBe(S.TASK_STATE_COMPLETED);
+      const p2 = await list({ contextId, pageSize: 2, pageToken: p1.nextPageToken });
+      expect([ids(p2.tasks), p2.nextPageToken]).toEqual([[made[1]], ""]);
+      expect(ids((await list({ contextId })).tasks)).toEqual([made[0], made[3], made[2], made[1]]);
+    });
+
     test("filters: contextId, status, statusTimestampAfter", async () => {
       const a = `ctx-filter-a-${binding}`;
       const b = `ctx-filter-b-${binding}`;

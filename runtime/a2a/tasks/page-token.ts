@@ -1,8 +1,9 @@
 /**
  * ListTasks page tokens: a cursor, the (status timestamp, task id) of the
  * last task of the page, not an offset, so a task added while a client pages
- * shifts nothing and no task is answered twice or skipped for it. Opaque to
- * clients (base64url); one that does not decode is the client's error.
+ * shifts nothing and no task is answered twice or skipped for it. A task
+ * updated while a client pages moves ahead of the cursor instead (D78).
+ * Opaque to clients (base64url); one that does not decode is the client's error.
  */
 import { BadPageTokenError } from "./task-store.js";
 
