@@ -7,7 +7,7 @@
  *
  * 1. SendMessage: blocking, returnImmediately, historyLength.
  * 2. SendStreamingMessage: order of events, closing at COMPLETED and
- *    INPUT_REQUIRED, a direct Message reply.
+ *    INPUT_REQUIRED or AUTH_REQUIRED, historyLength, a direct Message reply.
  * 3. SubscribeToTask: from a second client and another binding's.
  * 4. Multi-turn: continuing an interrupted task (blocking and streamed,
  *    followed by a subscriber, while the run before is still finishing or
@@ -249,6 +249,18 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       await within("the executor to return", finished.promise);
       // Returning from an interrupted state leaves it interrupted.
       expect((await get(taskIdOf(events))).status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
+    });
+
+    test("AUTH_REQUIRED interrupts as INPUT_REQUIRED does: the stream closes there, a blocking SendMessage answers there", async () => {
+      const key = scripts.add("needs-auth", async function* () {
+        yield { state: TaskState.WORKING };
+        yield { state: TaskState.AUTH_REQUIRED, message: "sign in first" };
+      });
+      const events = await within("the stream to end at AUTH_REQUIRED", collect(client.sendMessageStream(send(key))));
+      expect(events.map(label)).toEqual(["task:SUBMITTED", "status:WORKING", "status:AUTH_REQUIRED"]);
+      const blocking = asTask(await within("the blocking answer", client.sendMessage(send(key))));
+      expect(stateName(blocking.status?.state)).toBe("AUTH_REQUIRED");
+      expect(texts(blocking.history)).toEqual([key, "sign in first"]);
     });
 
     test("historyLength cuts the stream's first Task (a new task's and a continued one's); later events are as ever", async () => {
