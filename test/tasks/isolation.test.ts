@@ -309,7 +309,7 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       const { how, code } = cut!;
       if (binding === "GRPC") expect(how).toBe("grpc RESOURCE_EXHAUSTED");
       // The SDK reads an error event of an HTTP+JSON stream as a plain A2AError (the spec leaves its shape open).
-      if (binding === "HTTP+JSON") expect(how).toMatch(/^http 200 \(A2AError\): .*fell \d+ events behind/);
+      if (binding === "HTTP+JSON") expect(how).toMatch(/^http 200 \(A2AError\): .*stayed \d+ events behind/);
       if (binding === "JSONRPC") {
         // -32001 to -32099 are A2A's own errors (spec 5.4, 9.5): a cut stream is none of them. The SDK
         // takes -32008 for ExtensionSupportRequired, which would send a client looking for an extension.

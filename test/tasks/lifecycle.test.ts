@@ -455,6 +455,22 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       }
     });
 
+    test("a run that asks for input, then moves the task on itself and returns: COMPLETED", async () => {
+      const key = scripts.add("asks-then-goes-on", async function* () {
+        yield { state: TaskState.AUTH_REQUIRED, message: "sign in" };
+        yield { state: TaskState.WORKING, message: "signed in elsewhere, going on" };
+        yield chunk("done", "out");
+      });
+      const events = await within("the stream", collect(client.sendMessageStream(send(key))));
+      // The stream closed at the interruption; the task went on without it.
+      expect(events.map(label)).toEqual(["task:SUBMITTED", "status:AUTH_REQUIRED"]);
+      const done = await until("the task to complete", async () => {
+        const t = await get(taskIdOf(events));
+        return t.status?.state === S.TASK_STATE_COMPLETED && t;
+      });
+      expect(done.artifacts.map((a) => textOfParts(a.parts))).toEqual(["done"]);
+    });
+
     test("a continuation whose executor just returns, with no state of its own: COMPLETED, not the INPUT_REQUIRED of the turn before", async () => {
       const first = asTask(await client.sendMessage(send(askKey())));
       expect(first.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);

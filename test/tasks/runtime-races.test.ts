@@ -171,3 +171,247 @@ test("two push config changes at once whose reads of the configs are answered ou
     inner.close();
   }
 });
+
+/** The in-memory store, with `update` answered when the test says once `slow` is set (a store of rows, slowly). */
+function slowWrites() {
+  const inner = createInMemoryTaskStore();
+  inner.attach?.(schemas);
+  const state = { slow: false, writes: [] as (() => void)[] };
+  const store = new Proxy(inner, {
+    get(target, key) {
+      if (key === "update") {
+        return (...args: Parameters<typeof inner.update>) => {
+          const done = target.update(...args);
+          if (!state.slow) return done;
+          return new Promise<void>((resolve) => state.writes.push(() => resolve(done as void)));
+        };
+      }
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { inner, store, state };
+}
+
+const textOfMessage = (message: MessageLike) => (message.parts[0]?.content.case === "text" ? String(message.parts[0].content.value) : "");
+const labelOf = (event: object) => {
+  const payload = (event as { payload: { case: string; value: { status?: { state: number }; artifact?: { parts: { content: { value?: unknown } }[] } } } }).payload;
+  if (payload.case === "artifactUpdate") return `artifact:${payload.value.artifact?.parts.map((p) => String(p.content.value)).join("")}`;
+  return `${payload.case}:${TaskState[payload.value.status?.state ?? 0]}`;
+};
+
+test("a message that came while the run worked takes the task over once the run asks for input and waits on (D77)", async () => {
+  const working = deferred();
+  const decide = deferred();
+  const asked: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* (ctx) {
+    if (textOfMessage(ctx.message) !== "first") {
+      yield { state: TaskState.COMPLETED };
+      return;
+    }
+    yield { state: TaskState.WORKING };
+    working.resolve();
+    await decide.promise;
+    yield { state: TaskState.INPUT_REQUIRED };
+    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+  };
+  const own = new TaskRuntime({ ...settingsOf(), executor: asked });
+  try {
+    const taskId = randomId();
+    const first = execution("first", taskId);
+    await own.start(first, undefined);
+    await within("the run to work", working.promise);
+    const next = execution("answer", taskId);
+    await own.start(next, store.get(taskId)!);
+    decide.resolve();
+    await within("the queued message's run", next.released.promise);
+    expect([first.aborted, TaskState[store.get(taskId)!.task.status?.state ?? 0]]).toEqual([true, "COMPLETED"]);
+  } finally {
+    own.close();
+  }
+});
+
+test("a run's status write still in flight when a message takes the task over reaches neither the new run's stream nor ends it", async () => {
+  const { inner, store: slow, state } = slowWrites();
+  const askedAgain = deferred();
+  const twice: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* (ctx) {
+    if (textOfMessage(ctx.message) === "first") {
+      yield { state: TaskState.INPUT_REQUIRED };
+      state.slow = true;
+      askedAgain.resolve();
+      yield { state: TaskState.AUTH_REQUIRED };
+      await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+      return;
+    }
+    yield { state: TaskState.WORKING };
+    yield { state: TaskState.COMPLETED };
+  };
+  const own = new TaskRuntime({ ...settingsOf(), executor: twice, store: slow });
+  try {
+    const taskId = randomId();
+    await own.start(execution("first", taskId), undefined);
+    await within("the second ask to be written", askedAgain.promise);
+    await within("its write to be under way", new Promise<void>((resolve) => {
+      const poll = () => (state.writes.length > 0 ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    const stream = own.newSubscriber(new AbortController().signal);
+    const next = new Execution({ tenant: "", owner: "" }, taskId, "ctx", execution("answer", taskId).message, call, undefined, stream, []);
+    await own.start(next, inner.get(taskId)!);
+    // Whatever the message does at once is done (a turn of the event loop); then the old run's write lands.
+    await new Promise((resolve) => setImmediate(resolve));
+    state.slow = false;
+    for (const write of state.writes.splice(0)) write();
+    expect(await within("the new run's stream", statesOf(stream), 1000)).toEqual(["task:AUTH_REQUIRED", "statusUpdate:WORKING", "statusUpdate:COMPLETED"]);
+  } finally {
+    own.close();
+    inner.close();
+  }
+});
+
+test("SubscribeToTask while a change's write is in flight: the snapshot waits for it, and the stream gets the change once", async () => {
+  const { inner, store: slow, state } = slowWrites();
+  const chunkGate = deferred();
+  const chunked: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* () {
+    yield { state: TaskState.WORKING };
+    await chunkGate.promise;
+    yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: "one" } }] } };
+    yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: "two" } }] }, append: true };
+  };
+  const own = new TaskRuntime({ ...settingsOf(), executor: chunked, store: slow });
+  try {
+    const taskId = randomId();
+    const run = execution("go", taskId);
+    await own.start(run, undefined);
+    await within("the task to work", new Promise<void>((resolve) => {
+      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    state.slow = true;
+    chunkGate.resolve();
+    await within("the first chunk's write to be under way", new Promise<void>((resolve) => {
+      const poll = () => (state.writes.length > 0 ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    const subscriber = own.newSubscriber(new AbortController().signal);
+    const subscribed = own.subscribe(inner.get(taskId)!, subscriber);
+    // Whatever the subscribe does at once is done (a turn of the event loop); then the write lands.
+    await new Promise((resolve) => setImmediate(resolve));
+    state.slow = false;
+    for (const write of state.writes.splice(0)) write();
+    expect(await subscribed).toBe(true);
+    const seen: string[] = [];
+    for await (const event of subscriber) {
+      seen.push(labelOf(event));
+      const payload = (event as { payload: { case: string; value: { artifacts?: { parts: { content: { value?: unknown } }[] }[] } } }).payload;
+      if (payload.case === "task") seen.push(`snapshot:${(payload.value.artifacts ?? []).map((a) => a.parts.map((p) => String(p.content.value)).join("")).join("|")}`);
+    }
+    expect(seen).toEqual(["task:WORKING", "snapshot:one", "artifact:two", "statusUpdate:COMPLETED"]);
+  } finally {
+    own.close();
+    inner.close();
+  }
+});
+
+/** The in-memory store, with `configsOf` answered when the test says once `held` is set. */
+function heldConfigReads() {
+  const inner = createInMemoryTaskStore();
+  inner.attach?.(schemas);
+  const state = { held: false, reads: [] as (() => void)[] };
+  const store = new Proxy(inner, {
+    get(target, key) {
+      if (key === "configsOf") {
+        return (taskId: string) => {
+          const then = target.configsOf(taskId);
+          if (!state.held) return then;
+          return new Promise((resolve) => state.reads.push(() => resolve(then)));
+        };
+      }
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { inner, store, state };
+}
+
+const recordingPush = (delivered: string[]) => ({
+  deliver: (_taskId: string, targets: readonly { configId?: string | undefined }[]) => void delivered.push(...targets.map((t) => t.configId ?? "")),
+  check: async () => undefined,
+  forget: () => undefined,
+  idle: async () => undefined,
+  close: async () => undefined,
+});
+const config = (taskId: string, id: string) => ({ tenant: "", id, taskId, url: `https://receiver.example/${id}`, token: "" });
+
+test("a delete and a create of push configs at once: the delete is in effect only once the later read is, whichever answers first", async () => {
+  const { inner, store: held, state } = heldConfigReads();
+  const delivered: string[] = [];
+  const own = new TaskRuntime({ ...settingsOf(), store: held, push: recordingPush(delivered) });
+  try {
+    gate = deferred();
+    const taskId = randomId();
+    const run = execution("wait", taskId);
+    await own.start(run, undefined);
+    await within("the run to start", new Promise<void>((resolve) => {
+      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    inner.putConfig(config(taskId, "X"));
+    await own.configsChanged(taskId);
+    state.held = true;
+    inner.deleteConfig(taskId, "X");
+    let deleteInEffect = false;
+    const deleted = own.configsChanged(taskId).then(() => (deleteInEffect = true));
+    inner.putConfig(config(taskId, "Y"));
+    const created = own.configsChanged(taskId);
+    state.reads[0]!();
+    await new Promise((resolve) => setImmediate(resolve));
+    // Its own read is in, but the create's, started after it, is not: X may still be sent to.
+    expect(deleteInEffect).toBe(false);
+    state.reads[1]!();
+    await Promise.all([deleted, created]);
+    gate.resolve();
+    await within("the run to end", run.released.promise);
+    expect([...new Set(delivered)]).toEqual(["Y"]);
+  } finally {
+    own.close();
+    inner.close();
+  }
+});
+
+test("the configs read when a task is taken up, answered after a configsChanged's read: the later read holds", async () => {
+  const { inner, store: held, state } = heldConfigReads();
+  const delivered: string[] = [];
+  const own = new TaskRuntime({ ...settingsOf(), store: held, push: recordingPush(delivered) });
+  try {
+    const { taskId, first } = await (async () => {
+      const id = randomId();
+      const run = execution("start 0", id);
+      await own.start(run, undefined);
+      await run.released.promise;
+      return { taskId: id, first: run };
+    })();
+    expect(first.over).toBe(true);
+    inner.putConfig(config(taskId, "X"));
+    state.held = true;
+    // SubscribeToTask takes the task up: its live entry reads the configs (answered last).
+    const subscriber = own.newSubscriber(new AbortController().signal);
+    const subscribed = own.subscribe(inner.get(taskId)!, subscriber);
+    await within("the entry's read", new Promise<void>((resolve) => {
+      const poll = () => (state.reads.length === 1 ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    inner.deleteConfig(taskId, "X");
+    const deleted = own.configsChanged(taskId);
+    state.reads[1]!();
+    state.reads[0]!();
+    await Promise.all([deleted, subscribed]);
+    state.held = false;
+    const next = execution("next", taskId);
+    await own.start(next, inner.get(taskId)!);
+    await within("the next run", next.released.promise);
+    expect(delivered).toEqual([]);
+  } finally {
+    own.close();
+    inner.close();
+  }
+});

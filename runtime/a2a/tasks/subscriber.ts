@@ -71,22 +71,26 @@ export class Subscriber<E> implements AsyncIterableIterator<E> {
     if (this.#ended) return;
     this.#ended = true;
     this.#error = error;
+    // Nothing more is pushed to it: the executor waiting for it to catch up goes on, and its grace
+    // timer is cleared (left running, it would cut what the stream still has to read, its end included).
+    this.#drained?.();
     if (this.backlog === 0) this.#settlePending();
   }
 
-  /** Ends the stream now, dropping what is queued: the subscriber fell too far behind. */
-  cut(behind: number): void {
+  /** Ends the stream now, dropping what is queued: the subscriber stayed too far behind. */
+  cut(): void {
+    if (this.#ended || this.#finished) return;
     this.#queue = [];
     this.#head = 0;
-    this.end(new A2AError(streamCut, `this stream fell ${behind} events behind the task and was closed; SubscribeToTask to follow it again`));
+    this.end(new A2AError(streamCut, `this stream stayed ${this.highWater} events behind the task for too long and was closed; SubscribeToTask to follow it again`));
   }
 
   /** Resolves when the backlog is down to half the high-water mark, or the stream ends; after `graceMs`, cuts it. */
   whenDrained(graceMs: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.cut(this.backlog);
         this.#drained = undefined;
+        this.cut();
         resolve();
       }, graceMs);
       this.#drained = () => {

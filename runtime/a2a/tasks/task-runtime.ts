@@ -55,6 +55,12 @@ class LiveTask {
   configs: readonly PushConfigLike[] = [];
   /** Reads of `configs` started by configsChanged: only the latest one's answer is kept. */
   configReads = 0;
+  /** Changes made to the task whose write the store has not answered yet, so whose events are not out. */
+  writing = 0;
+  /** The latest read of `configs` started, once applied. */
+  configsApplied: Promise<void> = Promise.resolve();
+  /** What waits for `writing` to be back at 0 (a SubscribeToTask's snapshot, a takeover). */
+  afterWrites: (() => void)[] | undefined;
   ready: Promise<void> = Promise.resolve();
   #artifacts: Map<string, ArtifactLike> | undefined;
   lastArtifactId: string;
@@ -276,6 +282,8 @@ export class TaskRuntime {
   /** The store writes and delivers push notifications itself, through its outbox (D74). */
   readonly #outbox: boolean;
   #closed = false;
+  /** Executions started and not ended: close() reaches those no live task holds yet (before their first event, queued). */
+  readonly #executions = new Set<Execution>();
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
@@ -312,6 +320,7 @@ export class TaskRuntime {
    */
   start(exec: Execution, record: StoredTask | undefined): void | Promise<void> {
     if (this.#closed) throw new Error("the task runtime is closed");
+    this.#executions.add(exec);
     if (record !== undefined) return this.#startContinued(exec, record);
     // A message for the new task waits for this run (the task's chain starts with it, #ensureTask).
     void this.#run(exec);
@@ -323,13 +332,25 @@ export class TaskRuntime {
       exec.live = live;
       // A run that left the task interrupted had its turn (D77): a new message takes the task over
       // instead of waiting for an executor that may be waiting for this very message.
-      const previous = live.running;
-      if (previous !== undefined && previous.stopped && this.#s.states.isInterrupted(live.record.task.status?.state ?? 0)) this.#supersede(live, previous);
+      if (live.running !== undefined) this.#takeOver(live, live.running);
       // The next message waits until this run ends or the task is terminal (a cancel releases it).
       const before = live.chain;
       live.chain = exec.released;
       void before.promise.then(() => this.#continue(live, exec));
     });
+  }
+
+  /**
+   * A message waits for `exec`, the running execution: when `exec` left the
+   * task interrupted, it is superseded, once what it wrote is out (a write
+   * still in flight would otherwise reach the new run's streams).
+   */
+  #takeOver(live: LiveTask, exec: Execution): void {
+    const go = () => {
+      if (live.running === exec && exec.stopped && !exec.over && this.#s.states.isInterrupted(live.record.task.status?.state ?? 0)) this.#supersede(live, exec);
+    };
+    if (live.writing === 0) go();
+    else (live.afterWrites ??= []).push(go);
   }
 
   /**
@@ -349,17 +370,25 @@ export class TaskRuntime {
    * events (SubscribeToTask). False, following nothing, when the task turned
    * out terminal (it finished while the caller's copy was read).
    */
-  subscribe(record: StoredTask, subscriber: Subscriber<StreamEvent>): Promise<boolean> {
-    return this.#liveOf(record, (live) => {
-      const task = live.record.task;
-      if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
-        this.#release(live);
-        return false;
-      }
-      subscriber.push(this.#snapshotEvent(task));
-      this.#follow(live, subscriber);
-      return true;
+  async subscribe(record: StoredTask, subscriber: Subscriber<StreamEvent>): Promise<boolean> {
+    return await this.#liveOf<boolean | Promise<boolean>>(record, (live) => {
+      // A change being written is in the task already, and its event comes once the store answers:
+      // the snapshot waits for it, or the stream would get that change twice (an appended chunk's
+      // text twice). Only a store that answers with promises leaves such a gap.
+      if (live.writing === 0) return this.#subscribeNow(live, subscriber);
+      return new Promise<boolean>((resolve) => (live.afterWrites ??= []).push(() => resolve(this.#subscribeNow(live, subscriber))));
     });
+  }
+
+  #subscribeNow(live: LiveTask, subscriber: Subscriber<StreamEvent>): boolean {
+    const task = live.record.task;
+    if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
+      this.#release(live);
+      return false;
+    }
+    subscriber.push(this.#snapshotEvent(task));
+    this.#follow(live, subscriber);
+    return true;
   }
 
   /**
@@ -395,17 +424,38 @@ export class TaskRuntime {
     const live = this.#live.get(taskId);
     if (live === undefined) return;
     // Two changes at once (a create and a delete) may have their reads answered out of order: the
-    // read started last came after both writes.
+    // read started last came after both writes, and is the one kept. A change is in effect once
+    // that read is: a delete answered before would leave the deleted config sent to a while longer.
     const read = ++live.configReads;
-    const configs = await this.#s.store.configsOf(taskId);
-    if (read === live.configReads) live.configs = configs;
+    const applied = Promise.resolve(this.#s.store.configsOf(taskId)).then((configs) => {
+      if (read === live.configReads) live.configs = configs;
+    });
+    live.configsApplied = applied;
+    await applied;
+    let waited = applied;
+    while (live.configsApplied !== waited) {
+      waited = live.configsApplied;
+      await waited.catch(() => undefined);
+    }
   }
 
   /** Aborts every execution and ends every stream. */
   close(): void {
     this.#closed = true;
+    const reason = new Error("the agent is shutting down");
+    // Every execution, those that have no task yet or wait for their turn included: its executor
+    // is asked to stop, its caller answered with the task as it is (CANCELED when there is none
+    // yet), its stream ended, even when the executor does not listen.
+    for (const exec of this.#executions) {
+      exec.abort(reason);
+      exec.over = true;
+      if (!exec.answered) this.#answer(exec);
+      exec.settled.resolve();
+      exec.released.resolve();
+      exec.stream?.end();
+    }
+    this.#executions.clear();
     for (const live of this.#live.values()) {
-      live.running?.abort(new Error("the agent is shutting down"));
       for (const s of live.subscribers) s.end();
       live.unfollow?.();
     }
@@ -441,7 +491,10 @@ export class TaskRuntime {
           made.record = fresh;
           made.lastArtifactId = fresh.task.artifacts.at(-1)?.artifactId ?? "";
         }
-        made.configs = await this.#s.store.configsOf(record.task.id);
+        // A configsChanged started meanwhile read after a later write: its answer is kept, not this one.
+        const read = made.configReads;
+        const configs = await this.#s.store.configsOf(record.task.id);
+        if (read === made.configReads) made.configs = configs;
         // Changes made elsewhere since that read come first, then as they are made.
         this.#followForeign(made, made.record.version, true);
       })();
@@ -521,9 +574,12 @@ export class TaskRuntime {
   /** A message for an existing task: in its history, the streams told, then the executor. */
   async #continue(live: LiveTask, exec: Execution): Promise<void> {
     live.queued--;
+    // The runtime closed while this message waited: it was answered then (close()).
+    if (exec.over) return;
     const task = live.record.task;
     if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
       // Canceled while this message waited for the run before it.
+      this.#executions.delete(exec);
       exec.first.resolve({ task: snapshotOf(this.#s.states, task, undefined) });
       exec.stream?.push(this.#snapshotEvent(task, exec.historyLength));
       exec.stream?.end();
@@ -580,6 +636,7 @@ export class TaskRuntime {
         if (!exec.over) await this.#fail(exec);
       }
     } finally {
+      this.#executions.delete(exec);
       exec.over = true;
       if (!exec.answered) this.#answer(exec);
       exec.settled.resolve();
@@ -702,7 +759,7 @@ export class TaskRuntime {
     live.lastArtifactId = artifact.artifactId;
     const appended = append && own !== undefined;
     const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true, metadata: event.metadata };
-    return then(this.#s.store.update(live.record, change), () =>
+    return this.#written(live, this.#s.store.update(live.record, change), () =>
       this.#publishArtifact(live, shared && live.followed ? copyArtifact(artifact) : artifact, append, event, true),
     );
   }
@@ -828,7 +885,33 @@ export class TaskRuntime {
     task.status = status;
     if (status.message !== undefined) task.history.push(status.message);
     const terminal = this.#s.states.isTerminal(status.state);
-    return then(this.#s.store.update(live.record, { kind: "status", terminal, metadata }), () => this.#statusSet(live, exec, status, terminal, metadata, true));
+    return this.#written(live, this.#s.store.update(live.record, { kind: "status", terminal, metadata }), () => this.#statusSet(live, exec, status, terminal, metadata, true));
+  }
+
+  /** `published()` once the store has the change, at once when it answered without a promise. */
+  #written(live: LiveTask, stored: void | PromiseLike<void>, published: () => void): void | Promise<void> {
+    if (!isPromiseLike(stored)) return published();
+    live.writing++;
+    return Promise.resolve(stored).then(
+      () => {
+        try {
+          published();
+        } finally {
+          this.#wrote(live);
+        }
+      },
+      (err: unknown) => {
+        this.#wrote(live);
+        throw err;
+      },
+    );
+  }
+
+  #wrote(live: LiveTask): void {
+    if (--live.writing > 0 || live.afterWrites === undefined) return;
+    const waiting = live.afterWrites;
+    live.afterWrites = undefined;
+    for (const run of waiting) run();
   }
 
   /** The status is stored: the streams are told, and push configs when `push` (a change made elsewhere was pushed there). */
@@ -843,12 +926,16 @@ export class TaskRuntime {
       this.#publish(live, this.#streamResponse("statusUpdate", update), push);
     }
     const interrupted = this.#s.states.isInterrupted(status.state);
+    // A run that moves the task on after interrupting it completes it by returning again.
+    if (exec !== undefined && !terminal && !interrupted) exec.stopped = false;
     if (terminal || interrupted) {
       if (exec !== undefined) exec.stopped = true;
       // Streams close at a terminal or interrupted state (spec 3.1.2, 11.7); SubscribeToTask follows it again.
       for (const s of live.subscribers) s.end();
       live.clearSubscribers();
       if (exec !== undefined) exec.settled.resolve();
+      // A message that came while the run worked has waited for this (D77).
+      if (interrupted && exec !== undefined && live.running === exec && live.queued > 0) this.#takeOver(live, exec);
       if (terminal) {
         if (exec !== undefined) exec.over = true;
         // The running execution, if any, is done with this task, even one that ignores its signal.

@@ -1,0 +1,109 @@
+/**
+ * The task handler's edges that a binding cannot bring on at will, on the
+ * generated handler called directly: close() while executors have not
+ * yielded yet or wait their turn (every caller answered, every stream
+ * ended, every executor's signal aborted, even one that does not listen);
+ * and a stream held at its high-water mark that a cancel ends while the
+ * executor waits for it to catch up (it still gets its events and its end,
+ * and the executor goes on at once, not after the grace time).
+ */
+import { create } from "@bufbuild/protobuf";
+import type { A2ACallContext } from "protoc-gen-a2a/runtime";
+import { MessageSchema, Role, TaskState, type StreamResponse } from "../../generated/a2a_pb.js";
+import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { deferred, within } from "../support/task-clients.js";
+
+function callContext(): A2ACallContext {
+  return {
+    binding: "JSONRPC",
+    headers: new Headers(),
+    signal: new AbortController().signal,
+    principal: undefined,
+    protocolVersion: "1.0",
+    requestedExtensions: [],
+    activatedExtensions: new Set(),
+    tenant: undefined,
+  };
+}
+
+const message = (text: string, taskId = "") => create(MessageSchema, { messageId: crypto.randomUUID(), role: Role.USER, taskId, parts: [{ content: { case: "text", value: text } }] });
+const label = (e: StreamResponse) =>
+  e.payload.case === "task" || e.payload.case === "statusUpdate"
+    ? `${e.payload.case}:${TaskState[e.payload.value.status?.state ?? 0]}`
+    : e.payload.case === "artifactUpdate"
+      ? `artifact:${e.payload.value.artifact?.parts.map((p) => String(p.content.value)).join("")}`
+      : String(e.payload.case);
+
+async function collect(stream: AsyncIterable<StreamResponse>): Promise<string[]> {
+  const seen: string[] = [];
+  try {
+    for await (const e of stream) seen.push(label(e));
+  } catch (err) {
+    seen.push(`error: ${(err as Error).message}`);
+  }
+  return seen;
+}
+
+test("close(): a stream whose executor has not yielded yet ends, a blocking call and a message waiting its turn are answered, every executor is told", async () => {
+  const aborted: string[] = [];
+  const asked = deferred();
+  // Deaf executors: they note the abort and go on waiting forever.
+  const executor: A2AServiceExecutor = async function* (ctx) {
+    const text = ctx.message.parts[0]?.content.case === "text" ? ctx.message.parts[0].content.value : "";
+    ctx.signal.addEventListener("abort", () => aborted.push(text), { once: true });
+    if (text === "ask") {
+      yield { state: TaskState.WORKING };
+      asked.resolve();
+    }
+    await new Promise(() => undefined);
+  };
+  const handler = createA2AServiceTaskHandler(executor);
+  const thinking = collect(handler.sendStreamingMessage({ message: message("think") }, callContext()));
+  const blocking = handler.sendMessage({ message: message("block") }, callContext());
+  const working = await handler.sendMessage({ message: message("ask"), configuration: { returnImmediately: true } }, callContext());
+  if (working.payload.case !== "task") throw new Error("expected a task");
+  await within("the task to work", asked.promise);
+  // Waits its turn behind the run that works (and never returns).
+  const queued = collect(handler.sendStreamingMessage({ message: message("queued", working.payload.value.id) }, callContext()));
+  await new Promise((resolve) => setImmediate(resolve));
+
+  await handler.close();
+  expect(await within("the thinking stream to end", thinking)).toEqual([]);
+  const answer = await within("the blocking call's answer", blocking);
+  expect(answer.payload.case === "task" && TaskState[answer.payload.value.status?.state ?? 0]).toBe("CANCELED");
+  expect(await within("the queued stream to end", queued)).toEqual([]);
+  expect(aborted.sort()).toEqual(["ask", "block", "think"]);
+});
+
+test("a stream at its high-water mark that a cancel ends: it still reads its events and CANCELED, and the executor is not held for the grace time", async () => {
+  const filled = deferred();
+  const returned = deferred();
+  const executor: A2AServiceExecutor = async function* () {
+    try {
+      for (let i = 0; i < 6; i++) yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: `c${i}` } }] }, append: i > 0 };
+      filled.resolve();
+      await new Promise(() => undefined);
+    } finally {
+      returned.resolve();
+    }
+  };
+  // Four events behind holds the executor; an hour's grace, so only the cancel can let it go.
+  const handler = createA2AServiceTaskHandler(executor, { subscriberHighWater: 4, slowSubscriberMs: 3_600_000 });
+  try {
+    const stream = handler.sendStreamingMessage({ message: message("go") }, callContext())[Symbol.asyncIterator]();
+    const first = await stream.next();
+    const taskId = first.done === true || first.value.payload.case !== "task" ? "" : first.value.payload.value.id;
+    // The executor is held at the mark: it never gets to the end of its loop while no one reads.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(filled.settled).toBe(false);
+    const canceled = await handler.cancelTask({ id: taskId }, callContext());
+    expect(TaskState[canceled.status?.state ?? 0]).toBe("CANCELED");
+    // The executor is let go at once (its loop stops at the cancel: it never sees the rest of its chunks).
+    await within("the executor to be let go", returned.promise, 2000);
+    const rest: string[] = [];
+    for (let r = await stream.next(); r.done !== true; r = await stream.next()) rest.push(label(r.value));
+    expect(rest).toEqual(["artifact:c0", "artifact:c1", "artifact:c2", "artifact:c3", "statusUpdate:CANCELED"]);
+  } finally {
+    await handler.close();
+  }
+});
