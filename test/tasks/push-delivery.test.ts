@@ -303,6 +303,24 @@ describe("failures and retries", () => {
     expect(errors.filter((e) => /dropped/.test(e.message))).toHaveLength(4);
   });
 
+  test("maxConnectionsPerOrigin: at most that many sent at once to one origin; a notification's timeout counts from when it is sent", async () => {
+    let open = 0;
+    let most = 0;
+    // Each answered after 150 ms: ten through two at a time take 750 ms, more than the 400 ms timeout.
+    receiver.answer = async (_req, res) => {
+      most = Math.max(most, ++open);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      open--;
+      res.end();
+    };
+    const push = start({ maxConnectionsPerOrigin: 2, timeoutMs: 400, maxAttempts: 1 });
+    for (let n = 0; n < 10; n++) push.deliver(`task-${n}`, [target(receiver.url())], `{"n":${n}}`);
+    await push.idle();
+    expect(receiver.received).toHaveLength(10);
+    expect(most).toBe(2);
+    expect(errors).toEqual([]);
+  });
+
   test("a full lane drops its oldest waiting notifications and reports each", async () => {
     const push = start({ maxQueued: 2 });
     for (let n = 1; n <= 5; n++) push.deliver("t1", [target(receiver.url())], `{"n":${n}}`);
@@ -496,6 +514,7 @@ describe("the SSRF guard", () => {
     expect(() => createPushDelivery({ allow: ["example.com/8"] })).toThrow(/example\.com\/8/);
     expect(() => createPushDelivery({ maxAttempts: 0 })).toThrow(RangeError);
     expect(() => createPushDelivery({ maxQueued: 1.5 })).toThrow(RangeError);
+    expect(() => createPushDelivery({ maxConnectionsPerOrigin: 0 })).toThrow(RangeError);
   });
 
   test("delivery refuses a forbidden destination without check(): literal and resolved, no connection made", async () => {

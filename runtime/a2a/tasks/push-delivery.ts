@@ -35,9 +35,9 @@ export interface PushDeliveryOptions {
   /** Notifications waiting per (task, url) before the oldest is dropped (and reported). Default 1000. */
   readonly maxQueued?: number;
   /**
-   * Connections open at once to one origin (scheme, host, port), over all tasks: requests beyond
-   * wait for one, so many tasks pointed at one slow or dead receiver do not open a socket each.
-   * Default 32.
+   * Notifications sent at once to one origin (scheme, host, port), over all tasks and urls: more
+   * wait their turn (their timeout starts when they are sent), so many tasks pointed at one slow
+   * or dead receiver do not open a socket each. Default 32.
    */
   readonly maxConnectionsPerOrigin?: number;
   /**
@@ -74,7 +74,11 @@ export interface PushDelivery {
    * dropped, and a notification of it being sent is not tried again.
    */
   forget(taskId: string, configId: string): void;
-  /** Resolves when nothing is queued or in flight (tests and graceful shutdown wait on it). */
+  /**
+   * Resolves when nothing is queued or in flight (tests and graceful shutdown wait on it), and keeps
+   * the process up meanwhile: against a receiver that is down that is every retry's backoff, so a
+   * shutdown bounds its wait, then calls close().
+   */
   idle(): Promise<void>;
   /** Stops: queued notifications are dropped, in-flight requests aborted, timers cleared. */
   close(): Promise<void>;
@@ -140,7 +144,7 @@ function checkHeaders(target: Omit<PushTarget, "url">): void {
     try {
       validateHeaderValue(name, value);
     } catch {
-      throw new Error(`${field} cannot be sent in an HTTP header: it holds a control character (a line break, NUL, ...)`);
+      throw new Error(`${field} cannot be sent in an HTTP header: it holds a character a header cannot carry (a line break, NUL, or one outside Latin-1)`);
     }
   }
 }
@@ -177,7 +181,30 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
   // The guard's lookup runs inside every connect, on the address connected
   // to. Redirects are never followed: undici's request only follows them
   // with a redirect interceptor, and this agent has none.
-  const agent = new Agent({ connect: { lookup: guard.lookup }, connections });
+  const agent = new Agent({ connect: { lookup: guard.lookup } });
+  /** Notifications being sent per origin, and the attempts waiting for one of them to end. */
+  const origins = new Map<string, { active: number; readonly waiting: (() => void)[] }>();
+
+  /** Takes one of the origin's `connections`; a promise when the attempt must wait for one. */
+  function acquire(origin: string): Promise<void> | undefined {
+    let slot = origins.get(origin);
+    if (slot === undefined) origins.set(origin, (slot = { active: 0, waiting: [] }));
+    if (slot.active < connections) {
+      slot.active++;
+      return undefined;
+    }
+    const queue = slot.waiting;
+    return new Promise((resolve) => queue.push(resolve));
+  }
+
+  /** Hands the origin's slot to the next attempt waiting for one, or frees it. */
+  function releaseSlot(origin: string): void {
+    const slot = origins.get(origin);
+    if (slot === undefined) return;
+    const next = slot.waiting.shift();
+    if (next !== undefined) next();
+    else if (--slot.active === 0) origins.delete(origin);
+  }
   const lanes = new Map<string, Lane>();
   let idleWaiters: (() => void)[] = [];
   // While someone waits for idle(), a ref'd timer keeps the process up: the lanes' own timers
@@ -195,8 +222,22 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
     }
   }
 
-  async function attempt(lane: Lane, { target, body }: Notification): Promise<void> {
+  async function attempt(lane: Lane, notification: Notification): Promise<void> {
+    const { target, body } = notification;
     const url = guard.screen(target.url);
+    const waiting = acquire(url.origin);
+    if (waiting !== undefined) await waiting;
+    try {
+      // Closed, or its config deleted, while it waited: not sent.
+      if (closed || notification.forgotten) throw new Error(`push notification to ${target.url} not sent: ${closed ? "delivery closed" : "its config was deleted"}`);
+      await post(lane, url, target, body);
+    } finally {
+      releaseSlot(url.origin);
+    }
+  }
+
+  /** One POST, within the timeout. */
+  async function post(lane: Lane, url: URL, target: PushTarget, body: string): Promise<void> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -349,6 +390,12 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): PushDeliv
   function close(): Promise<void> {
     closed = true;
     closing ??= (async () => {
+      // Attempts waiting for a slot go on to see that delivery closed.
+      for (const slot of origins.values()) {
+        const woken = slot.waiting.splice(0);
+        slot.active += woken.length;
+        for (const wake of woken) wake();
+      }
       const running = [...lanes.values()];
       for (const lane of running) {
         lane.queue.length = 0;
