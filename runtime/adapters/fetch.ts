@@ -64,7 +64,9 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           if (events.heartbeatMs > 0) {
-            heartbeat = setInterval(() => controller.enqueue(encoder.encode(sseHeartbeat)), events.heartbeatMs);
+            // None while something waits to be read already: a client that stopped reading would
+            // otherwise have the queue grow by one heartbeat per period for as long as it stays.
+            heartbeat = setInterval(() => (controller.desiredSize ?? 0) > 0 && controller.enqueue(encoder.encode(sseHeartbeat)), events.heartbeatMs);
           }
           signal.addEventListener(
             "abort",

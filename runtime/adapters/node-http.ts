@@ -147,7 +147,8 @@ function addHeartbeat(ms: number, res: ServerResponse): void {
   let group = heartbeats.get(ms);
   if (group === undefined) {
     const streams = new Set<ServerResponse>();
-    group = { streams, timer: setInterval(() => streams.forEach((r) => r.write(sseHeartbeat)), ms) };
+    // A stream whose client is not reading gets none: its write buffer would only grow.
+    group = { streams, timer: setInterval(() => streams.forEach((r) => r.writableNeedDrain || r.write(sseHeartbeat)), ms) };
     heartbeats.set(ms, group);
   }
   group.streams.add(res);
@@ -174,6 +175,8 @@ class SseWriter {
   readonly #events: EventSource;
   /** The client went away. */
   #closed = false;
+  /** While a write waits for the client to take it: when it gives up on the client. */
+  #stalled: ReturnType<typeof setTimeout> | undefined;
   readonly #onEvent = (data: string | undefined): void => this.#write(data);
   readonly #onFailure = (): void => this.#end();
   // The response's own close event, not an AbortSignal: an idle stream holds
@@ -231,7 +234,26 @@ class SseWriter {
     }
     // Paced by the client: the next event is pulled once the socket drained, or never if it closed.
     if (flushed) this.#pull();
-    else this.#res.once("drain", () => this.#closed || this.#pull());
+    else this.#awaitDrain();
+  }
+
+  /**
+   * Waits for the client to take what was written. One that takes nothing for four heartbeat
+   * periods (a minute by default, one without heartbeats) while the server has events for it is
+   * gone or never will read: its socket is destroyed, and the stream released as on a disconnect.
+   * The task runtime cut its stream long before (D24); the transport has to let go too, or the
+   * connection stays for good.
+   */
+  #awaitDrain(): void {
+    const res = this.#res;
+    const heartbeat = this.#events.heartbeatMs;
+    this.#stalled = setTimeout(() => res.destroy(), heartbeat > 0 ? 4 * heartbeat : 60_000);
+    this.#stalled.unref();
+    res.once("drain", () => {
+      clearTimeout(this.#stalled);
+      this.#stalled = undefined;
+      if (!this.#closed) this.#pull();
+    });
   }
 
   /** The stream is over (or its source failed): end the response. */
@@ -242,6 +264,7 @@ class SseWriter {
   }
 
   #clientLeft(): void {
+    clearTimeout(this.#stalled);
     if (this.#res.writableFinished || this.#closed) return;
     this.#closed = true;
     // Now, not when the pending pull settles: a handler that ignores its
