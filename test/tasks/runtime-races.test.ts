@@ -415,3 +415,39 @@ test("the configs read when a task is taken up, answered after a configsChanged'
     inner.close();
   }
 });
+
+test("executions are counted until they end, by every way they end; a message whose task cannot be read is not counted at all", async () => {
+  const { inner, store: held, state } = heldConfigReads();
+  let failReads = 0;
+  const failing = new Proxy(held, {
+    get(target, key) {
+      if (key === "configsOf") return (taskId: string) => (failReads-- > 0 ? Promise.reject(new Error("the database is down")) : target.configsOf(taskId));
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const own = new TaskRuntime({ ...settingsOf(), store: failing });
+  try {
+    expect(state.held).toBe(false);
+    // Ended by returning, and by an interruption the run then returns from.
+    const done = execution("done", randomId());
+    await own.start(done, undefined);
+    await done.released.promise;
+    const asked = execution("start 2", randomId());
+    await own.start(asked, undefined);
+    await asked.released.promise;
+    expect(own.executions).toBe(0);
+    // Continued: its read of the task's configs fails, and the call with it.
+    failReads = 1;
+    await expect(own.start(execution("next", asked.taskId), inner.get(asked.taskId)!)).rejects.toThrow(/database is down/);
+    expect(own.executions).toBe(0);
+    // And the same message once the store answers.
+    const next = execution("next", asked.taskId);
+    await own.start(next, inner.get(asked.taskId)!);
+    await next.released.promise;
+    expect(own.executions).toBe(0);
+  } finally {
+    own.close();
+    inner.close();
+  }
+});

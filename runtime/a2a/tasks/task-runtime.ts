@@ -305,6 +305,11 @@ export class TaskRuntime {
     return JSON.stringify(taskTo03(obj(obj(this.#writeJson(this.#snapshotEvent(task))).task), "jsonrpc"));
   }
 
+  /** Executions started and not ended: for tests and metrics. */
+  get executions(): number {
+    return this.#executions.size;
+  }
+
   get states(): TaskStates {
     return this.#s.states;
   }
@@ -320,14 +325,16 @@ export class TaskRuntime {
    */
   start(exec: Execution, record: StoredTask | undefined): void | Promise<void> {
     if (this.#closed) throw new Error("the task runtime is closed");
-    this.#executions.add(exec);
     if (record !== undefined) return this.#startContinued(exec, record);
+    this.#executions.add(exec);
     // A message for the new task waits for this run (the task's chain starts with it, #ensureTask).
     void this.#run(exec);
   }
 
   #startContinued(exec: Execution, record: StoredTask): Promise<void> {
     return this.#liveOf(record, (live) => {
+      // Counted once it holds a place on the task: a read that failed before leaves nothing to end.
+      this.#executions.add(exec);
       live.queued++;
       exec.live = live;
       // A run that left the task interrupted had its turn (D77): a new message takes the task over
