@@ -111,6 +111,7 @@ const push = {
   deliver() {
     counts.pushed++;
   },
+  forget: () => undefined,
   idle: async () => undefined,
   close: () => realPush.close(),
 };

@@ -107,3 +107,27 @@ test("a stream at its high-water mark that a cancel ends: it still reads its eve
     await handler.close();
   }
 });
+
+test("a push delivery of one's own without forget(): deleting a config still answers", async () => {
+  const delivered: string[] = [];
+  const push = {
+    deliver: (_taskId: string, targets: readonly { url: string }[]) => void delivered.push(...targets.map((t) => t.url)),
+    check: async () => undefined,
+    idle: async () => undefined,
+    close: async () => undefined,
+  };
+  const asking: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.INPUT_REQUIRED };
+  };
+  const handler = createA2AServiceTaskHandler(asking, { push });
+  try {
+    const answer = await handler.sendMessage({ message: message("ask") }, callContext());
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const taskId = answer.payload.value.id;
+    const config = await handler.createTaskPushNotificationConfig({ taskId, id: "", url: "https://receiver.example/hook", token: "", tenant: "" }, callContext());
+    expect(await handler.deleteTaskPushNotificationConfig({ taskId, id: config.id }, callContext())).toEqual({});
+    expect(delivered).toEqual([]);
+  } finally {
+    await handler.close();
+  }
+});

@@ -29,7 +29,6 @@ const delivery: PushDelivery = {
     if (deliveryThrows) throw new Error("the delivery queue is broken");
   },
   check: async () => undefined,
-  forget: () => undefined,
   idle: async () => undefined,
   close: async () => undefined,
 };

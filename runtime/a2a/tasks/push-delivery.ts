@@ -71,9 +71,10 @@ export interface PushDelivery {
   check(url: string, target?: Omit<PushTarget, "url">): Promise<void>;
   /**
    * A push config was deleted (spec 3.1.10: nothing more is sent to it): what is queued for it is
-   * dropped, and a notification of it being sent is not tried again.
+   * dropped, and a notification of it being sent is not tried again. Optional for a delivery of
+   * one's own, which then keeps sending what it had queued.
    */
-  forget(taskId: string, configId: string): void;
+  forget?(taskId: string, configId: string): void;
   /**
    * Resolves when nothing is queued or in flight (tests and graceful shutdown wait on it), and keeps
    * the process up meanwhile: against a receiver that is down that is every retry's backoff, so a
@@ -165,7 +166,7 @@ class StatusError extends Error {
   }
 }
 
-export function createPushDelivery(options: PushDeliveryOptions = {}): PushDelivery {
+export function createPushDelivery(options: PushDeliveryOptions = {}): Required<PushDelivery> {
   const timeoutMs = positive("timeoutMs", options.timeoutMs, 10_000);
   const maxAttempts = positive("maxAttempts", options.maxAttempts, 5, true);
   const backoffMs = positive("backoffMs", options.backoffMs, 500);

@@ -376,7 +376,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       await store.deleteConfig(request.taskId, request.id);
       await runtime.configsChanged(request.taskId);
       // Nothing more is sent to it (spec 3.1.10), what was queued before the delete included.
-      push.forget(request.taskId, request.id);
+      push.forget?.(request.taskId, request.id);
       return {};
     },
 
