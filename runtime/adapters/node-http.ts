@@ -176,7 +176,7 @@ class SseWriter {
   /** The client went away. */
   #closed = false;
   /** While a write waits for the client to take it: when it gives up on the client. */
-  #stalled: ReturnType<typeof setTimeout> | undefined;
+  #stalled: ReturnType<typeof setInterval> | undefined;
   readonly #onEvent = (data: string | undefined): void => this.#write(data);
   readonly #onFailure = (): void => this.#end();
   // The response's own close event, not an AbortSignal: an idle stream holds
@@ -238,19 +238,34 @@ class SseWriter {
   }
 
   /**
-   * Waits for the client to take what was written. One that takes nothing for four heartbeat
-   * periods (a minute by default, one without heartbeats) while the server has events for it is
-   * gone or never will read: its socket is destroyed, and the stream released as on a disconnect.
-   * The task runtime cut its stream long before (D24); the transport has to let go too, or the
-   * connection stays for good.
+   * Waits for the client to take what was written. One that takes nothing at all for four
+   * heartbeat periods (a minute by default, or without heartbeats) while the server has events
+   * for it is gone or never will read: its socket is destroyed, and the stream released as on a
+   * disconnect. The task runtime cut its stream long before (D24); the transport has to let go
+   * too, or the connection stays for good. Progress is what user space can see of it (buffered
+   * writes going out, libuv's queue going down); the kernel takes more from that queue only once
+   * a good part of its own buffer is free, so a client that reads a large event very slowly (tens
+   * of KB/s) can show none for a while: with a short heartbeat it may be cut, with the default one
+   * it has a minute.
    */
   #awaitDrain(): void {
     const res = this.#res;
     const heartbeat = this.#events.heartbeatMs;
-    this.#stalled = setTimeout(() => res.destroy(), heartbeat > 0 ? 4 * heartbeat : 60_000);
+    const period = heartbeat > 0 ? heartbeat : 15_000;
+    let buffered = res.writableLength;
+    let queued = queuedInKernelWrite(res);
+    let still = 0;
+    this.#stalled = setInterval(() => {
+      const nowBuffered = res.writableLength;
+      const nowQueued = queuedInKernelWrite(res);
+      still = nowBuffered < buffered || nowQueued < queued ? 0 : still + 1;
+      buffered = nowBuffered;
+      queued = nowQueued;
+      if (still >= 4) res.destroy();
+    }, period);
     this.#stalled.unref();
     res.once("drain", () => {
-      clearTimeout(this.#stalled);
+      clearInterval(this.#stalled);
       this.#stalled = undefined;
       if (!this.#closed) this.#pull();
     });
@@ -264,7 +279,7 @@ class SseWriter {
   }
 
   #clientLeft(): void {
-    clearTimeout(this.#stalled);
+    clearInterval(this.#stalled);
     if (this.#res.writableFinished || this.#closed) return;
     this.#closed = true;
     // Now, not when the pending pull settles: a handler that ignores its
@@ -273,6 +288,18 @@ class SseWriter {
     if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
     events.cancel();
   }
+}
+
+/**
+ * Bytes of the write under way that the kernel has not taken yet. A write that waits counts whole
+ * in `writableLength` until its last byte left (buffered writes go out as one), so a client that
+ * reads a large event slowly shows its progress only here: in libuv's write queue, which Node's
+ * own streams read the same way. Infinity where a socket has none (progress is then what
+ * `writableLength` shows).
+ */
+function queuedInKernelWrite(res: ServerResponse): number {
+  const handle = (res.socket as { _handle?: { writeQueueSize?: unknown } } | null)?._handle;
+  return typeof handle?.writeQueueSize === "number" ? handle.writeQueueSize : Number.POSITIVE_INFINITY;
 }
 
 function uncork(res: ServerResponse): void {

@@ -16,20 +16,22 @@ import { TaskState } from "../../generated/a2a_pb.js";
 import { deferred, within } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
-const HEARTBEAT_MS = 50;
+const HEARTBEAT_MS = 100;
 let server: Server;
 let released = deferred();
 
 // A stream of large events for as long as someone pulls them.
+// "big": three events of 4 MB, then the end.
 const handler = {
-  async *sendStreamingMessage(_request: unknown, context: A2ACallContext) {
+  async *sendStreamingMessage(request: { message?: { parts: { content: { value?: unknown } }[] } }, context: A2ACallContext) {
     try {
       yield { payload: { case: "task" as const, value: { id: "t1", contextId: "c1", status: { state: TaskState.WORKING } } } };
-      for (let i = 0; !context.signal.aborted; i++) {
+      const big = request.message?.parts[0]?.content.value === "big";
+      for (let i = 0; !context.signal.aborted && (!big || i < 3); i++) {
         yield {
           payload: {
             case: "artifactUpdate" as const,
-            value: { taskId: "t1", contextId: "c1", append: i > 0, artifact: { artifactId: "a", parts: [{ content: { case: "text" as const, value: "x".repeat(64 * 1024) } }] } },
+            value: { taskId: "t1", contextId: "c1", append: i > 0, artifact: { artifactId: "a", parts: [{ content: { case: "text" as const, value: "x".repeat(big ? 4 << 20 : 64 << 10) } }] } },
           },
         };
       }
@@ -49,22 +51,25 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
+/** A raw HTTP/1.1 connection that sent a SendStreamingMessage with `text`, paused. */
+async function open(text: string): Promise<Socket> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text }] } } });
+  const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+  socket.on("error", () => undefined);
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  socket.pause();
+  socket.write(`POST / HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  return socket;
+}
+
 const connections = () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
 test("a client that stops reading is disconnected once a write has waited four heartbeats, and the handler's stream is released", async () => {
   released = deferred();
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "go" }] } } });
-  const socket: Socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+  const socket = await open("go");
   const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-
-  socket.on("error", () => undefined);
-  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-  socket.write(
-    `POST / HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-  // Reads the response's start, then nothing: the socket's buffers fill and the server's writes wait.
-  await new Promise<void>((resolve) => socket.once("data", () => resolve()));
-  socket.pause();
+  // Reads nothing: the socket's buffers fill and the server's writes wait.
+  await new Promise<void>((resolve) => socket.once("readable", () => resolve()));
   expect(await connections()).toBe(1);
   // The server's side (the paused client would not even read the reset).
   await within("the handler's stream to be released", released.promise, 10_000);
@@ -74,3 +79,4 @@ test("a client that stops reading is disconnected once a write has waited four h
   socket.destroy();
   await closed;
 });
+

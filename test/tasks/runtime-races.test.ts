@@ -9,7 +9,8 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";
-import { MessageSchema, Role, TaskState } from "../../generated/a2a_pb.js";
+import { MessageSchema, Role, TaskState, TaskStatusSchema } from "../../generated/a2a_pb.js";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { A2AServiceRequiredFields } from "../../generated/a2a_methods.js";
 import { taskStatesOf, type MessageLike, type TaskLike } from "../../runtime/a2a/tasks/model.js";
 import { createPushDelivery } from "../../runtime/a2a/tasks/push-delivery.js";
@@ -446,6 +447,132 @@ test("executions are counted until they end, by every way they end; a message wh
     await own.start(next, inner.get(asked.taskId)!);
     await next.released.promise;
     expect(own.executions).toBe(0);
+    // Runs whose executors never return: one canceled, one taken over by a new message. They are
+    // answered and let go; nothing holds them for the executor's sake.
+    gate = deferred();
+    const canceled = execution("wait", randomId());
+    await own.start(canceled, undefined);
+    await within("the run to work", new Promise<void>((resolve) => {
+      const poll = () => (inner.get(canceled.taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    expect(await own.cancel(inner.get(canceled.taskId)!)).toBe(true);
+    expect(own.executions).toBe(0);
+    const interrupted = execution("start 1000000", randomId());
+    await own.start(interrupted, undefined);
+    await interrupted.settled.promise;
+    const takeover = execution("done", interrupted.taskId);
+    await own.start(takeover, inner.get(interrupted.taskId)!);
+    await takeover.released.promise;
+    expect(own.executions).toBe(0);
+    gate.resolve();
+  } finally {
+    own.close();
+    inner.close();
+  }
+});
+
+test("a SubscribeToTask waiting for a write when the runtime closes ends with it", async () => {
+  const { inner, store: slow, state } = slowWrites();
+  const chunkGate = deferred();
+  const chunked: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* () {
+    yield { state: TaskState.WORKING };
+    await chunkGate.promise;
+    yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: "one" } }] } };
+  };
+  const own = new TaskRuntime({ ...settingsOf(), executor: chunked, store: slow });
+  try {
+    const taskId = randomId();
+    await own.start(execution("go", taskId), undefined);
+    await within("the task to work", new Promise<void>((resolve) => {
+      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    state.slow = true;
+    chunkGate.resolve();
+    await within("the chunk's write to be under way", new Promise<void>((resolve) => {
+      const poll = () => (state.writes.length > 0 ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    const subscriber = own.newSubscriber(new AbortController().signal);
+    const subscribed = own.subscribe(inner.get(taskId)!, subscriber);
+    // It found the task and waits for the write (a turn of the event loop).
+    await new Promise((resolve) => setImmediate(resolve));
+    own.close();
+    for (const write of state.writes.splice(0)) write();
+    await subscribed;
+    expect(await within("the subscriber to end", statesOf(subscriber), 1000)).toEqual([]);
+  } finally {
+    own.close();
+    inner.close();
+  }
+});
+
+test("closed while the store creates a task: the caller is told CANCELED, and so is the store", async () => {
+  const inner = createInMemoryTaskStore();
+  inner.attach?.(schemas);
+  const creates: (() => void)[] = [];
+  const slowCreate = new Proxy(inner, {
+    get(target, key) {
+      if (key === "create") return (...args: Parameters<typeof inner.create>) => new Promise<void>((resolve) => creates.push(() => resolve(target.create(...args) as void)));
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const own = new TaskRuntime({ ...settingsOf(), store: slowCreate });
+  try {
+    const run = execution("done", randomId());
+    await own.start(run, undefined);
+    await within("the create to be asked", new Promise<void>((resolve) => {
+      const poll = () => (creates.length > 0 ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    own.close();
+    const answer = await run.first.promise;
+    expect("task" in answer && TaskState[answer.task.status?.state ?? 0]).toBe("CANCELED");
+    creates[0]!();
+    await within("the store to have it CANCELED", new Promise<void>((resolve) => {
+      const poll = () => (inner.get(run.taskId)?.task.status?.state === TaskState.CANCELED ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+  } finally {
+    own.close();
+    inner.close();
+  }
+});
+
+test("a run that asked for input, then returns after another instance moved the task on: it does not complete the task that instance runs", async () => {
+  const inner = createInMemoryTaskStore();
+  inner.attach?.(schemas);
+  const followers = new Map<string, (change: unknown) => void>();
+  // A store that others write to too (D71): the test plays the other instance's change.
+  const shared = new Proxy(inner, {
+    get(target, key) {
+      if (key === "follow") {
+        return (taskId: string, _version: number, onChange: (change: unknown) => void) => {
+          followers.set(taskId, onChange);
+          return () => followers.delete(taskId);
+        };
+      }
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const later = deferred();
+  const asks: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* () {
+    yield { state: TaskState.INPUT_REQUIRED };
+    await later.promise;
+  };
+  const own = new TaskRuntime({ ...settingsOf(), executor: asks, store: shared });
+  try {
+    const run = execution("go", randomId());
+    await own.start(run, undefined);
+    await run.settled.promise;
+    const working = create(TaskStatusSchema, { state: TaskState.WORKING, timestamp: timestampFromMs(Date.now()) });
+    followers.get(run.taskId)!({ kind: "status", status: working });
+    later.resolve();
+    await within("the run to end", run.released.promise);
+    expect(TaskState[inner.get(run.taskId)!.task.status?.state ?? 0]).toBe("WORKING");
   } finally {
     own.close();
     inner.close();

@@ -131,3 +131,21 @@ test("a push delivery of one's own without forget(): deleting a config still ans
     await handler.close();
   }
 });
+
+test("close() with a stream at its high-water mark that nobody reads: the executor is let go at once, not waited for grace time after grace time", async () => {
+  const returned = deferred();
+  const executor: A2AServiceExecutor = async function* () {
+    try {
+      for (let i = 0; ; i++) yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: `c${i}` } }] }, append: i > 0 };
+    } finally {
+      returned.resolve();
+    }
+  };
+  const handler = createA2AServiceTaskHandler(executor, { subscriberHighWater: 4, slowSubscriberMs: 3_600_000 });
+  const stream = handler.sendStreamingMessage({ message: message("go") }, callContext())[Symbol.asyncIterator]();
+  await stream.next();
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(returned.settled).toBe(false);
+  await handler.close();
+  await within("the executor to be let go", returned.promise, 2000);
+});

@@ -365,6 +365,8 @@ export class TaskRuntime {
    * what it still yields is dropped, and the message waiting on it starts.
    */
   #supersede(live: LiveTask, exec: Execution): void {
+    // Answered and let go here: an executor that never returns is not kept for it.
+    this.#executions.delete(exec);
     exec.abort(new Error("a new message continued the task"));
     exec.over = true;
     exec.settled.resolve();
@@ -388,6 +390,11 @@ export class TaskRuntime {
   }
 
   #subscribeNow(live: LiveTask, subscriber: Subscriber<StreamEvent>): boolean {
+    // Closed while it waited for a write: it ends, as every stream did then.
+    if (this.#closed) {
+      subscriber.end();
+      return true;
+    }
     const task = live.record.task;
     if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
       this.#release(live);
@@ -464,6 +471,7 @@ export class TaskRuntime {
     this.#executions.clear();
     for (const live of this.#live.values()) {
       for (const s of live.subscribers) s.end();
+      live.clearSubscribers();
       live.unfollow?.();
     }
     this.#live.clear();
@@ -661,7 +669,8 @@ export class TaskRuntime {
   /** Waits while a subscriber is at the high-water mark, or cuts it after its grace time (D24). */
   #room(live: LiveTask): Promise<void> | undefined {
     for (const s of live.subscribers) {
-      if (s.backlog >= this.#s.highWater) return s.whenDrained(this.#s.slowSubscriberMs).then(() => this.#room(live));
+      // An ended stream is read to its end or not at all: it holds no one back.
+      if (!s.finished && s.backlog >= this.#s.highWater) return s.whenDrained(this.#s.slowSubscriberMs).then(() => this.#room(live));
     }
     return undefined;
   }
@@ -808,6 +817,12 @@ export class TaskRuntime {
       exec.createRefused = true;
       throw err;
     }
+    if (exec.over) {
+      // Closed while the store made the task: its caller was told CANCELED (close()), and so is the store.
+      record.task.status = this.#status(record.task, this.#s.states.canceled, undefined);
+      void Promise.resolve(this.#s.store.update(record, { kind: "status", terminal: true })).catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId }));
+      throw new Error("the agent is shutting down");
+    }
     // The task is stored from here on: a config the store then refuses fails the run on a live task, whose FAILED is written.
     let configs: readonly PushConfigLike[] = [];
     let refused: { readonly error: unknown } | undefined;
@@ -933,8 +948,9 @@ export class TaskRuntime {
       this.#publish(live, this.#streamResponse("statusUpdate", update), push);
     }
     const interrupted = this.#s.states.isInterrupted(status.state);
-    // A run that moves the task on after interrupting it completes it by returning again.
-    if (exec !== undefined && !terminal && !interrupted) exec.stopped = false;
+    // A run that moves the task on after interrupting it completes it by returning again; a change
+    // another instance made (push false) is that instance's run, not this one.
+    if (push && exec !== undefined && !terminal && !interrupted) exec.stopped = false;
     if (terminal || interrupted) {
       if (exec !== undefined) exec.stopped = true;
       // Streams close at a terminal or interrupted state (spec 3.1.2, 11.7); SubscribeToTask follows it again.
@@ -944,7 +960,11 @@ export class TaskRuntime {
       // A message that came while the run worked has waited for this (D77).
       if (interrupted && exec !== undefined && live.running === exec && live.queued > 0) this.#takeOver(live, exec);
       if (terminal) {
-        if (exec !== undefined) exec.over = true;
+        if (exec !== undefined) {
+          exec.over = true;
+          this.#executions.delete(exec);
+        }
+        if (live.running !== undefined) this.#executions.delete(live.running);
         // The running execution, if any, is done with this task, even one that ignores its signal.
         live.running?.settled.resolve();
         live.running?.released.resolve();
