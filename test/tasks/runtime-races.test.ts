@@ -472,7 +472,7 @@ test("executions are counted until they end, by every way they end; a message wh
   }
 });
 
-test("a SubscribeToTask waiting for a write when the runtime closes ends with it", async () => {
+test("a SubscribeToTask waiting for a write when the runtime closes fails with it", async () => {
   const { inner, store: slow, state } = slowWrites();
   const chunkGate = deferred();
   const chunked: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* () {
@@ -501,7 +501,8 @@ test("a SubscribeToTask waiting for a write when the runtime closes ends with it
     own.close();
     for (const write of state.writes.splice(0)) write();
     await subscribed;
-    expect(await within("the subscriber to end", statesOf(subscriber), 1000)).toEqual([]);
+    // As a SubscribeToTask that comes after close() fails.
+    await expect(within("the subscriber to end", statesOf(subscriber), 1000)).rejects.toThrow(/the task runtime is closed/);
   } finally {
     own.close();
     inner.close();
@@ -573,6 +574,60 @@ test("a run that asked for input, then returns after another instance moved the 
     later.resolve();
     await within("the run to end", run.released.promise);
     expect(TaskState[inner.get(run.taskId)!.task.status?.state ?? 0]).toBe("WORKING");
+  } finally {
+    own.close();
+    inner.close();
+  }
+});
+
+test("a continued run canceled before its first event, its executor deaf to the signal: its caller is answered CANCELED", async () => {
+  const deaf: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* (ctx) {
+    if (textOfMessage(ctx.message) === "ask") {
+      yield { state: TaskState.INPUT_REQUIRED };
+      return;
+    }
+    await new Promise(() => undefined);
+  };
+  const own = new TaskRuntime({ ...settingsOf(), executor: deaf });
+  try {
+    const taskId = randomId();
+    const first = execution("ask", taskId);
+    await own.start(first, undefined);
+    await first.released.promise;
+    const next = execution("answer", taskId);
+    await own.start(next, store.get(taskId)!);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await own.cancel(store.get(taskId)!)).toBe(true);
+    const answer = await within("the continued call's answer", next.first.promise, 1000);
+    expect("task" in answer && TaskState[answer.task.status?.state ?? 0]).toBe("CANCELED");
+    expect(own.executions).toBe(0);
+  } finally {
+    own.close();
+  }
+});
+
+test("closed while the store writes a new task's push configs: the store has it CANCELED, and nothing is pushed after the close", async () => {
+  const { inner, store: held, state } = heldConfigReads();
+  const delivered: string[] = [];
+  const own = new TaskRuntime({ ...settingsOf(), store: held, push: recordingPush(delivered) });
+  try {
+    const taskId = randomId();
+    const run = new Execution({ tenant: "", owner: "" }, taskId, "ctx", execution("done", taskId).message, call, undefined, undefined, [config(taskId, "c1")]);
+    state.held = true;
+    await own.start(run, undefined);
+    await within("the configs to be read", new Promise<void>((resolve) => {
+      const poll = () => (state.reads.length > 0 ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    own.close();
+    state.reads[0]!();
+    const answer = await run.first.promise;
+    expect("task" in answer && TaskState[answer.task.status?.state ?? 0]).toBe("CANCELED");
+    await within("the store to have it CANCELED", new Promise<void>((resolve) => {
+      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.CANCELED ? resolve() : setTimeout(poll, 1));
+      poll();
+    }));
+    expect(delivered).toEqual([]);
   } finally {
     own.close();
     inner.close();

@@ -366,6 +366,7 @@ export class TaskRuntime {
    */
   #supersede(live: LiveTask, exec: Execution): void {
     // Answered and let go here: an executor that never returns is not kept for it.
+    if (!exec.answered) this.#answer(exec);
     this.#executions.delete(exec);
     exec.abort(new Error("a new message continued the task"));
     exec.over = true;
@@ -390,9 +391,9 @@ export class TaskRuntime {
   }
 
   #subscribeNow(live: LiveTask, subscriber: Subscriber<StreamEvent>): boolean {
-    // Closed while it waited for a write: it ends, as every stream did then.
+    // Closed while it waited for a write: it fails as a SubscribeToTask after close() does.
     if (this.#closed) {
-      subscriber.end();
+      subscriber.end(new Error("the task runtime is closed"));
       return true;
     }
     const task = live.record.task;
@@ -817,12 +818,7 @@ export class TaskRuntime {
       exec.createRefused = true;
       throw err;
     }
-    if (exec.over) {
-      // Closed while the store made the task: its caller was told CANCELED (close()), and so is the store.
-      record.task.status = this.#status(record.task, this.#s.states.canceled, undefined);
-      void Promise.resolve(this.#s.store.update(record, { kind: "status", terminal: true })).catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId }));
-      throw new Error("the agent is shutting down");
-    }
+    this.#stopIfClosed(exec, record);
     // The task is stored from here on: a config the store then refuses fails the run on a live task, whose FAILED is written.
     let configs: readonly PushConfigLike[] = [];
     let refused: { readonly error: unknown } | undefined;
@@ -832,9 +828,21 @@ export class TaskRuntime {
     } catch (error) {
       refused = { error };
     }
+    this.#stopIfClosed(exec, record);
     const live = this.#goLive(exec, record, configs);
     if (refused !== undefined) throw refused.error;
     return live;
+  }
+
+  /**
+   * Closed while the store made the task (or its configs): its caller was told CANCELED
+   * (close()), and so is the store, as far as it still takes writes; the run goes no further.
+   */
+  #stopIfClosed(exec: Execution, record: StoredTask): void {
+    if (!exec.over) return;
+    record.task.status = this.#status(record.task, this.#s.states.canceled, undefined);
+    void Promise.resolve(this.#s.store.update(record, { kind: "status", terminal: true })).catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId }));
+    throw new Error("the agent is shutting down");
   }
 
   #goLive(exec: Execution, record: StoredTask, configs: readonly PushConfigLike[]): LiveTask {
@@ -952,19 +960,23 @@ export class TaskRuntime {
     // another instance made (push false) is that instance's run, not this one.
     if (push && exec !== undefined && !terminal && !interrupted) exec.stopped = false;
     if (terminal || interrupted) {
-      if (exec !== undefined) exec.stopped = true;
+      // Another instance's interruption is its own run's (D71): this instance's run goes on.
+      const own = push || terminal ? exec : undefined;
+      if (own !== undefined) own.stopped = true;
       // Streams close at a terminal or interrupted state (spec 3.1.2, 11.7); SubscribeToTask follows it again.
       for (const s of live.subscribers) s.end();
       live.clearSubscribers();
-      if (exec !== undefined) exec.settled.resolve();
+      if (own !== undefined) own.settled.resolve();
       // A message that came while the run worked has waited for this (D77).
-      if (interrupted && exec !== undefined && live.running === exec && live.queued > 0) this.#takeOver(live, exec);
+      if (interrupted && own !== undefined && live.running === own && live.queued > 0) this.#takeOver(live, own);
       if (terminal) {
-        if (exec !== undefined) {
-          exec.over = true;
-          this.#executions.delete(exec);
+        // Done with the task: answered (a run canceled before its first event was not yet) and let go.
+        for (const done of [exec, live.running]) {
+          if (done === undefined) continue;
+          if (!done.answered) this.#answer(done);
+          this.#executions.delete(done);
         }
-        if (live.running !== undefined) this.#executions.delete(live.running);
+        if (exec !== undefined) exec.over = true;
         // The running execution, if any, is done with this task, even one that ignores its signal.
         live.running?.settled.resolve();
         live.running?.released.resolve();
