@@ -18,7 +18,7 @@ import { randomId } from "../../runtime/a2a/tasks/random-id.js";
 import type { Subscriber } from "../../runtime/a2a/tasks/subscriber.js";
 import { Execution, TaskRuntime } from "../../runtime/a2a/tasks/task-runtime.js";
 import type { TaskEvent, TaskExecutor } from "../../runtime/a2a/tasks/executor.js";
-import { callContext, deferred, within } from "../support/task-clients.js";
+import { callContext, deferred, until, within } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
 const store = createInMemoryTaskStore();
@@ -55,6 +55,24 @@ const settingsOf = () => ({
   newId: randomId,
 });
 const runtime = new TaskRuntime(settingsOf());
+
+/** A store of the suite's a2a_pb of its own, for a runtime of its own. */
+function freshStore() {
+  const fresh = createInMemoryTaskStore();
+  fresh.attach?.(schemas);
+  return fresh;
+}
+
+/** `store` with its method `key` replaced by `replacement` (given the store's own), the rest as they are. */
+function intercept<S extends object>(store: S, key: string, replacement: (own: S) => unknown): S {
+  return new Proxy(store, {
+    get(target, name) {
+      if (name === key) return replacement(target);
+      const value = Reflect.get(target, name) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 afterAll(async () => {
   runtime.close();
@@ -114,10 +132,7 @@ test.each(offsets)("a message as the run ends (%i microtasks after INPUT_REQUIRE
   await runtime.start(waiting, store.get(taskId)!);
   // Whoever follows the task now is told how the message's run ends.
   const subscriber = runtime.newSubscriber(new AbortController().signal);
-  await within("the run to start", new Promise<void>((resolve) => {
-    const poll = () => (store.get(taskId)!.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
-    poll();
-  }));
+  await until("the run to start", () => store.get(taskId)!.task.status?.state === TaskState.WORKING);
   expect(await runtime.subscribe(store.get(taskId)!, subscriber)).toBe(true);
   gate.resolve();
   expect(await within("the subscriber's end", statesOf(subscriber), 1000)).toEqual(["task:WORKING", "statusUpdate:COMPLETED"]);
@@ -126,20 +141,11 @@ test.each(offsets)("a message as the run ends (%i microtasks after INPUT_REQUIRE
 
 test("two push config changes at once whose reads of the configs are answered out of order: the later read holds", async () => {
   // A store whose configsOf answers when the test says, with the configs as they were when asked.
-  const inner = createInMemoryTaskStore();
-  inner.attach?.(schemas);
+  const inner = freshStore();
   const reads: { answer: () => void }[] = [];
-  const slowConfigs = new Proxy(inner, {
-    get(target, key) {
-      if (key === "configsOf") {
-        return (taskId: string) => {
-          const then = target.configsOf(taskId);
-          return new Promise((resolve) => reads.push({ answer: () => resolve(then) }));
-        };
-      }
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+  const slowConfigs = intercept(inner, "configsOf", (target) => (taskId: string) => {
+    const then = target.configsOf(taskId);
+    return new Promise((resolve) => reads.push({ answer: () => resolve(then) }));
   });
   const delivered: string[] = [];
   const recording = { deliver: (_taskId: string, targets: readonly { url: string }[]) => void delivered.push(...targets.map((t) => t.url)), check: async () => undefined, forget: () => undefined, idle: async () => undefined, close: async () => undefined };
@@ -149,10 +155,7 @@ test("two push config changes at once whose reads of the configs are answered ou
     const taskId = randomId();
     const run = execution("wait", taskId);
     await own.start(run, undefined);
-    await within("the run to start", new Promise<void>((resolve) => {
-      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("the run to start", () => inner.get(taskId)?.task.status?.state === TaskState.WORKING);
     const config = { tenant: "", id: "c1", taskId, url: "https://receiver.example/hook", token: "" };
     inner.putConfig(config);
     const created = own.configsChanged(taskId);
@@ -173,26 +176,22 @@ test("two push config changes at once whose reads of the configs are answered ou
   }
 });
 
-/** The in-memory store, with `update` answered when the test says once `slow` is set (a store of rows, slowly). */
-function slowWrites() {
-  const inner = createInMemoryTaskStore();
-  inner.attach?.(schemas);
-  const state = { slow: false, writes: [] as (() => void)[] };
-  const store = new Proxy(inner, {
-    get(target, key) {
-      if (key === "update") {
-        return (...args: Parameters<typeof inner.update>) => {
-          const done = target.update(...args);
-          if (!state.slow) return done;
-          return new Promise<void>((resolve) => state.writes.push(() => resolve(done as void)));
-        };
-      }
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+/**
+ * A store of its own whose `key` (`update`: a store of rows, slowly; `configsOf`) answers, while
+ * `state.held` is set, only when the test calls what it left in `state.pending`.
+ */
+function holding(key: "update" | "configsOf") {
+  const inner = freshStore();
+  const state = { held: false, pending: [] as (() => void)[] };
+  const store = intercept(inner, key, (target) => (...args: unknown[]) => {
+    const answer = (target[key] as (...a: unknown[]) => unknown).apply(target, args);
+    if (!state.held) return answer;
+    return new Promise((resolve) => state.pending.push(() => resolve(answer)));
   });
   return { inner, store, state };
 }
+const slowWrites = () => holding("update");
+const heldConfigReads = () => holding("configsOf");
 
 const textOfMessage = (message: MessageLike) => (message.parts[0]?.content.case === "text" ? String(message.parts[0].content.value) : "");
 const labelOf = (event: object) => {
@@ -237,7 +236,7 @@ test("a run's status write still in flight when a message takes the task over re
   const twice: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* (ctx) {
     if (textOfMessage(ctx.message) === "first") {
       yield { state: TaskState.INPUT_REQUIRED };
-      state.slow = true;
+      state.held = true;
       askedAgain.resolve();
       yield { state: TaskState.AUTH_REQUIRED };
       await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
@@ -251,17 +250,14 @@ test("a run's status write still in flight when a message takes the task over re
     const taskId = randomId();
     await own.start(execution("first", taskId), undefined);
     await within("the second ask to be written", askedAgain.promise);
-    await within("its write to be under way", new Promise<void>((resolve) => {
-      const poll = () => (state.writes.length > 0 ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("its write to be under way", () => state.pending.length > 0);
     const stream = own.newSubscriber(new AbortController().signal);
     const next = new Execution({ tenant: "", owner: "" }, taskId, "ctx", execution("answer", taskId).message, call, undefined, stream, []);
     await own.start(next, inner.get(taskId)!);
     // Whatever the message does at once is done (a turn of the event loop); then the old run's write lands.
     await new Promise((resolve) => setImmediate(resolve));
-    state.slow = false;
-    for (const write of state.writes.splice(0)) write();
+    state.held = false;
+    for (const write of state.pending.splice(0)) write();
     expect(await within("the new run's stream", statesOf(stream), 1000)).toEqual(["task:AUTH_REQUIRED", "statusUpdate:WORKING", "statusUpdate:COMPLETED"]);
   } finally {
     own.close();
@@ -269,36 +265,37 @@ test("a run's status write still in flight when a message takes the task over re
   }
 });
 
-test("SubscribeToTask while a change's write is in flight: the snapshot waits for it, and the stream gets the change once", async () => {
+/**
+ * A runtime over slowWrites() whose task is WORKING, then yields `chunks` (appended): the first
+ * chunk's write is under way, unanswered, when this resolves.
+ */
+async function chunkWriteInFlight(chunks: readonly string[]) {
   const { inner, store: slow, state } = slowWrites();
   const chunkGate = deferred();
   const chunked: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* () {
     yield { state: TaskState.WORKING };
     await chunkGate.promise;
-    yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: "one" } }] } };
-    yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: "two" } }] }, append: true };
+    for (const [i, text] of chunks.entries()) yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: text } }] }, append: i > 0 };
   };
   const own = new TaskRuntime({ ...settingsOf(), executor: chunked, store: slow });
+  const taskId = randomId();
+  await own.start(execution("go", taskId), undefined);
+  await until("the task to work", () => inner.get(taskId)?.task.status?.state === TaskState.WORKING);
+  state.held = true;
+  chunkGate.resolve();
+  await until("the first chunk's write to be under way", () => state.pending.length > 0);
+  return { inner, own, state, taskId };
+}
+
+test("SubscribeToTask while a change's write is in flight: the snapshot waits for it, and the stream gets the change once", async () => {
+  const { inner, own, state, taskId } = await chunkWriteInFlight(["one", "two"]);
   try {
-    const taskId = randomId();
-    const run = execution("go", taskId);
-    await own.start(run, undefined);
-    await within("the task to work", new Promise<void>((resolve) => {
-      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
-    state.slow = true;
-    chunkGate.resolve();
-    await within("the first chunk's write to be under way", new Promise<void>((resolve) => {
-      const poll = () => (state.writes.length > 0 ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
     const subscriber = own.newSubscriber(new AbortController().signal);
     const subscribed = own.subscribe(inner.get(taskId)!, subscriber);
     // Whatever the subscribe does at once is done (a turn of the event loop); then the write lands.
     await new Promise((resolve) => setImmediate(resolve));
-    state.slow = false;
-    for (const write of state.writes.splice(0)) write();
+    state.held = false;
+    for (const write of state.pending.splice(0)) write();
     expect(await subscribed).toBe(true);
     const seen: string[] = [];
     for await (const event of subscriber) {
@@ -313,26 +310,6 @@ test("SubscribeToTask while a change's write is in flight: the snapshot waits fo
   }
 });
 
-/** The in-memory store, with `configsOf` answered when the test says once `held` is set. */
-function heldConfigReads() {
-  const inner = createInMemoryTaskStore();
-  inner.attach?.(schemas);
-  const state = { held: false, reads: [] as (() => void)[] };
-  const store = new Proxy(inner, {
-    get(target, key) {
-      if (key === "configsOf") {
-        return (taskId: string) => {
-          const then = target.configsOf(taskId);
-          if (!state.held) return then;
-          return new Promise((resolve) => state.reads.push(() => resolve(then)));
-        };
-      }
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return { inner, store, state };
-}
 
 const recordingPush = (delivered: string[]) => ({
   deliver: (_taskId: string, targets: readonly { configId?: string | undefined }[]) => void delivered.push(...targets.map((t) => t.configId ?? "")),
@@ -352,10 +329,7 @@ test("a delete and a create of push configs at once: the delete is in effect onl
     const taskId = randomId();
     const run = execution("wait", taskId);
     await own.start(run, undefined);
-    await within("the run to start", new Promise<void>((resolve) => {
-      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("the run to start", () => inner.get(taskId)?.task.status?.state === TaskState.WORKING);
     inner.putConfig(config(taskId, "X"));
     await own.configsChanged(taskId);
     state.held = true;
@@ -364,11 +338,11 @@ test("a delete and a create of push configs at once: the delete is in effect onl
     const deleted = own.configsChanged(taskId).then(() => (deleteInEffect = true));
     inner.putConfig(config(taskId, "Y"));
     const created = own.configsChanged(taskId);
-    state.reads[0]!();
+    state.pending[0]!();
     await new Promise((resolve) => setImmediate(resolve));
     // Its own read is in, but the create's, started after it, is not: X may still be sent to.
     expect(deleteInEffect).toBe(false);
-    state.reads[1]!();
+    state.pending[1]!();
     await Promise.all([deleted, created]);
     gate.resolve();
     await within("the run to end", run.released.promise);
@@ -397,14 +371,11 @@ test("the configs read when a task is taken up, answered after a configsChanged'
     // SubscribeToTask takes the task up: its live entry reads the configs (answered last).
     const subscriber = own.newSubscriber(new AbortController().signal);
     const subscribed = own.subscribe(inner.get(taskId)!, subscriber);
-    await within("the entry's read", new Promise<void>((resolve) => {
-      const poll = () => (state.reads.length === 1 ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("the entry's read", () => state.pending.length === 1);
     inner.deleteConfig(taskId, "X");
     const deleted = own.configsChanged(taskId);
-    state.reads[1]!();
-    state.reads[0]!();
+    state.pending[1]!();
+    state.pending[0]!();
     await Promise.all([deleted, subscribed]);
     state.held = false;
     const next = execution("next", taskId);
@@ -420,13 +391,7 @@ test("the configs read when a task is taken up, answered after a configsChanged'
 test("executions are counted until they end, by every way they end; a message whose task cannot be read is not counted at all", async () => {
   const { inner, store: held, state } = heldConfigReads();
   let failReads = 0;
-  const failing = new Proxy(held, {
-    get(target, key) {
-      if (key === "configsOf") return (taskId: string) => (failReads-- > 0 ? Promise.reject(new Error("the database is down")) : target.configsOf(taskId));
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  const failing = intercept(held, "configsOf", (target) => (taskId: string) => (failReads-- > 0 ? Promise.reject(new Error("the database is down")) : target.configsOf(taskId)));
   const own = new TaskRuntime({ ...settingsOf(), store: failing });
   try {
     expect(state.held).toBe(false);
@@ -452,10 +417,7 @@ test("executions are counted until they end, by every way they end; a message wh
     gate = deferred();
     const canceled = execution("wait", randomId());
     await own.start(canceled, undefined);
-    await within("the run to work", new Promise<void>((resolve) => {
-      const poll = () => (inner.get(canceled.taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("the run to work", () => inner.get(canceled.taskId)?.task.status?.state === TaskState.WORKING);
     expect(await own.cancel(inner.get(canceled.taskId)!)).toBe(true);
     expect(own.executions).toBe(0);
     const interrupted = execution("start 1000000", randomId());
@@ -473,33 +435,14 @@ test("executions are counted until they end, by every way they end; a message wh
 });
 
 test("a SubscribeToTask waiting for a write when the runtime closes fails with it", async () => {
-  const { inner, store: slow, state } = slowWrites();
-  const chunkGate = deferred();
-  const chunked: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* () {
-    yield { state: TaskState.WORKING };
-    await chunkGate.promise;
-    yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: "one" } }] } };
-  };
-  const own = new TaskRuntime({ ...settingsOf(), executor: chunked, store: slow });
+  const { inner, own, state, taskId } = await chunkWriteInFlight(["one"]);
   try {
-    const taskId = randomId();
-    await own.start(execution("go", taskId), undefined);
-    await within("the task to work", new Promise<void>((resolve) => {
-      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.WORKING ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
-    state.slow = true;
-    chunkGate.resolve();
-    await within("the chunk's write to be under way", new Promise<void>((resolve) => {
-      const poll = () => (state.writes.length > 0 ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
     const subscriber = own.newSubscriber(new AbortController().signal);
     const subscribed = own.subscribe(inner.get(taskId)!, subscriber);
     // It found the task and waits for the write (a turn of the event loop).
     await new Promise((resolve) => setImmediate(resolve));
     own.close();
-    for (const write of state.writes.splice(0)) write();
+    for (const write of state.pending.splice(0)) write();
     await subscribed;
     // As a SubscribeToTask that comes after close() fails.
     await expect(within("the subscriber to end", statesOf(subscriber), 1000)).rejects.toThrow(/the task runtime is closed/);
@@ -510,32 +453,19 @@ test("a SubscribeToTask waiting for a write when the runtime closes fails with i
 });
 
 test("closed while the store creates a task: the caller is told CANCELED, and so is the store", async () => {
-  const inner = createInMemoryTaskStore();
-  inner.attach?.(schemas);
+  const inner = freshStore();
   const creates: (() => void)[] = [];
-  const slowCreate = new Proxy(inner, {
-    get(target, key) {
-      if (key === "create") return (...args: Parameters<typeof inner.create>) => new Promise<void>((resolve) => creates.push(() => resolve(target.create(...args) as void)));
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  const slowCreate = intercept(inner, "create", (target) => (...args: Parameters<typeof inner.create>) => new Promise<void>((resolve) => creates.push(() => resolve(target.create(...args) as void))));
   const own = new TaskRuntime({ ...settingsOf(), store: slowCreate });
   try {
     const run = execution("done", randomId());
     await own.start(run, undefined);
-    await within("the create to be asked", new Promise<void>((resolve) => {
-      const poll = () => (creates.length > 0 ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("the create to be asked", () => creates.length > 0);
     own.close();
     const answer = await run.first.promise;
     expect("task" in answer && TaskState[answer.task.status?.state ?? 0]).toBe("CANCELED");
     creates[0]!();
-    await within("the store to have it CANCELED", new Promise<void>((resolve) => {
-      const poll = () => (inner.get(run.taskId)?.task.status?.state === TaskState.CANCELED ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("the store to have it CANCELED", () => inner.get(run.taskId)?.task.status?.state === TaskState.CANCELED);
   } finally {
     own.close();
     inner.close();
@@ -543,21 +473,12 @@ test("closed while the store creates a task: the caller is told CANCELED, and so
 });
 
 test("a run that asked for input, then returns after another instance moved the task on: it does not complete the task that instance runs", async () => {
-  const inner = createInMemoryTaskStore();
-  inner.attach?.(schemas);
+  const inner = freshStore();
   const followers = new Map<string, (change: unknown) => void>();
   // A store that others write to too (D71): the test plays the other instance's change.
-  const shared = new Proxy(inner, {
-    get(target, key) {
-      if (key === "follow") {
-        return (taskId: string, _version: number, onChange: (change: unknown) => void) => {
-          followers.set(taskId, onChange);
-          return () => followers.delete(taskId);
-        };
-      }
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+  const shared = intercept(inner, "follow", () => (taskId: string, _version: number, onChange: (change: unknown) => void) => {
+    followers.set(taskId, onChange);
+    return () => followers.delete(taskId);
   });
   const later = deferred();
   const asks: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* () {
@@ -615,18 +536,12 @@ test("closed while the store writes a new task's push configs: the store has it 
     const run = new Execution({ tenant: "", owner: "" }, taskId, "ctx", execution("done", taskId).message, call, undefined, undefined, [config(taskId, "c1")]);
     state.held = true;
     await own.start(run, undefined);
-    await within("the configs to be read", new Promise<void>((resolve) => {
-      const poll = () => (state.reads.length > 0 ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("the configs to be read", () => state.pending.length > 0);
     own.close();
-    state.reads[0]!();
+    state.pending[0]!();
     const answer = await run.first.promise;
     expect("task" in answer && TaskState[answer.task.status?.state ?? 0]).toBe("CANCELED");
-    await within("the store to have it CANCELED", new Promise<void>((resolve) => {
-      const poll = () => (inner.get(taskId)?.task.status?.state === TaskState.CANCELED ? resolve() : setTimeout(poll, 1));
-      poll();
-    }));
+    await until("the store to have it CANCELED", () => inner.get(taskId)?.task.status?.state === TaskState.CANCELED);
     expect(delivered).toEqual([]);
   } finally {
     own.close();
