@@ -58,7 +58,7 @@ class LiveTask {
   /** Changes made to the task whose write the store has not answered yet, so whose events are not out. */
   writing = 0;
   /** The latest read of `configs` started, once applied. */
-  configsApplied: Promise<void> = Promise.resolve();
+  configsApplied: Promise<void> | undefined;
   /** What waits for `writing` to be back at 0 (a SubscribeToTask's snapshot, a takeover). */
   afterWrites: (() => void)[] | undefined;
   ready: Promise<void> = Promise.resolve();
@@ -447,8 +447,8 @@ export class TaskRuntime {
     });
     live.configsApplied = applied;
     await applied;
-    let waited = applied;
-    while (live.configsApplied !== waited) {
+    let waited: Promise<void> | undefined = applied;
+    while (live.configsApplied !== waited && live.configsApplied !== undefined) {
       waited = live.configsApplied;
       await waited.catch(() => undefined);
     }
@@ -971,11 +971,8 @@ export class TaskRuntime {
       if (interrupted && own !== undefined && live.running === own && live.queued > 0) this.#takeOver(live, own);
       if (terminal) {
         // Done with the task: answered (a run canceled before its first event was not yet) and let go.
-        for (const done of [exec, live.running]) {
-          if (done === undefined) continue;
-          if (!done.answered) this.#answer(done);
-          this.#executions.delete(done);
-        }
+        if (exec !== undefined) this.#finished(exec);
+        if (live.running !== undefined && live.running !== exec) this.#finished(live.running);
         if (exec !== undefined) exec.over = true;
         // The running execution, if any, is done with this task, even one that ignores its signal.
         live.running?.settled.resolve();
@@ -985,6 +982,11 @@ export class TaskRuntime {
       }
     }
     this.#release(live);
+  }
+
+  #finished(exec: Execution): void {
+    if (!exec.answered) this.#answer(exec);
+    this.#executions.delete(exec);
   }
 
   #publish(live: LiveTask, event: StreamEvent, push: boolean): void {
