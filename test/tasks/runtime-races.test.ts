@@ -434,24 +434,6 @@ test("executions are counted until they end, by every way they end; a message wh
   }
 });
 
-test("a SubscribeToTask waiting for a write when the runtime closes fails with it", async () => {
-  const { inner, own, state, taskId } = await chunkWriteInFlight(["one"]);
-  try {
-    const subscriber = own.newSubscriber(new AbortController().signal);
-    const subscribed = own.subscribe(inner.get(taskId)!, subscriber);
-    // It found the task and waits for the write (a turn of the event loop).
-    await new Promise((resolve) => setImmediate(resolve));
-    own.close();
-    for (const write of state.pending.splice(0)) write();
-    await subscribed;
-    // As a SubscribeToTask that comes after close() fails.
-    await expect(within("the subscriber to end", statesOf(subscriber), 1000)).rejects.toThrow(/the task runtime is closed/);
-  } finally {
-    own.close();
-    inner.close();
-  }
-});
-
 test("closed while the store creates a task: the caller is told CANCELED, and so is the store", async () => {
   const inner = freshStore();
   const creates: (() => void)[] = [];
