@@ -140,32 +140,19 @@ test.each(offsets)("a message as the run ends (%i microtasks after INPUT_REQUIRE
 });
 
 test("two push config changes at once whose reads of the configs are answered out of order: the later read holds", async () => {
-  // A store whose configsOf answers when the test says, with the configs as they were when asked.
-  const inner = freshStore();
-  const reads: { answer: () => void }[] = [];
-  const slowConfigs = intercept(inner, "configsOf", (target) => (taskId: string) => {
-    const then = target.configsOf(taskId);
-    return new Promise((resolve) => reads.push({ answer: () => resolve(then) }));
-  });
-  const delivered: string[] = [];
-  const recording = { deliver: (_taskId: string, targets: readonly { url: string }[]) => void delivered.push(...targets.map((t) => t.url)), check: async () => undefined, forget: () => undefined, idle: async () => undefined, close: async () => undefined };
-  const own = new TaskRuntime({ ...settingsOf(), store: slowConfigs, push: recording });
+  const { inner, state, own, delivered } = heldConfigsRuntime();
   try {
-    gate = deferred();
-    const taskId = randomId();
-    const run = execution("wait", taskId);
-    await own.start(run, undefined);
-    await until("the run to start", () => inner.get(taskId)?.task.status?.state === TaskState.WORKING);
-    const config = { tenant: "", id: "c1", taskId, url: "https://receiver.example/hook", token: "" };
-    inner.putConfig(config);
+    const { taskId, run } = await waitingRun(own, inner);
+    state.held = true;
+    inner.putConfig(config(taskId, "c1"));
     const created = own.configsChanged(taskId);
     inner.deleteConfig(taskId, "c1");
     const deleted = own.configsChanged(taskId);
-    expect(reads).toHaveLength(2);
+    expect(state.pending).toHaveLength(2);
     // The delete's read (made after both writes) answers first, the create's last.
-    reads[1]!.answer();
+    state.pending[1]!();
     await deleted;
-    reads[0]!.answer();
+    state.pending[0]!();
     await created;
     gate.resolve();
     await within("the run to end", run.released.promise);
@@ -175,6 +162,16 @@ test("two push config changes at once whose reads of the configs are answered ou
     inner.close();
   }
 });
+
+/** A "wait" run of a new task on `own`, once the task is WORKING (the run waits for `gate`, renewed here). */
+async function waitingRun(own: TaskRuntime, inner: ReturnType<typeof freshStore>) {
+  gate = deferred();
+  const taskId = randomId();
+  const run = execution("wait", taskId);
+  await own.start(run, undefined);
+  await until("the run to start", () => inner.get(taskId)?.task.status?.state === TaskState.WORKING);
+  return { taskId, run };
+}
 
 /**
  * A store of its own whose `key` (`update`: a store of rows, slowly; `configsOf`) answers, while
@@ -320,16 +317,18 @@ const recordingPush = (delivered: string[]) => ({
 });
 const config = (taskId: string, id: string) => ({ tenant: "", id, taskId, url: `https://receiver.example/${id}`, token: "" });
 
-test("a delete and a create of push configs at once: the delete is in effect only once the later read is, whichever answers first", async () => {
-  const { inner, store: held, state } = heldConfigReads();
+/** A runtime of its own over heldConfigReads(), its push delivery recording which configs were sent to. */
+function heldConfigsRuntime() {
+  const { inner, store, state } = heldConfigReads();
   const delivered: string[] = [];
-  const own = new TaskRuntime({ ...settingsOf(), store: held, push: recordingPush(delivered) });
+  const own = new TaskRuntime({ ...settingsOf(), store, push: recordingPush(delivered) });
+  return { inner, state, own, delivered };
+}
+
+test("a delete and a create of push configs at once: the delete is in effect only once the later read is, whichever answers first", async () => {
+  const { inner, state, own, delivered } = heldConfigsRuntime();
   try {
-    gate = deferred();
-    const taskId = randomId();
-    const run = execution("wait", taskId);
-    await own.start(run, undefined);
-    await until("the run to start", () => inner.get(taskId)?.task.status?.state === TaskState.WORKING);
+    const { taskId, run } = await waitingRun(own, inner);
     inner.putConfig(config(taskId, "X"));
     await own.configsChanged(taskId);
     state.held = true;
@@ -354,9 +353,7 @@ test("a delete and a create of push configs at once: the delete is in effect onl
 });
 
 test("the configs read when a task is taken up, answered after a configsChanged's read: the later read holds", async () => {
-  const { inner, store: held, state } = heldConfigReads();
-  const delivered: string[] = [];
-  const own = new TaskRuntime({ ...settingsOf(), store: held, push: recordingPush(delivered) });
+  const { inner, state, own, delivered } = heldConfigsRuntime();
   try {
     const { taskId, first } = await (async () => {
       const id = randomId();
@@ -510,9 +507,7 @@ test("a continued run canceled before its first event, its executor deaf to the 
 });
 
 test("closed while the store writes a new task's push configs: the store has it CANCELED, and nothing is pushed after the close", async () => {
-  const { inner, store: held, state } = heldConfigReads();
-  const delivered: string[] = [];
-  const own = new TaskRuntime({ ...settingsOf(), store: held, push: recordingPush(delivered) });
+  const { inner, state, own, delivered } = heldConfigsRuntime();
   try {
     const taskId = randomId();
     const run = new Execution({ tenant: "", owner: "" }, taskId, "ctx", execution("done", taskId).message, call, undefined, undefined, [config(taskId, "c1")]);

@@ -365,13 +365,8 @@ export class TaskRuntime {
    * what it still yields is dropped, and the message waiting on it starts.
    */
   #supersede(live: LiveTask, exec: Execution): void {
-    // Answered and let go here: an executor that never returns is not kept for it.
-    if (!exec.answered) this.#answer(exec);
-    this.#executions.delete(exec);
-    exec.abort(new Error("a new message continued the task"));
-    exec.over = true;
-    exec.settled.resolve();
-    exec.released.resolve();
+    // Let go here: an executor that never returns is not kept for it.
+    this.#letGo(exec, new Error("a new message continued the task"));
     live.running = undefined;
   }
 
@@ -462,14 +457,9 @@ export class TaskRuntime {
     // is asked to stop, its caller answered with the task as it is (CANCELED when there is none
     // yet), its stream ended, even when the executor does not listen.
     for (const exec of this.#executions) {
-      exec.abort(reason);
-      exec.over = true;
-      if (!exec.answered) this.#answer(exec);
-      exec.settled.resolve();
-      exec.released.resolve();
+      this.#letGo(exec, reason);
       exec.stream?.end();
     }
-    this.#executions.clear();
     for (const live of this.#live.values()) {
       for (const s of live.subscribers) s.end();
       live.clearSubscribers();
@@ -594,13 +584,10 @@ export class TaskRuntime {
     if (exec.over) return;
     const task = live.record.task;
     if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
-      // Canceled while this message waited for the run before it.
-      this.#executions.delete(exec);
-      exec.first.resolve({ task: snapshotOf(this.#s.states, task, undefined) });
+      // Canceled while this message waited for the run before it: answered with the task as it is.
       exec.stream?.push(this.#snapshotEvent(task, exec.historyLength));
       exec.stream?.end();
-      exec.settled.resolve();
-      exec.released.resolve();
+      this.#letGo(exec);
       this.#release(live);
       return;
     }
@@ -652,11 +639,7 @@ export class TaskRuntime {
         if (!exec.over) await this.#fail(exec);
       }
     } finally {
-      this.#executions.delete(exec);
-      exec.over = true;
-      if (!exec.answered) this.#answer(exec);
-      exec.settled.resolve();
-      exec.released.resolve();
+      this.#letGo(exec);
       const live = exec.live;
       if (live !== undefined) {
         if (live.running === exec) live.running = undefined;
@@ -970,22 +953,27 @@ export class TaskRuntime {
       // A message that came while the run worked has waited for this (D77).
       if (interrupted && own !== undefined && live.running === own && live.queued > 0) this.#takeOver(live, own);
       if (terminal) {
-        // Done with the task: answered (a run canceled before its first event was not yet) and let go.
-        if (exec !== undefined) this.#finished(exec);
-        if (live.running !== undefined && live.running !== exec) this.#finished(live.running);
-        if (exec !== undefined) exec.over = true;
-        // The running execution, if any, is done with this task, even one that ignores its signal.
-        live.running?.settled.resolve();
-        live.running?.released.resolve();
-        if (live.running !== undefined) live.running.over = true;
+        // Done with the task, the running execution too, even one that ignores its signal (a run
+        // canceled before its first event is answered here).
+        if (exec !== undefined) this.#letGo(exec);
+        if (live.running !== undefined) this.#letGo(live.running);
         live.running = undefined;
       }
     }
     this.#release(live);
   }
 
-  #finished(exec: Execution): void {
+  /**
+   * `exec` holds its task no more: with `reason`, its executor is asked to stop; what it still
+   * yields is dropped, its caller is answered with the task as it is (if it was not yet), whoever
+   * waits on it goes on, and close() has nothing left to do for it.
+   */
+  #letGo(exec: Execution, reason?: Error): void {
+    if (reason !== undefined) exec.abort(reason);
+    exec.over = true;
     if (!exec.answered) this.#answer(exec);
+    exec.settled.resolve();
+    exec.released.resolve();
     this.#executions.delete(exec);
   }
 
