@@ -27,7 +27,7 @@ const push = createPushDelivery();
 const errors: unknown[] = [];
 let gate = deferred();
 
-/** "start J": INPUT_REQUIRED, then J more microtasks before the run ends; "wait": WORKING until the gate; else COMPLETED. */
+/** "start J": INPUT_REQUIRED, then J more microtasks before the run ends; "wait": WORKING until the gate; "ask and hang": INPUT_REQUIRED, never returning; else COMPLETED. */
 const executor: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function* ({ message }) {
   const text = message.parts[0]?.content.case === "text" ? String(message.parts[0].content.value) : "";
   if (text.startsWith("start ")) {
@@ -38,6 +38,11 @@ const executor: TaskExecutor<MessageLike, TaskLike, TaskEvent> = async function*
   if (text === "wait") {
     yield { state: TaskState.WORKING };
     await gate.promise;
+  }
+  if (text === "ask and hang") {
+    // Never returns, and costs nothing while it does not (a microtask loop would starve later tests' timers).
+    yield { state: TaskState.INPUT_REQUIRED };
+    await new Promise(() => undefined);
   }
   yield { state: TaskState.COMPLETED };
 };
@@ -417,7 +422,7 @@ test("executions are counted until they end, by every way they end; a message wh
     await until("the run to work", () => inner.get(canceled.taskId)?.task.status?.state === TaskState.WORKING);
     expect(await own.cancel(inner.get(canceled.taskId)!)).toBe(true);
     expect(own.executions).toBe(0);
-    const interrupted = execution("start 1000000", randomId());
+    const interrupted = execution("ask and hang", randomId());
     await own.start(interrupted, undefined);
     await interrupted.settled.promise;
     const takeover = execution("done", interrupted.taskId);
@@ -425,6 +430,24 @@ test("executions are counted until they end, by every way they end; a message wh
     await takeover.released.promise;
     expect(own.executions).toBe(0);
     gate.resolve();
+  } finally {
+    own.close();
+    inner.close();
+  }
+});
+
+test("a SubscribeToTask waiting for a write when the runtime closes fails with it", async () => {
+  const { inner, own, state, taskId } = await chunkWriteInFlight(["one"]);
+  try {
+    const subscriber = own.newSubscriber(new AbortController().signal);
+    const subscribed = own.subscribe(inner.get(taskId)!, subscriber);
+    // It found the task and waits for the write (a turn of the event loop).
+    await new Promise((resolve) => setImmediate(resolve));
+    own.close();
+    for (const write of state.pending.splice(0)) write();
+    await subscribed;
+    // As a SubscribeToTask that comes after close() fails.
+    await expect(within("the subscriber to end", statesOf(subscriber), 1000)).rejects.toThrow(/the task runtime is closed/);
   } finally {
     own.close();
     inner.close();
