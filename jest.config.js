@@ -33,6 +33,10 @@ export default {
   // two cores this project's machines have keep both busy and about halve
   // the wall time.
   maxWorkers: 2,
+  // A suite blocked where jest's timeouts cannot reach it (a synchronous call that never returns, a
+  // loop in JavaScript) is named, and killed after A2A_SUITE_LIMIT_S, instead of hanging the run.
+  reporters: ["default", "<rootDir>/test/support/watchdog/reporter.mjs"],
+  setupFilesAfterEnv: ["<rootDir>/test/support/watchdog/setup.mjs"],
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   testPathIgnorePatterns: ["/node_modules/", ...skipped.flatMap((s) => s.files)],

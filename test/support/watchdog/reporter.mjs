@@ -1,0 +1,232 @@
+/**
+ * A jest reporter that keeps a test run from hanging in silence. Jest's own timeouts run on the
+ * worker's event loop: a suite blocked in a synchronous call (a spawnSync whose child never
+ * exits) or spinning in JavaScript never times out, and the run never ends. This one watches from
+ * the parent process: a suite still running after half of `A2A_SUITE_LIMIT_S` (900 s) is named
+ * with what its worker is doing (CPU it used since, the processes it started); after the whole
+ * limit those processes are killed, or the worker itself when it started none, and jest reports
+ * the suite as failed. Linux only (it reads /proc); elsewhere it only names the suite.
+ */
+import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { WebSocket } from "undici";
+
+const limitMs = Number(process.env.A2A_SUITE_LIMIT_S ?? 900) * 1000;
+const TICKS_PER_SECOND = 100;
+
+/** Where each worker writes the suite it runs (setup.mjs): a file per worker pid. */
+export const watchDir = (jestPid) => join(tmpdir(), `a2a-jest-watch-${jestPid}`);
+
+function stat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: fields are counted after its last ")".
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { ppid: Number(fields[1]), cpuTicks: Number(fields[11]) + Number(fields[12]), startTicks: Number(fields[19]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function commandLine(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim().slice(0, 300);
+  } catch {
+    return "?";
+  }
+}
+
+function uptimeTicks() {
+  return Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]) * TICKS_PER_SECOND;
+}
+
+/** Every process below `root`, with its age in seconds. */
+function descendants(root) {
+  const parents = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const s = stat(entry);
+    if (s !== undefined) parents.set(Number(entry), s);
+  }
+  const now = uptimeTicks();
+  const found = [];
+  const walk = (pid) => {
+    for (const [child, s] of parents) {
+      if (s.ppid !== pid) continue;
+      found.push({ pid: child, ageS: Math.round((now - s.startTicks) / TICKS_PER_SECOND), command: commandLine(child) });
+      walk(child);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+export default class SuiteWatchdog {
+  #running = new Map();
+  #timer;
+  #dir = watchDir(process.pid);
+
+  onRunStart() {
+    mkdirSync(this.#dir, { recursive: true });
+    this.#timer = setInterval(() => this.#check(), Math.min(30_000, limitMs / 4));
+    this.#timer.unref();
+  }
+
+  onTestFileStart(test) {
+    this.#running.set(test.path, { since: Date.now(), warned: false, cpu: undefined, killedAt: undefined, workerKilled: false });
+  }
+
+  onTestFileResult(test) {
+    this.#running.delete(test.path);
+  }
+
+  onRunComplete() {
+    clearInterval(this.#timer);
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+
+  /** The worker pid that runs `path`, as its setup file wrote it. */
+  #workerOf(path) {
+    try {
+      for (const pid of readdirSync(this.#dir)) {
+        if (readFileSync(join(this.#dir, pid), "utf8") === path) return Number(pid);
+      }
+    } catch {
+      // Not on this platform, or no suite started yet.
+    }
+    return undefined;
+  }
+
+  #check() {
+    const now = Date.now();
+    for (const [path, state] of this.#running) {
+      const ranMs = now - state.since;
+      const pid = this.#workerOf(path);
+      const worker = pid === undefined || pid === process.pid ? undefined : stat(pid);
+      // CPU since the check before: all of it and no end is a loop in JavaScript, none a blocking call.
+      const before = state.cpu;
+      if (worker !== undefined) state.cpu = { ticks: worker.cpuTicks, at: now };
+      if (ranMs < limitMs / 2) continue;
+      if (state.killedAt !== undefined) {
+        // Its processes were killed and it still runs: the worker goes too.
+        if (worker !== undefined && !state.workerKilled && now - state.killedAt >= limitMs / 4) {
+          state.workerKilled = true;
+          process.stderr.write(`\nWATCHDOG: ${path} still runs after its processes were killed: killing its worker (${pid}).\n`);
+          kill(pid);
+        }
+        continue;
+      }
+      const lines = [`\nWATCHDOG: ${path} has run for ${Math.round(ranMs / 1000)} s (limit ${limitMs / 1000} s, A2A_SUITE_LIMIT_S).`];
+      if (worker === undefined) {
+        lines.push("  its worker is not known (run in band, or not on Linux): nothing more to tell.");
+        if (!state.warned) process.stderr.write(`${lines.join("\n")}\n`);
+        state.warned = true;
+        continue;
+      }
+      if (state.warned && ranMs < limitMs) continue;
+      state.warned = true;
+      const children = descendants(pid);
+      if (before !== undefined) {
+        const cpuS = (worker.cpuTicks - before.ticks) / TICKS_PER_SECOND;
+        lines.push(`  worker ${pid}: ${cpuS.toFixed(1)} s of CPU in the last ${Math.round((now - before.at) / 1000)} s`);
+      }
+      lines.push(children.length === 0 ? "  it started no process that is still running" : "  processes it started, still running:");
+      for (const c of children) lines.push(`    ${c.pid} (${c.ageS} s old): ${c.command}`);
+      if (ranMs >= limitMs) {
+        state.killedAt = now;
+        // The processes it waits on first: a spawnSync then returns, and the test fails with its own message.
+        const stuck = children.filter((c) => c.ageS * 1000 >= limitMs / 2);
+        const victims = stuck.length > 0 ? stuck.map((c) => c.pid) : [pid];
+        if (stuck.length === 0) state.workerKilled = true;
+        lines.push(`  killing ${stuck.length > 0 ? `the processes it waits on (${victims.join(", ")})` : `the worker (${pid})`}: the suite fails instead of hanging the run`);
+        if (stuck.length > 0) victims.forEach(kill);
+        // A worker that waits on nothing runs JavaScript that never yields: where, before it goes.
+        else
+          void stackOf(pid).then((stack) => {
+            process.stderr.write(`  where its JavaScript ran (the inspector, paused):\n${(stack ?? ["    (the inspector did not answer)"]).join("\n")}\n`);
+            kill(pid);
+          });
+      }
+      process.stderr.write(`${lines.join("\n")}\n`);
+    }
+  }
+}
+
+/**
+ * The JavaScript stack of `pid`, through its inspector: SIGUSR1 opens it on 127.0.0.1:9229 even
+ * while the process runs a loop that never yields, and Debugger.pause stops that loop where it is.
+ */
+async function stackOf(pid) {
+  try {
+    process.kill(pid, "SIGUSR1");
+    let targets;
+    for (let tries = 0; tries < 50 && targets === undefined; tries++) {
+      targets = await fetch("http://127.0.0.1:9229/json/list").then((r) => r.json()).catch(() => undefined);
+      if (targets === undefined) await sleep(200);
+    }
+    const url = targets?.[0]?.webSocketDebuggerUrl;
+    if (url === undefined) return undefined;
+    const ws = new WebSocket(url);
+    return await new Promise((resolve) => {
+      const done = (stack) => {
+        clearTimeout(timer);
+        ws.close();
+        resolve(stack);
+      };
+      const timer = setTimeout(() => done(undefined), 10_000);
+      ws.onopen = () => {
+        ws.send(JSON.stringify({ id: 1, method: "Debugger.enable" }));
+        // Promises made from now on remember who awaited them: the frames that keep a loop of microtasks going.
+        ws.send(JSON.stringify({ id: 2, method: "Debugger.setAsyncCallStackDepth", params: { maxDepth: 8 } }));
+        setTimeout(() => ws.send(JSON.stringify({ id: 4, method: "Debugger.pause" })), 100);
+      };
+      // A frame of a vm module (every test and module jest loads) has no url: its script's announcement has it.
+      const scripts = new Map();
+      // A loop of microtasks is paused mostly in Node's own frames: a few pauses, the distinct stacks.
+      const samples = new Set();
+      ws.onmessage = (event) => {
+        try {
+          sample(JSON.parse(String(event.data)));
+        } catch {
+          done(undefined);
+        }
+      };
+      const sample = (message) => {
+        if (message.method === "Debugger.scriptParsed") scripts.set(message.params.scriptId, message.params.url);
+        // The inspector on the port may be another process's (one left from an earlier run): its stack is not this one's.
+        if (message.id === 5 && message.result?.result?.value !== pid) return done([`    (the inspector at 127.0.0.1:9229 is another process's, not ${pid}'s)`]);
+        if (message.method !== "Debugger.paused") return;
+        if (pauses === 0) ws.send(JSON.stringify({ id: 5, method: "Debugger.evaluateOnCallFrame", params: { callFrameId: message.params.callFrames[0].callFrameId, expression: "process.pid" } }));
+        // Debugger frames keep their position in `location`, async ones (Runtime frames) on themselves.
+        const where = (f) => {
+          const at = f.location ?? f;
+          return `${f.functionName || "(anonymous)"} ${f.url || scripts.get(at.scriptId) || "?"}:${at.lineNumber + 1}:${at.columnNumber + 1}`;
+        };
+        const frames = message.params.callFrames.map(where);
+        for (let parent = message.params.asyncStackTrace; parent !== undefined; parent = parent.parent) {
+          const awaited = parent.callFrames.map(where);
+          if (awaited.some((f) => !/ node:/.test(f))) frames.push(`-- awaited in ${parent.description ?? "async"}:`, ...awaited);
+        }
+        // Only stacks that reach code outside Node's own.
+        if (frames.some((f) => !/ node:/.test(f) && !f.startsWith("-- "))) samples.add(frames.slice(0, 30).map((f) => `    ${f}`).join("\n"));
+        if (samples.size >= 3 || ++pauses >= 40) return done(samples.size === 0 ? ["    (only Node's own frames were seen)"] : [...samples].join("\n    --\n").split("\n"));
+        ws.send(JSON.stringify({ id: 3, method: "Debugger.resume" }));
+        setTimeout(() => ws.send(JSON.stringify({ id: 4, method: "Debugger.pause" })), 20);
+      };
+      let pauses = 0;
+      ws.onerror = () => done(undefined);
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+function kill(pid) {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
