@@ -32,7 +32,10 @@ console.log("opened");`;
     cwd: projectRoot,
     env: { ...process.env, RECORD_LOADS: out },
     encoding: "utf8",
+    // A process that does not end after close() has a handle left open: a failure, not a hung run.
+    timeout: 45_000,
   });
+  if (result.error !== undefined) throw new Error(`the handler on ${url} did not exit within 45 s (a handle left open after close()?): ${result.error.message}\n${result.stdout}\n${result.stderr}`);
   if (result.status !== 0 || !result.stdout.includes("opened")) throw new Error(`the handler on ${url} failed: ${result.stderr}`);
   return readFileSync(out, "utf8").split("\n").filter(Boolean);
 }

@@ -84,7 +84,10 @@ function run(arg: string, imports: readonly string[] = []): string[] {
     cwd: dir,
     env: { ...process.env, RECORD_LOADS: out },
     encoding: "utf8",
+    // A process that does not end after close() has a handle left open: a failure, not a hung run.
+    timeout: 45_000,
   });
+  if (result.error !== undefined) throw new Error(`the agent did not exit within 45 s (a handle left open after close()?): ${result.error.message}\n${result.stdout}\n${result.stderr}`);
   if (result.status !== 0 || !result.stdout.includes("served")) throw new Error(`the agent failed: ${result.stderr}`);
   return readFileSync(out, "utf8").split("\n").filter(Boolean);
 }

@@ -39,7 +39,8 @@ test("a suite blocked in a child and one spinning in JavaScript are named, kille
   const jestBin = join(projectRoot, "node_modules/jest/bin/jest.js");
   const run = promisify(execFile)(process.execPath, ["--experimental-vm-modules", jestBin, "--config", join(dir, "jest.config.mjs")], {
     cwd: dir,
-    env: { ...process.env, A2A_SUITE_LIMIT_S: "4" },
+    // Its workers' inspectors on ports of their own, not 9229, which another run may hold.
+    env: { ...process.env, A2A_SUITE_LIMIT_S: "4", NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --inspect-port=0` },
     timeout: 100_000,
   });
   const failed = await run.then(

@@ -7,7 +7,7 @@
  * limit those processes are killed, or the worker itself when it started none, and jest reports
  * the suite as failed. Linux only (it reads /proc); elsewhere it only names the suite.
  */
-import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -155,18 +155,23 @@ export default class SuiteWatchdog {
 }
 
 /**
- * The JavaScript stack of `pid`, through its inspector: SIGUSR1 opens it on 127.0.0.1:9229 even
+ * The JavaScript stack of `pid`, through its inspector: SIGUSR1 opens it (on 127.0.0.1:9229 by default) even
  * while the process runs a loop that never yields, and Debugger.pause stops that loop where it is.
  */
 async function stackOf(pid) {
   try {
+    const before = listeningPorts(pid);
     process.kill(pid, "SIGUSR1");
-    let targets;
-    for (let tries = 0; tries < 50 && targets === undefined; tries++) {
-      targets = await fetch("http://127.0.0.1:9229/json/list").then((r) => r.json()).catch(() => undefined);
-      if (targets === undefined) await sleep(200);
+    // The port it opens: 9229 unless --inspect-port says otherwise (the watchdog's own test picks 0).
+    let url;
+    for (let tries = 0; tries < 50 && url === undefined; tries++) {
+      await sleep(200);
+      for (const port of listeningPorts(pid)) {
+        if (before.has(port)) continue;
+        const targets = await fetch(`http://127.0.0.1:${port}/json/list`).then((r) => r.json()).catch(() => undefined);
+        url = targets?.[0]?.webSocketDebuggerUrl ?? url;
+      }
     }
-    const url = targets?.[0]?.webSocketDebuggerUrl;
     if (url === undefined) return undefined;
     const ws = new WebSocket(url);
     return await new Promise((resolve) => {
@@ -196,7 +201,7 @@ async function stackOf(pid) {
       const sample = (message) => {
         if (message.method === "Debugger.scriptParsed") scripts.set(message.params.scriptId, message.params.url);
         // The inspector on the port may be another process's (one left from an earlier run): its stack is not this one's.
-        if (message.id === 5 && message.result?.result?.value !== pid) return done([`    (the inspector at 127.0.0.1:9229 is another process's, not ${pid}'s)`]);
+        if (message.id === 5 && message.result?.result?.value !== pid) return done([`    (the inspector found is another process's, not ${pid}'s)`]);
         if (message.method !== "Debugger.paused") return;
         if (pauses === 0) ws.send(JSON.stringify({ id: 5, method: "Debugger.evaluateOnCallFrame", params: { callFrameId: message.params.callFrames[0].callFrameId, expression: "process.pid" } }));
         // Debugger frames keep their position in `location`, async ones (Runtime frames) on themselves.
@@ -221,6 +226,32 @@ async function stackOf(pid) {
   } catch {
     return undefined;
   }
+}
+
+/** The TCP ports `pid` listens on (IPv4), from its sockets' inodes in /proc/net/tcp. */
+function listeningPorts(pid) {
+  const inodes = new Set();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      let link = "";
+      try {
+        link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        // Closed since the listing.
+      }
+      const socket = /^socket:\[(\d+)\]$/.exec(link);
+      if (socket) inodes.add(socket[1]);
+    }
+  } catch {
+    return new Set();
+  }
+  const ports = new Set();
+  for (const line of readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1)) {
+    const f = line.trim().split(/\s+/);
+    // State 0A is LISTEN; the local address is HEXIP:HEXPORT.
+    if (f[3] === "0A" && inodes.has(f[9])) ports.add(parseInt(f[1].split(":")[1], 16));
+  }
+  return ports;
 }
 
 function kill(pid) {
