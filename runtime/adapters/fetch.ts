@@ -56,18 +56,37 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
     case "stream": {
       const { events } = response;
       const encoder = new TextEncoder();
-      let heartbeat: ReturnType<typeof setInterval> | undefined;
+      const period = events.heartbeatMs > 0 ? events.heartbeatMs : 15_000;
+      let timer: ReturnType<typeof setInterval> | undefined;
+      // Since when the chunk at the head of the queue has waited for the server (Hono's, Deno's,
+      // Bun's) to take it: the socket's pace, seen from here.
+      let waitingSince = Date.now();
       const stop = () => {
-        if (heartbeat !== undefined) clearInterval(heartbeat);
-        heartbeat = undefined;
+        if (timer !== undefined) clearInterval(timer);
+        timer = undefined;
       };
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
-          if (events.heartbeatMs > 0) {
-            // None while something waits to be read already: a client that stopped reading would
-            // otherwise have the queue grow by one heartbeat per period for as long as it stays.
-            heartbeat = setInterval(() => (controller.desiredSize ?? 0) > 0 && controller.enqueue(encoder.encode(sseHeartbeat)), events.heartbeatMs);
-          }
+          // Every period: a heartbeat, unless something waits to be read already (a client that
+          // stopped reading would have the queue grow by one per period for as long as it stays);
+          // and a client that took nothing for four periods while a chunk waited is let go, as the
+          // node:http adapter lets it go (D24's transport side): the stream errors, which makes the
+          // server drop the connection, and the handler's stream is released.
+          timer = setInterval(() => {
+            const waiting = (controller.desiredSize ?? 1) <= 0;
+            if (!waiting) {
+              if (events.heartbeatMs > 0) {
+                controller.enqueue(encoder.encode(sseHeartbeat));
+                waitingSince = Date.now();
+              }
+            } else if (Date.now() - waitingSince >= 4 * period) {
+              stop();
+              events.cancel();
+              controller.error(new Error("the client took nothing of this stream for four heartbeat periods"));
+            }
+          }, period);
+          // Without heartbeats the timer only watches: it keeps no process up on its own.
+          if (events.heartbeatMs <= 0) timer.unref?.();
           signal.addEventListener(
             "abort",
             () => {
@@ -85,6 +104,7 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
             return;
           }
           controller.enqueue(encoder.encode(data));
+          waitingSince = Date.now();
         },
         cancel() {
           stop();
