@@ -34,6 +34,21 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/**
+ * The stores the running test made: closed after it, so that their timers do not reach a later
+ * test's tasks (a short lease's reaper, every 100 ms, took the lapsed task of the reaper test
+ * before that test's own reapLapsed, which then skipped the locked row and saw no refusal).
+ */
+let testStores: SqlTaskStore[] | undefined;
+beforeEach(() => {
+  testStores = [];
+});
+afterEach(async () => {
+  const stores = testStores ?? [];
+  testStores = undefined;
+  for (const store of stores) await store.close();
+});
+
 /** A store instance of its own pool, attached to the generated types: one agent instance. */
 async function instance(options: { terminalTtlMs?: number; leaseMs?: number; onError?: (error: unknown) => void; name?: string } = {}): Promise<SqlTaskStore> {
   const { name, ...rest } = options;
@@ -42,6 +57,7 @@ async function instance(options: { terminalTtlMs?: number; leaseMs?: number; onE
   const store = await createPostgresTaskStore({ connectionString, ...rest });
   store.attach?.(schemas);
   open.push(store);
+  testStores?.push(store);
   return store;
 }
 
