@@ -47,6 +47,9 @@ function failUnanswered(core: Endpoint, err: unknown, request: Request, path: st
   return new Response(null, { status: 500, headers: { "content-type": "application/json" } });
 }
 
+/** The most of an event enqueued at once (see `rest` below). */
+const PIECE = 64 * 1024;
+
 function toResponse(response: CoreResponse, signal: AbortSignal): Response {
   switch (response.kind) {
     case "body":
@@ -58,27 +61,35 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
       const encoder = new TextEncoder();
       const period = events.heartbeatMs > 0 ? events.heartbeatMs : 15_000;
       let timer: ReturnType<typeof setInterval> | undefined;
-      // Since when the chunk at the head of the queue has waited for the server (Hono's, Deno's,
+      // Since when the piece at the head of the queue has waited for the server (Hono's, Deno's,
       // Bun's) to take it: the socket's pace, seen from here.
       let waitingSince = Date.now();
+      // What is left of the event being written. An event goes out in pieces of at most PIECE bytes,
+      // each enqueued when the server took the one before: the server takes a piece once the last
+      // one reached the socket, so a client reading a large event slowly but steadily shows it here.
+      let rest: Uint8Array | undefined;
       const stop = () => {
         if (timer !== undefined) clearInterval(timer);
         timer = undefined;
+      };
+      const enqueue = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
+        rest = bytes.byteLength > PIECE ? bytes.subarray(PIECE) : undefined;
+        controller.enqueue(bytes.byteLength > PIECE ? bytes.subarray(0, PIECE) : bytes);
+        waitingSince = Date.now();
       };
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           // Every period: a heartbeat, unless something waits to be read already (a client that
           // stopped reading would have the queue grow by one per period for as long as it stays);
-          // and a client that took nothing for four periods while a chunk waited is let go, as the
+          // and a client that took no piece for four periods while one waited is let go, as the
           // node:http adapter lets it go (D24's transport side): the stream errors, which makes the
           // server drop the connection, and the handler's stream is released.
           timer = setInterval(() => {
-            const waiting = (controller.desiredSize ?? 1) <= 0;
-            if (!waiting) {
-              if (events.heartbeatMs > 0) {
-                controller.enqueue(encoder.encode(sseHeartbeat));
-                waitingSince = Date.now();
-              }
+            const room = controller.desiredSize;
+            // Closed or errored (the source failed): nothing more to watch.
+            if (room === null) stop();
+            else if (room > 0) {
+              if (events.heartbeatMs > 0 && rest === undefined) enqueue(controller, encoder.encode(sseHeartbeat));
             } else if (Date.now() - waitingSince >= 4 * period) {
               stop();
               events.cancel();
@@ -97,14 +108,24 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
           );
         },
         async pull(controller) {
-          const data = await events.next();
+          if (rest !== undefined) {
+            enqueue(controller, rest);
+            return;
+          }
+          let data: string | undefined;
+          try {
+            data = await events.next();
+          } catch (err) {
+            // The stream errors with the source's failure; the timer goes with it.
+            stop();
+            throw err;
+          }
           if (data === undefined) {
             stop();
             controller.close();
             return;
           }
-          controller.enqueue(encoder.encode(data));
-          waitingSince = Date.now();
+          enqueue(controller, encoder.encode(data));
         },
         cancel() {
           stop();

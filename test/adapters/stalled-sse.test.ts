@@ -11,7 +11,7 @@ import { connect, type Socket } from "node:net";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve as honoServe } from "@hono/node-server";
-import { createFetchHandler, type A2ACallContext } from "protoc-gen-a2a/runtime";
+import { createFetchHandler, type A2ACallContext, type Endpoint } from "protoc-gen-a2a/runtime";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { createA2AServiceJsonRpcEndpoint, createA2AServiceJsonRpcListener } from "../../generated/a2a_jsonrpc.js";
 import { TaskState } from "../../generated/a2a_pb.js";
@@ -21,16 +21,19 @@ jest.setTimeout(30_000);
 const HEARTBEAT_MS = 100;
 let released = deferred();
 
-// A stream of 64 KB events for as long as someone pulls them.
+// "go": a stream of 64 KB events for as long as someone pulls them; "large": two events of 1 MB,
+// then the end; "huge": two of 4 MB.
 const handler = {
-  async *sendStreamingMessage(_request: unknown, context: A2ACallContext) {
+  async *sendStreamingMessage(request: { message?: { parts: { content: { value?: unknown } }[] } }, context: A2ACallContext) {
     try {
       yield { payload: { case: "task" as const, value: { id: "t1", contextId: "c1", status: { state: TaskState.WORKING } } } };
-      for (let i = 0; !context.signal.aborted; i++) {
+      const text = request.message?.parts[0]?.content.value;
+      const large = text === "large" || text === "huge";
+      for (let i = 0; !context.signal.aborted && (!large || i < 2); i++) {
         yield {
           payload: {
             case: "artifactUpdate" as const,
-            value: { taskId: "t1", contextId: "c1", append: i > 0, artifact: { artifactId: "a", parts: [{ content: { case: "text" as const, value: "x".repeat(64 << 10) } }] } },
+            value: { taskId: "t1", contextId: "c1", append: i > 0, artifact: { artifactId: "a", parts: [{ content: { case: "text" as const, value: "x".repeat(text === "huge" ? 4 << 20 : large ? 1 << 20 : 64 << 10) } }] } },
           },
         };
       }
@@ -94,4 +97,88 @@ describe.each(Object.keys(servers))("%s", (name) => {
     socket.destroy();
     await closed;
   });
+
+  test("a client that reads steadily but slowly is not cut, though one event takes it longer than four heartbeats", async () => {
+    released = deferred();
+    const socket = await open("large");
+    // 16 KB every 20 ms (800 KB/s): each 1 MB event takes about 1.3 s to read, four heartbeats are 400 ms.
+    const chunks: Buffer[] = [];
+    let xs = 0;
+    let closedEarly: (err: Error) => void = () => undefined;
+    const ended = deferred();
+    const endedOrClosed = new Promise<void>((resolve, reject) => {
+      void ended.promise.then(resolve);
+      closedEarly = reject;
+    });
+    const reading = setInterval(() => {
+      // 8 KB at a time (the tail, once less is left: the connection stays open after the response).
+      const take = () => (socket.read(8192) ?? (socket.readableLength > 0 && socket.readableLength < 8192 ? socket.read() : null)) as Buffer | null;
+      for (let budget = 16 << 10, c: Buffer | null; budget > 0 && (c = take()) !== null; budget -= c.length) {
+        chunks.push(c);
+        for (const byte of c) if (byte === 0x78) xs++;
+      }
+      // The response's last chunk: the stream ended, it was not dropped.
+      if (Buffer.concat(chunks.slice(-2)).toString("latin1").endsWith("\r\n0\r\n\r\n")) ended.resolve();
+    }, 20);
+    socket.once("close", () => closedEarly(new Error(`the server closed the connection after ${xs} bytes of the events' text`)));
+    try {
+      await within("the stream to be read to its end", endedOrClosed, 15_000);
+      await within("the handler's stream to be released", released.promise, 1000);
+      // Both events whole (the fetch adapter's pieces are chunks of their own: only the count of their text is compared).
+      expect(xs).toBeGreaterThanOrEqual(2 << 20);
+      expect(xs).toBeLessThan((2 << 20) + 100);
+    } finally {
+      clearInterval(reading);
+      socket.destroy();
+    }
+  });
+});
+
+test("fetch adapter: a server that takes each chunk once the one before was written to a slow socket is not cut while it keeps taking them, however large one event is", async () => {
+  released = deferred();
+  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 50 }));
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "huge" }] } } });
+  const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body }));
+  const reader = response.body!.getReader();
+  // As Hono's server does: the next chunk is read once this one is out, here at 6.4 MB/s. A 4 MB
+  // event taken whole would wait 625 ms, past four heartbeats (200 ms): it goes in pieces instead.
+  let xs = 0;
+  for (let r = await reader.read(); r.done !== true; r = await reader.read()) {
+    for (const byte of r.value) if (byte === 0x78) xs++;
+    await new Promise((resolve) => setTimeout(resolve, r.value.byteLength / 6400));
+  }
+  expect(xs).toBeGreaterThanOrEqual(8 << 20);
+  expect(xs).toBeLessThan((8 << 20) + 100);
+  await within("the handler's stream to be released", released.promise, 1000);
+});
+
+test("fetch adapter: a source that fails errors the stream, and its heartbeat stops with it (an enqueue into the errored stream would throw from the timer and end the process)", async () => {
+  // A source whose next() rejects, as a 0.3 stream's does when an event cannot be translated.
+  let pulls = 0;
+  const failing: Endpoint = {
+    handle: async () => ({
+      kind: "stream",
+      headers: { "content-type": "text/event-stream" },
+      events: { heartbeatMs: 10, next: async () => (pulls++ === 0 ? 'data: {"status":1}\n\n' : Promise.reject(new Error("the source failed"))), cancel: () => undefined },
+    }),
+  };
+  const response = await createFetchHandler(failing)(new Request("http://localhost/", { method: "POST" }));
+  const reader = response.body!.getReader();
+  const thrown: unknown[] = [];
+  const onUncaught = (err: unknown) => void thrown.push(err);
+  process.on("uncaughtException", onUncaught);
+  try {
+    const read: string[] = [];
+    for (;;) {
+      const r = await reader.read().catch((err: unknown) => ({ failed: err }));
+      if ("failed" in r || r.done === true) break;
+      read.push(new TextDecoder().decode(r.value));
+    }
+    // Several heartbeat periods after the end: no timer is left to throw.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(thrown).toEqual([]);
+    expect(read.join("")).toContain('"status"');
+  } finally {
+    process.off("uncaughtException", onUncaught);
+  }
 });

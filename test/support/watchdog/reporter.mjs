@@ -8,16 +8,21 @@
  * the suite as failed. Linux only (it reads /proc); elsewhere it only names the suite.
  */
 import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { WebSocket } from "undici";
+import { watchDir } from "./watch-dir.mjs";
 
-const limitMs = Number(process.env.A2A_SUITE_LIMIT_S ?? 900) * 1000;
+const limitMs = limitOf(process.env.A2A_SUITE_LIMIT_S);
 const TICKS_PER_SECOND = 100;
 
-/** Where each worker writes the suite it runs (setup.mjs): a file per worker pid. */
-export const watchDir = (jestPid) => join(tmpdir(), `a2a-jest-watch-${jestPid}`);
+/** A2A_SUITE_LIMIT_S in ms: 900 s when unset; anything but a positive number is refused. */
+function limitOf(text) {
+  if (text === undefined || text === "") return 900_000;
+  const seconds = Number(text);
+  if (!(seconds > 0)) throw new Error(`A2A_SUITE_LIMIT_S must be a positive number of seconds, not "${text}"`);
+  return seconds * 1000;
+}
 
 function stat(pid) {
   try {
@@ -69,6 +74,8 @@ export default class SuiteWatchdog {
   #dir = watchDir(process.pid);
 
   onRunStart() {
+    // A folder left by an earlier run of the same pid (killed before onRunComplete) names other processes.
+    rmSync(this.#dir, { recursive: true, force: true });
     mkdirSync(this.#dir, { recursive: true });
     this.#timer = setInterval(() => this.#check(), Math.min(30_000, limitMs / 4));
     this.#timer.unref();
@@ -87,11 +94,11 @@ export default class SuiteWatchdog {
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
-  /** The worker pid that runs `path`, as its setup file wrote it. */
+  /** The worker pid that runs `path`, as its setup file wrote it: only a child of this process. */
   #workerOf(path) {
     try {
       for (const pid of readdirSync(this.#dir)) {
-        if (readFileSync(join(this.#dir, pid), "utf8") === path) return Number(pid);
+        if (readFileSync(join(this.#dir, pid), "utf8") === path && stat(pid)?.ppid === process.pid) return Number(pid);
       }
     } catch {
       // Not on this platform, or no suite started yet.
@@ -128,26 +135,33 @@ export default class SuiteWatchdog {
       if (state.warned && ranMs < limitMs) continue;
       state.warned = true;
       const children = descendants(pid);
+      // Busy for most of the last interval: a loop in JavaScript (whatever processes it has); else it waits on them.
+      let spinning = children.length === 0;
       if (before !== undefined) {
         const cpuS = (worker.cpuTicks - before.ticks) / TICKS_PER_SECOND;
-        lines.push(`  worker ${pid}: ${cpuS.toFixed(1)} s of CPU in the last ${Math.round((now - before.at) / 1000)} s`);
+        const wallS = (now - before.at) / 1000;
+        if (wallS > 0) spinning ||= cpuS / wallS > 0.5;
+        lines.push(`  worker ${pid}: ${cpuS.toFixed(1)} s of CPU in the last ${Math.round(wallS)} s`);
       }
       lines.push(children.length === 0 ? "  it started no process that is still running" : "  processes it started, still running:");
       for (const c of children) lines.push(`    ${c.pid} (${c.ageS} s old): ${c.command}`);
       if (ranMs >= limitMs) {
         state.killedAt = now;
-        // The processes it waits on first: a spawnSync then returns, and the test fails with its own message.
-        const stuck = children.filter((c) => c.ageS * 1000 >= limitMs / 2);
-        const victims = stuck.length > 0 ? stuck.map((c) => c.pid) : [pid];
-        if (stuck.length === 0) state.workerKilled = true;
-        lines.push(`  killing ${stuck.length > 0 ? `the processes it waits on (${victims.join(", ")})` : `the worker (${pid})`}: the suite fails instead of hanging the run`);
-        if (stuck.length > 0) victims.forEach(kill);
-        // A worker that waits on nothing runs JavaScript that never yields: where, before it goes.
-        else
+        // The processes it waits on: a spawnSync then returns, and the test fails with its own message.
+        const stuck = spinning ? [] : children;
+        if (stuck.length > 0) {
+          lines.push(`  killing the processes it waits on (${stuck.map((c) => c.pid).join(", ")}): the suite fails instead of hanging the run`);
+          for (const c of stuck) kill(c.pid);
+        } else {
+          // JavaScript that never yields: where it runs, then the worker goes (and what it started with it).
+          state.workerKilled = true;
+          lines.push(`  killing the worker (${pid}): the suite fails instead of hanging the run`);
           void stackOf(pid).then((stack) => {
             process.stderr.write(`  where its JavaScript ran (the inspector, paused):\n${(stack ?? ["    (the inspector did not answer)"]).join("\n")}\n`);
             kill(pid);
+            for (const c of children) kill(c.pid);
           });
+        }
       }
       process.stderr.write(`${lines.join("\n")}\n`);
     }

@@ -3,7 +3,7 @@
  * worker's pid, in a folder named for jest's own (this worker's parent).
  */
 import { writeFileSync } from "node:fs";
-import { watchDir } from "./reporter.mjs";
+import { watchDir } from "./watch-dir.mjs";
 
 try {
   writeFileSync(`${watchDir(process.ppid)}/${process.pid}`, expect.getState().testPath ?? "");
