@@ -9,6 +9,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { A2ACallContext } from "protoc-gen-a2a/runtime";
+import { createInMemoryTaskStore, type StoredTask, type TaskChange, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { MessageSchema, Role, TaskState, type StreamResponse } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { deferred, within } from "../support/task-clients.js";
@@ -148,4 +149,40 @@ test("close() with a stream at its high-water mark that nobody reads: the execut
   expect(returned.settled).toBe(false);
   await handler.close();
   await within("the executor to be let go", returned.promise, 2000);
+});
+
+test("close() while the store creates a task: it resolves only once that task's CANCELED is written, so an owner closing the store after it loses no write", async () => {
+  const inner = createInMemoryTaskStore();
+  const held = deferred();
+  const asked = deferred();
+  const writes: string[] = [];
+  // A store whose create waits for the test; every status written is noted.
+  const store: TaskStore = Object.assign(Object.create(inner) as TaskStore, {
+    async create(record: StoredTask) {
+      asked.resolve();
+      await held.promise;
+      return inner.create(record);
+    },
+    update(record: StoredTask, change: TaskChange) {
+      if (change.kind === "status") writes.push(String(TaskState[record.task.status?.state ?? 0]));
+      return inner.update(record, change);
+    },
+  });
+  const executor: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await new Promise(() => undefined);
+  };
+  const handler = createA2AServiceTaskHandler(executor, { store });
+  const answer = handler.sendMessage({ message: message("go") }, callContext());
+  await within("the store to be asked to create the task", asked.promise);
+  let closed = false;
+  const closing = handler.close().then(() => (closed = true));
+  const canceled = await within("the caller's answer", answer);
+  expect(canceled.payload.case === "task" && TaskState[canceled.payload.value.status?.state ?? 0]).toBe("CANCELED");
+  await new Promise((resolve) => setImmediate(resolve));
+  // The create is still under way: close() has not resolved.
+  expect(closed).toBe(false);
+  held.resolve();
+  await within("close() to resolve", closing);
+  expect(writes).toEqual(["CANCELED"]);
 });

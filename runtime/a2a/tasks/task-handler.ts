@@ -383,7 +383,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
     ready: () => ("ready" in store ? (store as OpeningStore).ready : Promise.resolve()),
 
     async close() {
-      runtime.close();
+      // What the runtime still writes (the CANCELED of tasks being created) goes in before the store closes.
+      await runtime.close();
       if (ownPush) await push.close();
       if (ownStore) await store.close?.();
     },

@@ -284,6 +284,10 @@ export class TaskRuntime {
   #closed = false;
   /** Executions started and not ended: close() reaches those no live task holds yet (before their first event, queued). */
   readonly #executions = new Set<Execution>();
+  /** Tasks whose create (or first configs) the store has not answered yet. */
+  readonly #creating = new Set<Promise<LiveTask>>();
+  /** The CANCELED of tasks closed while they were being created (#stopIfClosed). */
+  readonly #closingWrites: Promise<void>[] = [];
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
@@ -449,8 +453,12 @@ export class TaskRuntime {
     }
   }
 
-  /** Aborts every execution and ends every stream. */
-  close(): void {
+  /**
+   * Aborts every execution and ends every stream, at once. The promise resolves once the tasks
+   * that were being created have their CANCELED written (or refused): the owner of the store
+   * closes it after that, not while those writes are under way.
+   */
+  close(): Promise<void> {
     this.#closed = true;
     const reason = new Error("the agent is shutting down");
     // Every execution, those that have no task yet or wait for their turn included: its executor
@@ -466,6 +474,10 @@ export class TaskRuntime {
       live.unfollow?.();
     }
     this.#live.clear();
+    return (async () => {
+      await Promise.allSettled([...this.#creating]);
+      await Promise.allSettled(this.#closingWrites);
+    })();
   }
 
   /**
@@ -790,7 +802,14 @@ export class TaskRuntime {
       exec.createRefused = true;
       throw err;
     }
-    if (exec.configs.length > 0 || isPromiseLike(created)) return this.#createWithConfigs(exec, record, created);
+    if (exec.configs.length > 0 || isPromiseLike(created)) {
+      // close() waits for it: the CANCELED it writes when closed meanwhile must reach the store before the store closes.
+      const creating = this.#createWithConfigs(exec, record, created);
+      this.#creating.add(creating);
+      const done = () => void this.#creating.delete(creating);
+      creating.then(done, done);
+      return creating;
+    }
     return this.#goLive(exec, record, []);
   }
 
@@ -824,7 +843,7 @@ export class TaskRuntime {
   #stopIfClosed(exec: Execution, record: StoredTask): void {
     if (!exec.over) return;
     record.task.status = this.#status(record.task, this.#s.states.canceled, undefined);
-    void Promise.resolve(this.#s.store.update(record, { kind: "status", terminal: true })).catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId }));
+    this.#closingWrites.push(Promise.resolve(this.#s.store.update(record, { kind: "status", terminal: true })).catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId })));
     throw new Error("the agent is shutting down");
   }
 
