@@ -73,8 +73,10 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
         timer = undefined;
       };
       const enqueue = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
+        // A piece of a large event is a copy: a server that takes over (transfers) a chunk's buffer
+        // would otherwise take the rest of the event with it.
         rest = bytes.byteLength > PIECE ? bytes.subarray(PIECE) : undefined;
-        controller.enqueue(bytes.byteLength > PIECE ? bytes.subarray(0, PIECE) : bytes);
+        controller.enqueue(bytes.byteLength > PIECE ? bytes.slice(0, PIECE) : bytes);
         waitingSince = Date.now();
       };
       const body = new ReadableStream<Uint8Array>({
@@ -86,7 +88,7 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
           // server drop the connection, and the handler's stream is released.
           timer = setInterval(() => {
             const room = controller.desiredSize;
-            // Closed or errored (the source failed): nothing more to watch.
+            // Errored: nothing more to watch (every path that closes or errors the stream stops the timer itself).
             if (room === null) stop();
             else if (room > 0) {
               if (events.heartbeatMs > 0 && rest === undefined) enqueue(controller, encoder.encode(sseHeartbeat));

@@ -18,7 +18,8 @@ import { TaskState } from "../../generated/a2a_pb.js";
 import { deferred, within } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
-const HEARTBEAT_MS = 100;
+// Four heartbeats (1 s) are far above a pause of the event loop on a loaded machine, so a steady reader is never taken for a stalled one.
+const HEARTBEAT_MS = 250;
 let released = deferred();
 
 // "go": a stream of 64 KB events for as long as someone pulls them; "large": two events of 1 MB,
@@ -101,7 +102,7 @@ describe.each(Object.keys(servers))("%s", (name) => {
   test("a client that reads steadily but slowly is not cut, though one event takes it longer than four heartbeats", async () => {
     released = deferred();
     const socket = await open("large");
-    // 16 KB every 20 ms (800 KB/s): each 1 MB event takes about 1.3 s to read, four heartbeats are 400 ms.
+    // 16 KB every 20 ms (800 KB/s): each 1 MB event takes about 1.3 s to read, four heartbeats are 1 s.
     const chunks: Buffer[] = [];
     let xs = 0;
     let closedEarly: (err: Error) => void = () => undefined;
@@ -136,16 +137,18 @@ describe.each(Object.keys(servers))("%s", (name) => {
 
 test("fetch adapter: a server that takes each chunk once the one before was written to a slow socket is not cut while it keeps taking them, however large one event is", async () => {
   released = deferred();
-  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 50 }));
+  // Four heartbeats are 2 s here: a pause of the event loop under load (one cut this test at 200 ms) is far below.
+  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 500 }));
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "huge" }] } } });
   const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body }));
   const reader = response.body!.getReader();
-  // As Hono's server does: the next chunk is read once this one is out, here at 6.4 MB/s. A 4 MB
-  // event taken whole would wait 625 ms, past four heartbeats (200 ms): it goes in pieces instead.
+  // As Hono's server does: the next chunk is read once this one is out, here at 1.6 MB/s. A 4 MB
+  // event taken whole would keep the next one waiting 2.6 s, past four heartbeats (2 s): it goes in
+  // pieces instead, one every 40 ms.
   let xs = 0;
   for (let r = await reader.read(); r.done !== true; r = await reader.read()) {
     for (const byte of r.value) if (byte === 0x78) xs++;
-    await new Promise((resolve) => setTimeout(resolve, r.value.byteLength / 6400));
+    await new Promise((resolve) => setTimeout(resolve, r.value.byteLength / 1600));
   }
   expect(xs).toBeGreaterThanOrEqual(8 << 20);
   expect(xs).toBeLessThan((8 << 20) + 100);

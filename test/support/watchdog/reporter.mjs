@@ -74,9 +74,15 @@ export default class SuiteWatchdog {
   #dir = watchDir(process.pid);
 
   onRunStart() {
-    // A folder left by an earlier run of the same pid (killed before onRunComplete) names other processes.
-    rmSync(this.#dir, { recursive: true, force: true });
-    mkdirSync(this.#dir, { recursive: true });
+    // A folder left by an earlier run of the same pid (killed before onRunComplete) names other
+    // processes. One that cannot be cleared or made (another user's) leaves the watchdog blind to
+    // workers: it still names a suite past its limit, and acts on no pid.
+    try {
+      rmSync(this.#dir, { recursive: true, force: true });
+      mkdirSync(this.#dir, { recursive: true });
+    } catch {
+      this.#dir = join(this.#dir, "unusable");
+    }
     this.#timer = setInterval(() => this.#check(), Math.min(30_000, limitMs / 4));
     this.#timer.unref();
   }
@@ -135,12 +141,13 @@ export default class SuiteWatchdog {
       if (state.warned && ranMs < limitMs) continue;
       state.warned = true;
       const children = descendants(pid);
-      // Busy for most of the last interval: a loop in JavaScript (whatever processes it has); else it waits on them.
+      // Busy for most of the last interval with no process started within it: a loop in JavaScript
+      // (whatever it started before); else it waits on its processes (busy until it started one).
       let spinning = children.length === 0;
       if (before !== undefined) {
         const cpuS = (worker.cpuTicks - before.ticks) / TICKS_PER_SECOND;
         const wallS = (now - before.at) / 1000;
-        if (wallS > 0) spinning ||= cpuS / wallS > 0.5;
+        if (wallS > 0 && children.every((c) => c.ageS >= wallS)) spinning ||= cpuS / wallS > 0.5;
         lines.push(`  worker ${pid}: ${cpuS.toFixed(1)} s of CPU in the last ${Math.round(wallS)} s`);
       }
       lines.push(children.length === 0 ? "  it started no process that is still running" : "  processes it started, still running:");
@@ -158,8 +165,10 @@ export default class SuiteWatchdog {
           lines.push(`  killing the worker (${pid}): the suite fails instead of hanging the run`);
           void stackOf(pid).then((stack) => {
             process.stderr.write(`  where its JavaScript ran (the inspector, paused):\n${(stack ?? ["    (the inspector did not answer)"]).join("\n")}\n`);
+            // Read again: a pid of the list read before the stack may have ended and been reused since.
+            const started = descendants(pid);
             kill(pid);
-            for (const c of children) kill(c.pid);
+            for (const c of started) kill(c.pid);
           });
         }
       }
