@@ -1,8 +1,8 @@
 /**
  * The suite watchdog of this test run (test/support/watchdog/): a jest run of three suites, one
  * blocked in a spawnSync whose child never exits, one spinning on microtasks, one that passes,
- * with a limit of 4 s. Jest's own timeout reaches neither. The run ends anyway: the blocked
- * suite's child is killed (its test fails with the spawnSync's signal), the spinning suite's
+ * with a limit of 8 s (a worker on a loaded machine may take seconds to reach its test). Jest's
+ * own timeout reaches neither. The run ends anyway: the blocked suite's child is killed (its test fails with the spawnSync's signal), the spinning suite's
  * worker is killed after its stack was taken, and the output names both and where they were.
  */
 import { execFile } from "node:child_process";
@@ -40,7 +40,7 @@ test("a suite blocked in a child and one spinning in JavaScript are named, kille
   const run = promisify(execFile)(process.execPath, ["--experimental-vm-modules", jestBin, "--config", join(dir, "jest.config.mjs")], {
     cwd: dir,
     // Its workers' inspectors on ports of their own, not 9229, which another run may hold.
-    env: { ...process.env, A2A_SUITE_LIMIT_S: "4", NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --inspect-port=0` },
+    env: { ...process.env, A2A_SUITE_LIMIT_S: "8", NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --inspect-port=0` },
     timeout: 100_000,
   });
   const failed = await run.then(
