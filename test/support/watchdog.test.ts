@@ -2,8 +2,9 @@
  * The suite watchdog of this test run (test/support/watchdog/): a jest run of three suites, one
  * blocked in a spawnSync whose child never exits, one spinning on microtasks, one that passes,
  * with a limit of 8 s (a worker on a loaded machine may take seconds to reach its test). Jest's
- * own timeout reaches neither. The run ends anyway: the blocked suite's child is killed (its test fails with the spawnSync's signal), the spinning suite's
- * worker is killed after its stack was taken, and the output names both and where they were.
+ * own timeout reaches neither. The run ends anyway: the blocked suite's child is killed (its test
+ * fails with the spawnSync's signal), the spinning suite's worker is killed after its stack was
+ * taken, and the output names both and where they were.
  */
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
