@@ -155,17 +155,19 @@ test("close() while the store creates a task: it resolves only once that task's 
   const inner = createInMemoryTaskStore();
   const held = deferred();
   const asked = deferred();
+  const writeHeld = deferred();
   const writes: string[] = [];
-  // A store whose create waits for the test; every status written is noted.
+  // A store whose create waits for the test, and whose status writes are noted when they land, after the test lets them.
   const store: TaskStore = Object.assign(Object.create(inner) as TaskStore, {
     async create(record: StoredTask) {
       asked.resolve();
       await held.promise;
       return inner.create(record);
     },
-    update(record: StoredTask, change: TaskChange) {
+    async update(record: StoredTask, change: TaskChange) {
+      await writeHeld.promise;
+      await inner.update(record, change);
       if (change.kind === "status") writes.push(String(TaskState[record.task.status?.state ?? 0]));
-      return inner.update(record, change);
     },
   });
   const executor: A2AServiceExecutor = async function* () {
@@ -183,6 +185,11 @@ test("close() while the store creates a task: it resolves only once that task's 
   // The create is still under way: close() has not resolved.
   expect(closed).toBe(false);
   held.resolve();
+  await new Promise((resolve) => setImmediate(resolve));
+  // Created, and its CANCELED asked for but not written yet: close() still waits.
+  expect(closed).toBe(false);
+  expect(writes).toEqual([]);
+  writeHeld.resolve();
   await within("close() to resolve", closing);
   expect(writes).toEqual(["CANCELED"]);
 });
