@@ -193,3 +193,32 @@ test("close() while the store creates a task: it resolves only once that task's 
   await within("close() to resolve", closing);
   expect(writes).toEqual(["CANCELED"]);
 });
+
+test("close() while the store creates a task whose CANCELED the store refuses at once (a throw, not a rejection): the refusal is reported", async () => {
+  const inner = createInMemoryTaskStore();
+  const held = deferred();
+  const asked = deferred();
+  const errors: string[] = [];
+  const store: TaskStore = Object.assign(Object.create(inner) as TaskStore, {
+    async create(record: StoredTask) {
+      asked.resolve();
+      await held.promise;
+      return inner.create(record);
+    },
+    update() {
+      throw new Error("refused at once");
+    },
+  });
+  const executor: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await new Promise(() => undefined);
+  };
+  const handler = createA2AServiceTaskHandler(executor, { store, onError: (err) => void errors.push(String(err)) });
+  const answer = handler.sendMessage({ message: message("go") }, callContext());
+  await within("the store to be asked to create the task", asked.promise);
+  const closing = handler.close();
+  await within("the caller's answer", answer);
+  held.resolve();
+  await within("close() to resolve", closing);
+  expect(errors).toEqual(["Error: refused at once"]);
+});

@@ -843,7 +843,9 @@ export class TaskRuntime {
   #stopIfClosed(exec: Execution, record: StoredTask): void {
     if (!exec.over) return;
     record.task.status = this.#status(record.task, this.#s.states.canceled, undefined);
-    this.#closingWrites.push(Promise.resolve(this.#s.store.update(record, { kind: "status", terminal: true })).catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId })));
+    // A store that throws at once is reported as one that rejects.
+    const write = Promise.resolve().then(() => this.#s.store.update(record, { kind: "status", terminal: true }));
+    this.#closingWrites.push(write.catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId })));
     throw new Error("the agent is shutting down");
   }
 
