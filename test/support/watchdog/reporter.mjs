@@ -185,7 +185,8 @@ async function stackOf(pid) {
   try {
     const before = listeningPorts(pid);
     process.kill(pid, "SIGUSR1");
-    // The port it opens: 9229 unless --inspect-port says otherwise (the watchdog's own test picks 0).
+    // The port it opens (9229 unless --inspect-port says otherwise; the watchdog's own test picks
+    // 0), found among its own sockets: this process's inspector, whatever else listens here.
     let url;
     for (let tries = 0; tries < 50 && url === undefined; tries++) {
       await sleep(200);
@@ -223,10 +224,7 @@ async function stackOf(pid) {
       };
       const sample = (message) => {
         if (message.method === "Debugger.scriptParsed") scripts.set(message.params.scriptId, message.params.url);
-        // The inspector on the port may be another process's (one left from an earlier run): its stack is not this one's.
-        if (message.id === 5 && message.result?.result?.value !== pid) return done([`    (the inspector found is another process's, not ${pid}'s)`]);
         if (message.method !== "Debugger.paused") return;
-        if (pauses === 0) ws.send(JSON.stringify({ id: 5, method: "Debugger.evaluateOnCallFrame", params: { callFrameId: message.params.callFrames[0].callFrameId, expression: "process.pid" } }));
         // Debugger frames keep their position in `location`, async ones (Runtime frames) on themselves.
         const where = (f) => {
           const at = f.location ?? f;
