@@ -222,3 +222,36 @@ test("close() while the store creates a task whose CANCELED the store refuses at
   await within("close() to resolve", closing);
   expect(errors).toEqual(["Error: refused at once"]);
 });
+
+test("close() while the store creates the task of an executor that threw: the task is CANCELED, as its caller was told, and only the executor's error is reported", async () => {
+  const inner = createInMemoryTaskStore();
+  const held = deferred();
+  const asked = deferred();
+  const errors: string[] = [];
+  const writes: string[] = [];
+  const store: TaskStore = Object.assign(Object.create(inner) as TaskStore, {
+    async create(record: StoredTask) {
+      asked.resolve();
+      await held.promise;
+      return inner.create(record);
+    },
+    update(record: StoredTask, change: TaskChange) {
+      if (change.kind === "status") writes.push(String(TaskState[record.task.status?.state ?? 0]));
+      return inner.update(record, change);
+    },
+  });
+  const executor: A2AServiceExecutor = async function* () {
+    throw new Error("the executor failed");
+  };
+  const handler = createA2AServiceTaskHandler(executor, { store, onError: (err) => void errors.push(String(err)) });
+  const answer = handler.sendMessage({ message: message("go") }, callContext());
+  // The run failed before its first event: the FAILED task is being made.
+  await within("the store to be asked to create the task", asked.promise);
+  const closing = handler.close();
+  const told = await within("the caller's answer", answer);
+  held.resolve();
+  await within("close() to resolve", closing);
+  expect(told.payload.case === "task" && TaskState[told.payload.value.status?.state ?? 0]).toBe("CANCELED");
+  expect(writes).toEqual(["CANCELED"]);
+  expect(errors).toEqual(["Error: the executor failed"]);
+});

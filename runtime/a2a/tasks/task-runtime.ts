@@ -249,6 +249,13 @@ class ExecutionContext implements RequestContext {
   }
 }
 
+/** What a run meets when close() came while its task was being made (#stopIfClosed). */
+class ShuttingDown extends Error {
+  constructor() {
+    super("the agent is shutting down");
+  }
+}
+
 /** New messages of the types the runtime builds, as object literals where a codec was generated (message-zero.ts). */
 interface Builders {
   readonly task: () => TaskLike;
@@ -701,6 +708,8 @@ export class TaskRuntime {
       status = this.#status(live.record.task, this.#s.states.failed, undefined);
       await this.#setStatus(live, exec, status);
     } catch (err) {
+      // Closed while the task was being made: it is CANCELED, as its caller was told; nothing failed.
+      if (err instanceof ShuttingDown) return;
       this.#s.onError(err, { taskId: exec.taskId });
       if (exec.live !== undefined && status !== undefined) this.#tellRefused(exec.live, exec, status);
     }
@@ -846,7 +855,7 @@ export class TaskRuntime {
     // A store that throws at once is reported as one that rejects.
     const write = Promise.resolve().then(() => this.#s.store.update(record, { kind: "status", terminal: true }));
     this.#closingWrites.push(write.catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId })));
-    throw new Error("the agent is shutting down");
+    throw new ShuttingDown();
   }
 
   #goLive(exec: Execution, record: StoredTask, configs: readonly PushConfigLike[]): LiveTask {
