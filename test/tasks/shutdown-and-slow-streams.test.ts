@@ -151,30 +151,43 @@ test("close() with a stream at its high-water mark that nobody reads: the execut
   await within("the executor to be let go", returned.promise, 2000);
 });
 
-test("close() while the store creates a task: it resolves only once that task's CANCELED is written, so an owner closing the store after it loses no write", async () => {
+/**
+ * The in-memory store, with a create that waits for `held` (`asked` resolves when it is called)
+ * and `update` in place of its own: a store still making a task when close() comes.
+ */
+function creatingStore(update: (inner: TaskStore, record: StoredTask, change: TaskChange) => void | Promise<void>) {
   const inner = createInMemoryTaskStore();
   const held = deferred();
   const asked = deferred();
-  const writeHeld = deferred();
-  const writes: string[] = [];
-  // A store whose create waits for the test, and whose status writes are noted when they land, after the test lets them.
   const store: TaskStore = Object.assign(Object.create(inner) as TaskStore, {
     async create(record: StoredTask) {
       asked.resolve();
       await held.promise;
       return inner.create(record);
     },
-    async update(record: StoredTask, change: TaskChange) {
-      await writeHeld.promise;
-      await inner.update(record, change);
-      if (change.kind === "status") writes.push(String(TaskState[record.task.status?.state ?? 0]));
-    },
+    update: (record: StoredTask, change: TaskChange) => update(inner, record, change),
   });
-  const executor: A2AServiceExecutor = async function* () {
-    yield { state: TaskState.WORKING };
-    await new Promise(() => undefined);
-  };
-  const handler = createA2AServiceTaskHandler(executor, { store });
+  return { store, held, asked };
+}
+
+/** An executor that reports WORKING and never returns. */
+const working: A2AServiceExecutor = async function* () {
+  yield { state: TaskState.WORKING };
+  await new Promise(() => undefined);
+};
+
+const stateOf = (record: StoredTask) => String(TaskState[record.task.status?.state ?? 0]);
+
+test("close() while the store creates a task: it resolves only once that task's CANCELED is written, so an owner closing the store after it loses no write", async () => {
+  const writeHeld = deferred();
+  const writes: string[] = [];
+  // Status writes are noted when they land, after the test lets them.
+  const { store, held, asked } = creatingStore(async (inner, record, change) => {
+    await writeHeld.promise;
+    await inner.update(record, change);
+    if (change.kind === "status") writes.push(stateOf(record));
+  });
+  const handler = createA2AServiceTaskHandler(working, { store });
   const answer = handler.sendMessage({ message: message("go") }, callContext());
   await within("the store to be asked to create the task", asked.promise);
   let closed = false;
@@ -195,25 +208,11 @@ test("close() while the store creates a task: it resolves only once that task's 
 });
 
 test("close() while the store creates a task whose CANCELED the store refuses at once (a throw, not a rejection): the refusal is reported", async () => {
-  const inner = createInMemoryTaskStore();
-  const held = deferred();
-  const asked = deferred();
   const errors: string[] = [];
-  const store: TaskStore = Object.assign(Object.create(inner) as TaskStore, {
-    async create(record: StoredTask) {
-      asked.resolve();
-      await held.promise;
-      return inner.create(record);
-    },
-    update() {
-      throw new Error("refused at once");
-    },
+  const { store, held, asked } = creatingStore(() => {
+    throw new Error("refused at once");
   });
-  const executor: A2AServiceExecutor = async function* () {
-    yield { state: TaskState.WORKING };
-    await new Promise(() => undefined);
-  };
-  const handler = createA2AServiceTaskHandler(executor, { store, onError: (err) => void errors.push(String(err)) });
+  const handler = createA2AServiceTaskHandler(working, { store, onError: (err) => void errors.push(String(err)) });
   const answer = handler.sendMessage({ message: message("go") }, callContext());
   await within("the store to be asked to create the task", asked.promise);
   const closing = handler.close();
@@ -224,21 +223,11 @@ test("close() while the store creates a task whose CANCELED the store refuses at
 });
 
 test("close() while the store creates the task of an executor that threw: the task is CANCELED, as its caller was told, and only the executor's error is reported", async () => {
-  const inner = createInMemoryTaskStore();
-  const held = deferred();
-  const asked = deferred();
   const errors: string[] = [];
   const writes: string[] = [];
-  const store: TaskStore = Object.assign(Object.create(inner) as TaskStore, {
-    async create(record: StoredTask) {
-      asked.resolve();
-      await held.promise;
-      return inner.create(record);
-    },
-    update(record: StoredTask, change: TaskChange) {
-      if (change.kind === "status") writes.push(String(TaskState[record.task.status?.state ?? 0]));
-      return inner.update(record, change);
-    },
+  const { store, held, asked } = creatingStore((inner, record, change) => {
+    if (change.kind === "status") writes.push(stateOf(record));
+    return inner.update(record, change);
   });
   const executor: A2AServiceExecutor = async function* () {
     throw new Error("the executor failed");
