@@ -75,8 +75,9 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
       const enqueue = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
         // A piece of a large event is a copy: a server that takes over (transfers) a chunk's buffer
         // would otherwise take the rest of the event with it.
-        rest = bytes.byteLength > PIECE ? bytes.subarray(PIECE) : undefined;
-        controller.enqueue(bytes.byteLength > PIECE ? bytes.slice(0, PIECE) : bytes);
+        const whole = bytes.byteLength <= PIECE;
+        rest = whole ? undefined : bytes.subarray(PIECE);
+        controller.enqueue(whole ? bytes : bytes.slice(0, PIECE));
         waitingSince = Date.now();
       };
       const body = new ReadableStream<Uint8Array>({

@@ -44,6 +44,17 @@ const handler = {
   },
 } as unknown as A2AServiceHandler;
 
+/** A JSON-RPC SendStreamingMessage whose text picks the handler's stream. */
+const streamingBody = (text: string) =>
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text }] } } });
+
+/** The "x"s in `bytes`: the events' text, whatever chunks and framing carried it. */
+function xsIn(bytes: Uint8Array): number {
+  let n = 0;
+  for (const byte of bytes) if (byte === 0x78) n++;
+  return n;
+}
+
 const servers: Record<string, () => Promise<Server>> = {
   "node:http": async () => {
     const server = createServer(createA2AServiceJsonRpcListener(handler, { heartbeatMs: HEARTBEAT_MS }));
@@ -72,7 +83,7 @@ describe.each(Object.keys(servers))("%s", (name) => {
 
   /** A raw HTTP/1.1 connection that sent a SendStreamingMessage with `text`, paused. */
   async function open(text: string): Promise<Socket> {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text }] } } });
+    const body = streamingBody(text);
     const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
     socket.on("error", () => undefined);
     await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
@@ -105,23 +116,21 @@ describe.each(Object.keys(servers))("%s", (name) => {
     // 16 KB every 20 ms (800 KB/s): each 1 MB event takes about 1.3 s to read, four heartbeats are 1 s.
     const chunks: Buffer[] = [];
     let xs = 0;
-    let closedEarly: (err: Error) => void = () => undefined;
-    const ended = deferred();
+    let ended!: () => void;
     const endedOrClosed = new Promise<void>((resolve, reject) => {
-      void ended.promise.then(resolve);
-      closedEarly = reject;
+      ended = resolve;
+      socket.once("close", () => reject(new Error(`the server closed the connection after ${xs} bytes of the events' text`)));
     });
     const reading = setInterval(() => {
       // 8 KB at a time (the tail, once less is left: the connection stays open after the response).
       const take = () => (socket.read(8192) ?? (socket.readableLength > 0 && socket.readableLength < 8192 ? socket.read() : null)) as Buffer | null;
       for (let budget = 16 << 10, c: Buffer | null; budget > 0 && (c = take()) !== null; budget -= c.length) {
         chunks.push(c);
-        for (const byte of c) if (byte === 0x78) xs++;
+        xs += xsIn(c);
       }
       // The response's last chunk: the stream ended, it was not dropped.
-      if (Buffer.concat(chunks.slice(-2)).toString("latin1").endsWith("\r\n0\r\n\r\n")) ended.resolve();
+      if (Buffer.concat(chunks.slice(-2)).toString("latin1").endsWith("\r\n0\r\n\r\n")) ended();
     }, 20);
-    socket.once("close", () => closedEarly(new Error(`the server closed the connection after ${xs} bytes of the events' text`)));
     try {
       await within("the stream to be read to its end", endedOrClosed, 15_000);
       await within("the handler's stream to be released", released.promise, 1000);
@@ -139,15 +148,14 @@ test("fetch adapter: a server that takes each chunk once the one before was writ
   released = deferred();
   // Four heartbeats are 2 s here: a pause of the event loop under load (one cut this test at 200 ms) is far below.
   const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 500 }));
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "huge" }] } } });
-  const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body }));
+  const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body: streamingBody("huge") }));
   const reader = response.body!.getReader();
   // As Hono's server does: the next chunk is read once this one is out, here at 1.6 MB/s. A 4 MB
   // event taken whole would keep the next one waiting 2.6 s, past four heartbeats (2 s): it goes in
   // pieces instead, one every 40 ms.
   let xs = 0;
   for (let r = await reader.read(); r.done !== true; r = await reader.read()) {
-    for (const byte of r.value) if (byte === 0x78) xs++;
+    xs += xsIn(r.value);
     await new Promise((resolve) => setTimeout(resolve, r.value.byteLength / 1600));
   }
   expect(xs).toBeGreaterThanOrEqual(8 << 20);
@@ -184,4 +192,25 @@ test("fetch adapter: a source that fails errors the stream, and its heartbeat st
   } finally {
     process.off("uncaughtException", onUncaught);
   }
+});
+
+test("fetch adapter: events split into pieces still make whole SSE frames (D14), one data line per event, heartbeats only between them", async () => {
+  released = deferred();
+  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 5 }));
+  const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body: streamingBody("large") }));
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (let r = await reader.read(); r.done !== true; r = await reader.read()) {
+    text += decoder.decode(r.value, { stream: true });
+    // A reader slower than the heartbeat, so that heartbeats are due while events are under way.
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  const frames = text.split("\n\n").filter((f) => f !== "");
+  const data = frames.filter((f) => !f.startsWith(":"));
+  // Every frame is a heartbeat comment or one data line holding a whole JSON-RPC response.
+  for (const f of frames) expect(f.startsWith(":") ? "comment" : /^data: [^\n]*$/.test(f) ? "data" : `a broken frame: ${f.slice(0, 80)}`).toMatch(/^(comment|data)$/);
+  const parsed = data.map((f) => JSON.parse(f.slice("data: ".length)) as { result: { task?: unknown; artifactUpdate?: { artifact: { parts: { text: string }[] } } } });
+  expect(parsed.map((p) => (p.result.task !== undefined ? "task" : `artifact:${p.result.artifactUpdate?.artifact.parts[0]?.text.length}`))).toEqual(["task", `artifact:${1 << 20}`, `artifact:${1 << 20}`]);
+  await within("the handler's stream to be released", released.promise, 1000);
 });

@@ -249,7 +249,7 @@ class ExecutionContext implements RequestContext {
   }
 }
 
-/** What a run meets when close() came while its task was being made (#stopIfClosed). */
+/** What close() tells executions, and what a run meets when close() came while its task was being made (#stopClosed). */
 class ShuttingDown extends Error {
   constructor() {
     super("the agent is shutting down");
@@ -291,10 +291,8 @@ export class TaskRuntime {
   #closed = false;
   /** Executions started and not ended: close() reaches those no live task holds yet (before their first event, queued). */
   readonly #executions = new Set<Execution>();
-  /** Tasks whose create (or first configs) the store has not answered yet. */
+  /** Tasks whose create (or first configs) the store has not answered yet, or whose CANCELED it is writing (#stopClosed). */
   readonly #creating = new Set<Promise<LiveTask>>();
-  /** The CANCELED of tasks closed while they were being created (#stopIfClosed). */
-  readonly #closingWrites: Promise<void>[] = [];
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
@@ -467,7 +465,7 @@ export class TaskRuntime {
    */
   close(): Promise<void> {
     this.#closed = true;
-    const reason = new Error("the agent is shutting down");
+    const reason = new ShuttingDown();
     // Every execution, those that have no task yet or wait for their turn included: its executor
     // is asked to stop, its caller answered with the task as it is (CANCELED when there is none
     // yet), its stream ended, even when the executor does not listen.
@@ -481,10 +479,7 @@ export class TaskRuntime {
       live.unfollow?.();
     }
     this.#live.clear();
-    return (async () => {
-      await Promise.allSettled([...this.#creating]);
-      await Promise.allSettled(this.#closingWrites);
-    })();
+    return Promise.allSettled([...this.#creating]).then(() => undefined);
   }
 
   /**
@@ -829,7 +824,7 @@ export class TaskRuntime {
       exec.createRefused = true;
       throw err;
     }
-    this.#stopIfClosed(exec, record);
+    if (exec.over) await this.#stopClosed(exec, record);
     // The task is stored from here on: a config the store then refuses fails the run on a live task, whose FAILED is written.
     let configs: readonly PushConfigLike[] = [];
     let refused: { readonly error: unknown } | undefined;
@@ -839,7 +834,7 @@ export class TaskRuntime {
     } catch (error) {
       refused = { error };
     }
-    this.#stopIfClosed(exec, record);
+    if (exec.over) await this.#stopClosed(exec, record);
     const live = this.#goLive(exec, record, configs);
     if (refused !== undefined) throw refused.error;
     return live;
@@ -847,14 +842,16 @@ export class TaskRuntime {
 
   /**
    * Closed while the store made the task (or its configs): its caller was told CANCELED
-   * (close()), and so is the store, as far as it still takes writes; the run goes no further.
+   * (close()), and so is the store, as far as it still takes writes (a refusal, even a throw, is
+   * reported); the run goes no further. Awaited, so that close() waits for the write too.
    */
-  #stopIfClosed(exec: Execution, record: StoredTask): void {
-    if (!exec.over) return;
+  async #stopClosed(exec: Execution, record: StoredTask): Promise<never> {
     record.task.status = this.#status(record.task, this.#s.states.canceled, undefined);
-    // A store that throws at once is reported as one that rejects.
-    const write = Promise.resolve().then(() => this.#s.store.update(record, { kind: "status", terminal: true }));
-    this.#closingWrites.push(write.catch((err: unknown) => this.#s.onError(err, { taskId: exec.taskId })));
+    try {
+      await this.#s.store.update(record, { kind: "status", terminal: true });
+    } catch (err) {
+      this.#s.onError(err, { taskId: exec.taskId });
+    }
     throw new ShuttingDown();
   }
 

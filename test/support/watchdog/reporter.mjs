@@ -4,8 +4,9 @@
  * exits) or spinning in JavaScript never times out, and the run never ends. This one watches from
  * the parent process: a suite still running after half of `A2A_SUITE_LIMIT_S` (900 s) is named
  * with what its worker is doing (CPU it used since, the processes it started); after the whole
- * limit those processes are killed, or the worker itself when it started none, and jest reports
- * the suite as failed. Linux only (it reads /proc); elsewhere it only names the suite.
+ * limit the processes a blocked worker waits on are killed, or a spinning worker itself once its
+ * stack was printed, and jest reports the suite as failed. Linux only (it reads /proc); elsewhere
+ * it only names the suite.
  */
 import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -117,7 +118,7 @@ export default class SuiteWatchdog {
     for (const [path, state] of this.#running) {
       const ranMs = now - state.since;
       const pid = this.#workerOf(path);
-      const worker = pid === undefined || pid === process.pid ? undefined : stat(pid);
+      const worker = pid === undefined ? undefined : stat(pid);
       // CPU since the check before: all of it and no end is a loop in JavaScript, none a blocking call.
       const before = state.cpu;
       if (worker !== undefined) state.cpu = { ticks: worker.cpuTicks, at: now };
@@ -154,11 +155,10 @@ export default class SuiteWatchdog {
       for (const c of children) lines.push(`    ${c.pid} (${c.ageS} s old): ${c.command}`);
       if (ranMs >= limitMs) {
         state.killedAt = now;
-        // The processes it waits on: a spawnSync then returns, and the test fails with its own message.
-        const stuck = spinning ? [] : children;
-        if (stuck.length > 0) {
-          lines.push(`  killing the processes it waits on (${stuck.map((c) => c.pid).join(", ")}): the suite fails instead of hanging the run`);
-          for (const c of stuck) kill(c.pid);
+        if (!spinning) {
+          // The processes it waits on: a spawnSync then returns, and the test fails with its own message.
+          lines.push(`  killing the processes it waits on (${children.map((c) => c.pid).join(", ")}): the suite fails instead of hanging the run`);
+          for (const c of children) kill(c.pid);
         } else {
           // JavaScript that never yields: where it runs, then the worker goes (and what it started with it).
           state.workerKilled = true;
@@ -178,8 +178,9 @@ export default class SuiteWatchdog {
 }
 
 /**
- * The JavaScript stack of `pid`, through its inspector: SIGUSR1 opens it (on 127.0.0.1:9229 by default) even
- * while the process runs a loop that never yields, and Debugger.pause stops that loop where it is.
+ * The JavaScript stack of `pid`, through its inspector: SIGUSR1 opens it (on 127.0.0.1:9229 by
+ * default) even while the process runs a loop that never yields, and Debugger.pause stops that
+ * loop where it is.
  */
 async function stackOf(pid) {
   try {
@@ -233,10 +234,10 @@ async function stackOf(pid) {
         const frames = message.params.callFrames.map(where);
         for (let parent = message.params.asyncStackTrace; parent !== undefined; parent = parent.parent) {
           const awaited = parent.callFrames.map(where);
-          if (awaited.some((f) => !/ node:/.test(f))) frames.push(`-- awaited in ${parent.description ?? "async"}:`, ...awaited);
+          if (awaited.some(outsideNode)) frames.push(`-- awaited in ${parent.description ?? "async"}:`, ...awaited);
         }
         // Only stacks that reach code outside Node's own.
-        if (frames.some((f) => !/ node:/.test(f) && !f.startsWith("-- "))) samples.add(frames.slice(0, 30).map((f) => `    ${f}`).join("\n"));
+        if (frames.some((f) => outsideNode(f) && !f.startsWith("-- "))) samples.add(frames.slice(0, 30).map((f) => `    ${f}`).join("\n"));
         if (samples.size >= 3 || ++pauses >= 40) return done(samples.size === 0 ? ["    (only Node's own frames were seen)"] : [...samples].join("\n    --\n").split("\n"));
         ws.send(JSON.stringify({ id: 3, method: "Debugger.resume" }));
         setTimeout(() => ws.send(JSON.stringify({ id: 4, method: "Debugger.pause" })), 20);
@@ -248,6 +249,9 @@ async function stackOf(pid) {
     return undefined;
   }
 }
+
+/** A frame (as stackOf writes it) of code that is not Node's own. */
+const outsideNode = (frame) => !/ node:/.test(frame);
 
 /** The TCP ports `pid` listens on (IPv4), from its sockets' inodes in /proc/net/tcp. */
 function listeningPorts(pid) {
