@@ -344,6 +344,129 @@ test("CancelTask through B stops the executor running on A, and A's streams end 
   }
 });
 
+/**
+ * `store` with what the runtime writes through it, and a promise kept once it follows a task:
+ * wrapped before a handler takes it.
+ */
+function watched(store: SqlTaskStore) {
+  const writes: string[] = [];
+  const followed = deferred();
+  const update = store.update.bind(store);
+  store.update = (record, change) => {
+    writes.push(change.kind);
+    return update(record, change);
+  };
+  const follow = store.follow!.bind(store);
+  store.follow = (...args) => {
+    const stop = follow(...args);
+    followed.resolve();
+    return stop;
+  };
+  return { writes, followed: followed.promise };
+}
+
+/** Lets every step that needs no I/O run: what a message taken up at once writes first is written by then. */
+const aTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+test("a message through B to a task A runs waits for A's run to interrupt the task (D79); A's run is then let go, and B runs the message", async () => {
+  const gate = deferred();
+  const letGo = deferred<string>();
+  const ended = deferred();
+  const started: string[] = [];
+  const turns: A2AServiceExecutor = async function* ({ message: m, signal }) {
+    started.push(said(m));
+    if (said(m) !== "start") {
+      yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: `answer to ${said(m)}` } }] } };
+      return;
+    }
+    try {
+      yield { state: TaskState.WORKING };
+      await gate.promise;
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      // An agent in one process waits for the answer on the spot; with two, it may come to the other.
+      await new Promise<void>((resolve) =>
+        signal.addEventListener("abort", () => {
+          letGo.resolve(String((signal.reason as Error | undefined)?.message));
+          resolve();
+        }),
+      );
+      yield { artifact: { artifactId: "late", parts: [{ content: { case: "text", value: "too late" } }] } };
+    } finally {
+      ended.resolve();
+    }
+  };
+  const storeB = await instance();
+  const onStoreB = watched(storeB);
+  const a = createA2AServiceTaskHandler(turns, { store: await instance() });
+  const b = createA2AServiceTaskHandler(turns, { store: storeB });
+  const call = callContext(unique("tenant"));
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
+    await within("B to follow the task", onStoreB.followed);
+    await aTurn();
+    // A's run still works on the task: B has neither stored the message nor called its executor.
+    expect([started, onStoreB.writes]).toEqual([["start"], []]);
+
+    gate.resolve();
+    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+    const done = await within("B's answer", onB);
+    if (done.payload.case !== "task") throw new Error("expected a task");
+    const task = done.payload.value;
+    expect([TaskState[task.status!.state], task.artifacts.map(said), task.history.map(said)]).toEqual(["COMPLETED", ["answer to more"], ["start", "more?", "more"]]);
+    expect(started).toEqual(["start", "more"]);
+    // What A's run yielded once let go reached no one: the task is as B's run left it, read on either instance.
+    await within("A's executor to end", ended.promise);
+    for (const handler of [a, b]) {
+      const stored = await handler.getTask({ id }, call);
+      expect([TaskState[stored.status!.state], stored.artifacts.map(said), stored.history.map(said)]).toEqual(["COMPLETED", ["answer to more"], ["start", "more?", "more"]]);
+    }
+  } finally {
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a message through B to a task whose instance died waits for its lease to lapse, and is answered with the task the reaper FAILED (D79)", async () => {
+  const started: string[] = [];
+  const stuck: A2AServiceExecutor = async function* ({ message: m }) {
+    started.push(said(m));
+    yield { state: TaskState.WORKING };
+    await new Promise(() => undefined);
+  };
+  const storeA = await instance({ leaseMs: 300 });
+  const storeB = await instance({ leaseMs: 300 });
+  const onStoreB = watched(storeB);
+  const a = createA2AServiceTaskHandler(stuck, { store: storeA, onError: () => undefined });
+  const b = createA2AServiceTaskHandler(stuck, { store: storeB });
+  const call = callContext(unique("tenant"));
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
+    await within("B to follow the task", onStoreB.followed);
+    await aTurn();
+    expect(onStoreB.writes).toEqual([]);
+    // A dies: it renews nothing and writes nothing more.
+    await within("A to stop", storeA.close());
+    const done = await within("B's answer", onB);
+    if (done.payload.case !== "task") throw new Error("expected a task");
+    expect([TaskState[done.payload.value.status!.state], done.payload.value.history.map(said)]).toEqual([
+      "FAILED",
+      ["work", "the agent instance running this task stopped before the task ended"],
+    ]);
+    // The message came to a task that ended first: it was not stored, and no executor saw it.
+    expect([started, onStoreB.writes]).toEqual([["work"], []]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
 test("B's listening connection killed mid-task: B listens again and its stream still gets every event, in order", async () => {
   const gate = deferred();
   const chunks: A2AServiceExecutor = async function* () {

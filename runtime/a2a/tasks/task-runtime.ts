@@ -52,6 +52,8 @@ class LiveTask {
   chain: Latch<void> = Latch.done;
   queued = 0;
   running: Execution | undefined;
+  /** The first message waiting for a run of another instance sharing the store (D79): resolved once that run interrupts or ends the task. */
+  elsewhere: Latch<void> | undefined;
   configs: readonly PushConfigLike[] = [];
   /** Reads of `configs` started by configsChanged: only the latest one's answer is kept. */
   configReads = 0;
@@ -350,10 +352,22 @@ export class TaskRuntime {
       // instead of waiting for an executor that may be waiting for this very message.
       if (live.running !== undefined) this.#takeOver(live, live.running);
       // The next message waits until this run ends or the task is terminal (a cancel releases it).
-      const before = live.chain;
+      const before = this.#turnAfter(live, live.chain, record);
       live.chain = exec.released;
       void before.promise.then(() => this.#continue(live, exec));
     });
+  }
+
+  /**
+   * What a message waits for before its run: the run before it here (`before`), or, when nothing
+   * of this process runs the task and another instance does (D79), that instance's run, until it
+   * interrupts or ends the task; a run of each at once would write over each other.
+   */
+  #turnAfter(live: LiveTask, before: Latch<void>, read: StoredTask): Latch<void> {
+    if (!before.done || live.running !== undefined || read.runningElsewhere !== true) return before;
+    const state = live.record.task.status?.state ?? 0;
+    if (this.#s.states.isTerminal(state) || this.#s.states.isInterrupted(state)) return before;
+    return (live.elsewhere ??= new Latch<void>());
   }
 
   /**
@@ -377,6 +391,8 @@ export class TaskRuntime {
     // Let go here: an executor that never returns is not kept for it.
     this.#letGo(exec, new Error("a new message continued the task"));
     live.running = undefined;
+    // Continued by another instance (D79): nothing here may hold the task any more.
+    this.#release(live);
   }
 
   /**
@@ -550,6 +566,9 @@ export class TaskRuntime {
     if (this.#live.get(task.id) !== live || this.#s.states.isTerminal(task.status?.state ?? 0)) return;
     if (change.kind === "history") {
       task.history.push(change.message);
+      // Another instance's message continued the task (D79): a run of this one that left it
+      // interrupted has had its turn, as when the message comes here (D77).
+      if (live.running?.stopped === true) this.#takeOver(live, live.running);
       return;
     }
     if (change.kind === "artifact") {
@@ -970,6 +989,10 @@ export class TaskRuntime {
     // another instance made (push false) is that instance's run, not this one.
     if (push && exec !== undefined && !terminal && !interrupted) exec.stopped = false;
     if (terminal || interrupted) {
+      // The message waiting for another instance's run has its turn (D79).
+      const elsewhere = live.elsewhere;
+      live.elsewhere = undefined;
+      elsewhere?.resolve();
       // Another instance's interruption is its own run's (D71): this instance's run goes on.
       const own = push || terminal ? exec : undefined;
       if (own !== undefined) own.stopped = true;

@@ -19,6 +19,12 @@ export interface StoredTask extends TaskOwner {
   readonly task: TaskLike;
   /** Of a store that other processes write too (`follow`): how many changes the task had when read. */
   readonly version?: number;
+  /**
+   * Of such a store: when read, the task was SUBMITTED or WORKING under a lease another process
+   * holds and renews (D72), so that process runs it; a message for it waits for that run's turn
+   * to end (D79).
+   */
+  readonly runningElsewhere?: boolean;
 }
 
 /** What changed in a stored task since the store last heard of it. */

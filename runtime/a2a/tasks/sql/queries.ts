@@ -82,7 +82,7 @@ const history = `ARRAY(SELECT message FROM a2a_task_messages WHERE task_id = t.i
 const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id = t.id ORDER BY idx) AS artifacts`;
 
 export const getTask = `
-SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}
+SELECT t.tenant, t.owner, t.version::float8 AS version, t.lease_owner, t.lease_until::float8 AS lease_until, t.task, ${history}, ${artifacts}
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
 /**

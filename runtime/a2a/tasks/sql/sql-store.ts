@@ -374,8 +374,13 @@ class Store implements SqlTaskStore {
   }
 
   async get(id: string): Promise<(StoredTask & { readonly version: number }) | undefined> {
-    const [row] = await this.driver.query<TaskRow & { tenant: string; owner: string; version: number }>(q.getTask, [id]);
-    return row === undefined ? undefined : { tenant: row.tenant, owner: row.owner, version: row.version, task: this.#decode(row) };
+    type Row = TaskRow & { tenant: string; owner: string; version: number; lease_owner: string | null; lease_until: number | null };
+    const [row] = await this.driver.query<Row>(q.getTask, [id]);
+    if (row === undefined) return undefined;
+    // Leased by another instance and not lapsed: that instance runs the task (D79). A lease of
+    // this instance's own is a task it no longer runs (its terminal status was refused, D72).
+    const runningElsewhere = row.lease_until !== null && row.lease_owner !== this.#writer && Number(row.lease_until) >= Date.now();
+    return { tenant: row.tenant, owner: row.owner, version: row.version, runningElsewhere, task: this.#decode(row) };
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
