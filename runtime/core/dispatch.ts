@@ -17,7 +17,7 @@ import { findMissingRequired } from "./codec/required-fields.js";
 import { badRequest } from "./error-encoding.js";
 import { RpcError, isRpcError, type CoreErrorTable } from "./errors.js";
 import { failureReporter, type FailureInfo, type Logger, type OnError } from "./failures.js";
-import { createEventSource, releaseIterator, type EventEncoder } from "./event-stream.js";
+import { createEventSource, createOpenedEventSource, releaseIterator, type EventEncoder } from "./event-stream.js";
 import type { MethodSpec, RequiredFieldTable } from "./method-spec.js";
 import { coreProfile, type Profile, type StreamCheck } from "./profile.js";
 import { CallTracer, type CallSpan, type TracingApi } from "./tracing.js";
@@ -249,7 +249,16 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
       let first: string | undefined;
       try {
         iterator = iterate(spec, request, context, span, true);
-        const r = await iterator.next();
+        const pending = iterator.next();
+        const r = framing.heartbeatMs > 0 ? await withinPeriod(pending, framing.heartbeatMs) : await pending;
+        // Slower than a heartbeat period (D14): the stream opens now, so that its headers and heartbeats
+        // reach the client and any proxy before their read timeouts; a later failure is its last event.
+        if (r === late) {
+          return createOpenedEventSource(iterator, pending, encoder, framing.heartbeatMs, () => {
+            endStream(encoder.check);
+            span?.end();
+          });
+        }
         // Nothing yielded: the profile may say a stream owes an event (A2A's D15 does).
         if (r.done === true) {
           endStream(encoder.check);
@@ -279,6 +288,26 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
 
     reportUnanswered: (err, binding) => reportSafely(report, err, { binding, method: "(unanswered)" }),
   };
+}
+
+/** What `withinPeriod` answers when the pull took longer. */
+const late = Symbol("the first event is late");
+
+/** `pending`'s result, or `late` if it takes longer than `ms`; its failure either way is handled (the stream takes it over when late). */
+function withinPeriod<T>(pending: Promise<T>, ms: number): Promise<T | typeof late> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms, late);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** A hook that throws must not turn one failure into another. */

@@ -27,6 +27,19 @@ export function createEventSource<T>(iterator: AsyncIterator<T>, first: string |
   return new HandlerEvents(iterator, first, encoder, heartbeatMs);
 }
 
+/**
+ * The same, opened while the first pull (`pending`) is still under way: it
+ * took longer than a heartbeat period (D14). Its failure is then the
+ * stream's last event, as any later one; `ended` runs if the handler's
+ * stream turns out to end without an event, and may throw the error to end
+ * it with (a profile's stream rules).
+ */
+export function createOpenedEventSource<T>(iterator: AsyncIterator<T>, pending: Promise<IteratorResult<T>>, encoder: EventEncoder<T>, heartbeatMs: number, ended: () => void): EventSource {
+  const events = new HandlerEvents(iterator, undefined, encoder, heartbeatMs);
+  events.awaitFirst(pending, ended);
+  return events;
+}
+
 // A class, not an object of closures: an idle stream holds this object, its
 // two callbacks and the handler's pending next(), nothing of ours suspended.
 class HandlerEvents<T> implements EventSource {
@@ -34,6 +47,9 @@ class HandlerEvents<T> implements EventSource {
   readonly #iterator: AsyncIterator<T>;
   readonly #encoder: EventEncoder<T>;
   #first: string | undefined;
+  /** The first pull, when the stream opened before it answered; taken by the first next(). */
+  #pending: Promise<IteratorResult<T>> | undefined;
+  #ended: (() => void) | undefined;
   #done = false;
   // Made once per stream, not per pull.
   readonly #onResult = (r: IteratorResult<T>): string | undefined => this.#result(r);
@@ -48,8 +64,20 @@ class HandlerEvents<T> implements EventSource {
     this.heartbeatMs = heartbeatMs;
   }
 
+  /** The stream opens before its first event: `pending` is that pull; `ended` checks a stream that had none. */
+  awaitFirst(pending: Promise<IteratorResult<T>>, ended: () => void): void {
+    this.#done = false;
+    this.#pending = pending;
+    this.#ended = ended;
+  }
+
   next(): Promise<string | undefined> {
     if (this.#done) return Promise.resolve(undefined);
+    const opening = this.#pending;
+    if (opening !== undefined) {
+      this.#pending = undefined;
+      return opening.then((r) => (r.done === true ? this.#endFirst() : this.#result(r)), this.#onError);
+    }
     const first = this.#first;
     if (first !== undefined) {
       this.#first = undefined;
@@ -81,6 +109,18 @@ class HandlerEvents<T> implements EventSource {
     } catch (err) {
       return this.#fail(err);
     }
+  }
+
+  /** The stream ended before its first event, which the binding could not refuse any more: its rules may make that an error. */
+  #endFirst(): string | undefined {
+    if (this.#done) return undefined;
+    try {
+      this.#ended?.();
+    } catch (err) {
+      return this.#fail(err);
+    }
+    this.#done = true;
+    return undefined;
   }
 
   #fail(err: unknown): string | undefined {

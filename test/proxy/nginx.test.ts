@@ -7,8 +7,9 @@
  *
  * - SSE over HTTP/1.1 on both JSON bindings, unbuffered: the agent's
  *   heartbeats (D14) keep a stream that is quiet for longer than nginx's
- *   `proxy_read_timeout` open, and an agent without them is cut (so the
- *   timeout is real, and the first test could fail).
+ *   `proxy_read_timeout` open, before its first event too (the stream opens
+ *   after a heartbeat period), and an agent without them is cut (so the
+ *   timeout is real, and the first tests could fail).
  * - gRPC through `grpc_pass`: a stream quiet for longer than
  *   `grpc_read_timeout` is cut by nginx, and the generated client's
  *   recovery (followA2AServiceTask, D30) resumes it each time, with every
@@ -209,6 +210,31 @@ describe("SSE through nginx (HTTP/1.1, proxy_buffering off)", () => {
       // Heartbeats came through all along, never a read timeout apart.
       const gaps = [quietFrom, ...sse.comments.filter((at) => at > quietFrom)].map((at, i, all) => (i === 0 ? 0 : at - all[i - 1]!));
       expect(Math.max(...gaps)).toBeLessThan(SSE_READ_TIMEOUT_MS);
+      expect(timeoutsOf(withHeartbeats.nginx, path)).toBe(0);
+    } finally {
+      gate.resolve();
+    }
+  });
+
+  // Before D14's period, a stream was opened only with its first event: nginx answered 504 here.
+  test.concurrent.each(JSON_BINDINGS)("$binding: a stream whose first event comes after 1.5 times proxy_read_timeout is opened through nginx and kept open until it comes", async ({ binding, url, body, path }) => {
+    const gate = deferred();
+    const key = scripts.add("slow to start", async function* ({ signal }) {
+      await Promise.race([gate.promise, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
+      if (signal.aborted) return;
+      yield { state: TaskState.WORKING };
+      yield chunk("at last", "out", { last: true });
+    });
+    const opened = Date.now();
+    const sse = await readSse(url(withHeartbeats.origin), body(jsonMessage(key)));
+    try {
+      await sse.until("heartbeats for 1.5 read timeouts", () => sse.comments.some((at) => at - opened >= 1.5 * SSE_READ_TIMEOUT_MS));
+      expect(sse.data).toHaveLength(0);
+      gate.resolve();
+      expect(await within("the stream ending", sse.ended)).toBe("end");
+      const cases = sse.data.map((d) => Object.keys(streamResponseOf(binding, d.json) ?? {})[0]);
+      expect(cases).toEqual(["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
+      expect(JSON.stringify(sse.data.at(-1)!.json)).toContain("TASK_STATE_COMPLETED");
       expect(timeoutsOf(withHeartbeats.nginx, path)).toBe(0);
     } finally {
       gate.resolve();
