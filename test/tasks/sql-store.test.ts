@@ -344,70 +344,65 @@ test("CancelTask through B stops the executor running on A, and A's streams end 
   }
 });
 
-/**
- * `store` with what the runtime writes through it, and a promise kept once it follows a task:
- * wrapped before a handler takes it.
- */
+/** `store` with what the runtime writes through it and what its claims answered (D79): wrapped before a handler takes it. */
 function watched(store: SqlTaskStore) {
   const writes: string[] = [];
-  const followed = deferred();
+  const claims: boolean[] = [];
   const update = store.update.bind(store);
   store.update = (record, change) => {
     writes.push(change.kind);
     return update(record, change);
   };
-  const follow = store.follow!.bind(store);
-  store.follow = (...args) => {
-    const stop = follow(...args);
-    followed.resolve();
-    return stop;
+  const claim = store.claim.bind(store);
+  store.claim = async (record) => {
+    const taken = await claim(record);
+    claims.push(taken);
+    return taken;
   };
-  return { writes, followed: followed.promise };
+  return { writes, claims, refused: (n: number) => until(`${n} claims refused`, () => claims.filter((c) => !c).length >= n) };
 }
 
-/** Lets every step that needs no I/O run: what a message taken up at once writes first is written by then. */
-const aTurn = () => new Promise((resolve) => setImmediate(resolve));
+/** "start": WORKING, then waits for `gate`, asks for input and waits for the answer on the spot; anything else: `answer(text)` as an artifact. */
+function askingAgent(gate: Deferred, letGo: Deferred<string>, ended: Deferred, started: string[]): A2AServiceExecutor {
+  return async function* ({ message: m, signal }) {
+    started.push(said(m));
+    if (said(m) !== "start") {
+      yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: `answer to ${said(m)}` } }] } };
+      return;
+    }
+    // Told before it is resumed, too: a run let go as its INPUT_REQUIRED is written never resumes after it.
+    signal.addEventListener("abort", () => letGo.resolve(String((signal.reason as Error | undefined)?.message)));
+    try {
+      yield { state: TaskState.WORKING };
+      await gate.promise;
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      // An agent in one process waits for the answer where it asked; with two, it may come to the other.
+      await letGo.promise;
+      yield { artifact: { artifactId: "late", parts: [{ content: { case: "text", value: "too late" } }] } };
+    } finally {
+      ended.resolve();
+    }
+  };
+}
 
 test("a message through B to a task A runs waits for A's run to interrupt the task (D79); A's run is then let go, and B runs the message", async () => {
   const gate = deferred();
   const letGo = deferred<string>();
   const ended = deferred();
   const started: string[] = [];
-  const turns: A2AServiceExecutor = async function* ({ message: m, signal }) {
-    started.push(said(m));
-    if (said(m) !== "start") {
-      yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: `answer to ${said(m)}` } }] } };
-      return;
-    }
-    try {
-      yield { state: TaskState.WORKING };
-      await gate.promise;
-      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
-      // An agent in one process waits for the answer on the spot; with two, it may come to the other.
-      await new Promise<void>((resolve) =>
-        signal.addEventListener("abort", () => {
-          letGo.resolve(String((signal.reason as Error | undefined)?.message));
-          resolve();
-        }),
-      );
-      yield { artifact: { artifactId: "late", parts: [{ content: { case: "text", value: "too late" } }] } };
-    } finally {
-      ended.resolve();
-    }
-  };
+  const asking = askingAgent(gate, letGo, ended, started);
   const storeB = await instance();
   const onStoreB = watched(storeB);
-  const a = createA2AServiceTaskHandler(turns, { store: await instance() });
-  const b = createA2AServiceTaskHandler(turns, { store: storeB });
+  const a = createA2AServiceTaskHandler(asking, { store: await instance() });
+  const b = createA2AServiceTaskHandler(asking, { store: storeB });
   const call = callContext(unique("tenant"));
   try {
     const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
     if (answer.payload.case !== "task") throw new Error("expected a task");
     const id = answer.payload.value.id;
     const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
-    await within("B to follow the task", onStoreB.followed);
-    await aTurn();
-    // A's run still works on the task: B has neither stored the message nor called its executor.
+    await onStoreB.refused(1);
+    // A's run holds the task: B has neither stored the message nor called its executor.
     expect([started, onStoreB.writes]).toEqual([["start"], []]);
 
     gate.resolve();
@@ -415,6 +410,7 @@ test("a message through B to a task A runs waits for A's run to interrupt the ta
     const done = await within("B's answer", onB);
     if (done.payload.case !== "task") throw new Error("expected a task");
     const task = done.payload.value;
+    // B's message after the status that asked for it, in B's answer as in the log.
     expect([TaskState[task.status!.state], task.artifacts.map(said), task.history.map(said)]).toEqual(["COMPLETED", ["answer to more"], ["start", "more?", "more"]]);
     expect(started).toEqual(["start", "more"]);
     // What A's run yielded once let go reached no one: the task is as B's run left it, read on either instance.
@@ -427,6 +423,145 @@ test("a message through B to a task A runs waits for A's run to interrupt the ta
     gate.resolve();
     await a.close();
     await b.close();
+  }
+});
+
+test("B's message reaches A while A's run is still writing the status that asked for it: A's run is let go once that is written (D79)", async () => {
+  const gate = deferred();
+  const letGo = deferred<string>();
+  const ended = deferred();
+  const started: string[] = [];
+  const asking = askingAgent(gate, letGo, ended, started);
+  const storeA = await instance();
+  // A's INPUT_REQUIRED is answered only once B's message reached A (an outbox hand-over, a busy pool).
+  const seenOnA = deferred();
+  const update = storeA.update.bind(storeA);
+  storeA.update = async (record, change) => {
+    await update(record, change);
+    if (change.kind === "status" && record.task.status?.state === TaskState.INPUT_REQUIRED) await seenOnA.promise;
+  };
+  const follow = storeA.follow.bind(storeA);
+  storeA.follow = (taskId, version, onChange, catchUp) =>
+    follow(
+      taskId,
+      version,
+      (change) => {
+        onChange(change);
+        if (change.kind === "history") seenOnA.resolve();
+      },
+      catchUp,
+    );
+  const a = createA2AServiceTaskHandler(asking, { store: storeA });
+  const b = createA2AServiceTaskHandler(asking, { store: await instance() });
+  const call = callContext(unique("tenant"));
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    gate.resolve();
+    const done = await within("B's answer", b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call));
+    if (done.payload.case !== "task") throw new Error("expected a task");
+    expect(TaskState[done.payload.value.status!.state]).toBe("COMPLETED");
+    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+  } finally {
+    gate.resolve();
+    seenOnA.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a run that continued a task through B holds it until it sets a state: a message through A meanwhile waits for it (D79)", async () => {
+  const gates = new Map([["via B", deferred()], ["via A", deferred()]]);
+  const started: string[] = [];
+  const turns: A2AServiceExecutor = async function* ({ message: m }) {
+    started.push(said(m));
+    if (said(m) === "start") {
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      return;
+    }
+    await gates.get(said(m))!.promise;
+    // An artifact first: the run works on the task without having set a state of its own.
+    yield { artifact: { artifactId: said(m), parts: [{ content: { case: "text", value: `from ${said(m)}` } }] } };
+    yield { state: TaskState.INPUT_REQUIRED, message: `after ${said(m)}` };
+  };
+  const storeA = await instance();
+  const onStoreA = watched(storeA);
+  const a = createA2AServiceTaskHandler(turns, { store: storeA });
+  const b = createA2AServiceTaskHandler(turns, { store: await instance() });
+  const tenant = unique("tenant");
+  try {
+    const id = (await sendTask(a, "start", tenant)).id;
+    const viaB = sendTask(b, "via B", tenant, id);
+    await until("B's run to start", () => started.includes("via B"));
+    const viaA = sendTask(a, "via A", tenant, id);
+    await onStoreA.refused(1);
+    expect(started).toEqual(["start", "via B"]);
+    gates.get("via A")!.resolve();
+    gates.get("via B")!.resolve();
+    const [afterB, afterA] = await within("both answers", Promise.all([viaB, viaA]));
+    expect(started).toEqual(["start", "via B", "via A"]);
+    expect(afterB.history.map(said)).toEqual(["start", "more?", "via B", "after via B"]);
+    expect([afterA.artifacts.map(said), afterA.history.map(said)]).toEqual([
+      ["from via B", "from via A"],
+      ["start", "more?", "via B", "after via B", "via A", "after via A"],
+    ]);
+  } finally {
+    for (const gate of gates.values()) gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("messages through B and C waiting for A's run are run one after the other once it interrupts the task, never together (D79)", async () => {
+  const gate = deferred();
+  const gates = new Map([["via B", deferred()], ["via C", deferred()]]);
+  const started: string[] = [];
+  const turns: A2AServiceExecutor = async function* ({ message: m }) {
+    started.push(said(m));
+    if (said(m) === "start") {
+      yield { state: TaskState.WORKING };
+      await gate.promise;
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      return;
+    }
+    await gates.get(said(m))!.promise;
+    yield { state: TaskState.INPUT_REQUIRED, message: `after ${said(m)}` };
+  };
+  const storeB = await instance();
+  const storeC = await instance();
+  const [onStoreB, onStoreC] = [watched(storeB), watched(storeC)];
+  const a = createA2AServiceTaskHandler(turns, { store: await instance() });
+  const b = createA2AServiceTaskHandler(turns, { store: storeB });
+  const c = createA2AServiceTaskHandler(turns, { store: storeC });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const viaB = sendTask(b, "via B", tenant, id);
+    const viaC = sendTask(c, "via C", tenant, id);
+    await Promise.all([onStoreB.refused(1), onStoreC.refused(1)]);
+    gate.resolve();
+    // Both ask again once A's run asked for input: one takes the task, the other is refused again.
+    await until("one of B and C to start", () => started.length === 2);
+    const first = started[1]!;
+    const second = first === "via B" ? "via C" : "via B";
+    await (second === "via B" ? onStoreB : onStoreC).refused(2);
+    expect(started).toEqual(["start", first]);
+    gates.get(first)!.resolve();
+    gates.get(second)!.resolve();
+    const [afterB, afterC] = await within("both answers", Promise.all([viaB, viaC]));
+    expect(started).toEqual(["start", first, second]);
+    const last = second === "via B" ? afterB : afterC;
+    expect(last.history.map(said)).toEqual(["start", "more?", first, `after ${first}`, second, `after ${second}`]);
+  } finally {
+    gate.resolve();
+    for (const g of gates.values()) g.resolve();
+    await a.close();
+    await b.close();
+    await c.close();
   }
 });
 
@@ -448,9 +583,7 @@ test("a message through B to a task whose instance died waits for its lease to l
     if (answer.payload.case !== "task") throw new Error("expected a task");
     const id = answer.payload.value.id;
     const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
-    await within("B to follow the task", onStoreB.followed);
-    await aTurn();
-    expect(onStoreB.writes).toEqual([]);
+    await onStoreB.refused(1);
     // A dies: it renews nothing and writes nothing more.
     await within("A to stop", storeA.close());
     const done = await within("B's answer", onB);

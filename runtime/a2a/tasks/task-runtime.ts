@@ -52,8 +52,10 @@ class LiveTask {
   chain: Latch<void> = Latch.done;
   queued = 0;
   running: Execution | undefined;
-  /** The first message waiting for a run of another instance sharing the store (D79): resolved once that run interrupts or ends the task. */
+  /** The message waiting for a run of another instance sharing the store (D79): resolved when a change interrupts or ends the task. */
   elsewhere: Latch<void> | undefined;
+  /** How many changes interrupted or ended the task here: a claim refused meanwhile is asked again at once. */
+  turns = 0;
   configs: readonly PushConfigLike[] = [];
   /** Reads of `configs` started by configsChanged: only the latest one's answer is kept. */
   configReads = 0;
@@ -183,6 +185,8 @@ export class Execution {
   readonly released = new Latch<void>();
   /** This run put the task in a terminal or interrupted state: returning does not complete it. */
   stopped = false;
+  /** A message through another instance continued the task while this run's interrupting status was being written (D79). */
+  continuedElsewhere = false;
   /** The call's historyLength (spec 3.2.4): how much history its stream's first Task carries; unset is all. */
   historyLength: number | undefined;
   /** The store refused to create the task: it never came to be, and is not tried again. */
@@ -352,22 +356,10 @@ export class TaskRuntime {
       // instead of waiting for an executor that may be waiting for this very message.
       if (live.running !== undefined) this.#takeOver(live, live.running);
       // The next message waits until this run ends or the task is terminal (a cancel releases it).
-      const before = this.#turnAfter(live, live.chain, record);
+      const before = live.chain;
       live.chain = exec.released;
       void before.promise.then(() => this.#continue(live, exec));
     });
-  }
-
-  /**
-   * What a message waits for before its run: the run before it here (`before`), or, when nothing
-   * of this process runs the task and another instance does (D79), that instance's run, until it
-   * interrupts or ends the task; a run of each at once would write over each other.
-   */
-  #turnAfter(live: LiveTask, before: Latch<void>, read: StoredTask): Latch<void> {
-    if (!before.done || live.running !== undefined || read.runningElsewhere !== true) return before;
-    const state = live.record.task.status?.state ?? 0;
-    if (this.#s.states.isTerminal(state) || this.#s.states.isInterrupted(state)) return before;
-    return (live.elsewhere ??= new Latch<void>());
   }
 
   /**
@@ -567,8 +559,11 @@ export class TaskRuntime {
     if (change.kind === "history") {
       task.history.push(change.message);
       // Another instance's message continued the task (D79): a run of this one that left it
-      // interrupted has had its turn, as when the message comes here (D77).
-      if (live.running?.stopped === true) this.#takeOver(live, live.running);
+      // interrupted has had its turn, as when the message comes here (D77); one whose interrupting
+      // status is still being written, once it is.
+      const running = live.running;
+      if (running?.stopped === true) this.#takeOver(live, running);
+      else if (running !== undefined) running.continuedElsewhere = true;
       return;
     }
     if (change.kind === "artifact") {
@@ -612,6 +607,8 @@ export class TaskRuntime {
 
   /** A message for an existing task: in its history, the streams told, then the executor. */
   async #continue(live: LiveTask, exec: Execution): Promise<void> {
+    // Not this process's turn yet: a run of another instance holds the task, and the message waits on.
+    if (this.#s.store.claim !== undefined && !exec.over && !(await this.#claimed(live, exec))) return;
     live.queued--;
     // The runtime closed while this message waited: it was answered then (close()).
     if (exec.over) return;
@@ -631,6 +628,28 @@ export class TaskRuntime {
     }
     // The message is stored as the run's first step: a store that refuses it fails the run, as an executor that throws does.
     await this.#run(exec, () => this.#s.store.update(live.record, { kind: "history" }));
+  }
+
+  /**
+   * Whether this process may run `exec`'s message now (D79): the store took the task for it, or
+   * the task ended (answered as it is). Otherwise the message waits for a change that interrupts
+   * or ends the task, and asks again; one that came while the store was asked counts too.
+   */
+  async #claimed(live: LiveTask, exec: Execution): Promise<boolean> {
+    for (;;) {
+      if (this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) return true;
+      const turns = live.turns;
+      try {
+        if (await this.#s.store.claim!(live.record)) return true;
+      } catch {
+        // A store that cannot answer: the run's first write meets the same failure, and fails the run (D23).
+        return true;
+      }
+      if (exec.over) return true;
+      if (live.turns === turns) break;
+    }
+    void (live.elsewhere ??= new Latch<void>()).promise.then(() => this.#continue(live, exec));
+    return false;
   }
 
   async #run(exec: Execution, first?: () => void | Promise<void>): Promise<void> {
@@ -793,7 +812,7 @@ export class TaskRuntime {
     }
     live.lastArtifactId = artifact.artifactId;
     const appended = append && own !== undefined;
-    const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true, metadata: event.metadata };
+    const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true, metadata: event.metadata, running: !exec.stopped };
     return this.#written(live, this.#s.store.update(live.record, change), () =>
       this.#publishArtifact(live, shared && live.followed ? copyArtifact(artifact) : artifact, append, event, true),
     );
@@ -990,6 +1009,7 @@ export class TaskRuntime {
     if (push && exec !== undefined && !terminal && !interrupted) exec.stopped = false;
     if (terminal || interrupted) {
       // The message waiting for another instance's run has its turn (D79).
+      live.turns++;
       const elsewhere = live.elsewhere;
       live.elsewhere = undefined;
       elsewhere?.resolve();
@@ -1000,8 +1020,8 @@ export class TaskRuntime {
       for (const s of live.subscribers) s.end();
       live.clearSubscribers();
       if (own !== undefined) own.settled.resolve();
-      // A message that came while the run worked has waited for this (D77).
-      if (interrupted && own !== undefined && live.running === own && live.queued > 0) this.#takeOver(live, own);
+      // A message that came while the run worked has waited for this (D77), here or on another instance (D79).
+      if (interrupted && own !== undefined && live.running === own && (live.queued > 0 || own.continuedElsewhere)) this.#takeOver(live, own);
       if (terminal) {
         // Done with the task, the running execution too, even one that ignores its signal (a run
         // canceled before its first event is answered here).

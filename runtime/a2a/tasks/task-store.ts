@@ -19,12 +19,6 @@ export interface StoredTask extends TaskOwner {
   readonly task: TaskLike;
   /** Of a store that other processes write too (`follow`): how many changes the task had when read. */
   readonly version?: number;
-  /**
-   * Of such a store: when read, the task was SUBMITTED or WORKING under a lease another process
-   * holds and renews (D72), so that process runs it; a message for it waits for that run's turn
-   * to end (D79).
-   */
-  readonly runningElsewhere?: boolean;
 }
 
 /** What changed in a stored task since the store last heard of it. */
@@ -44,8 +38,10 @@ export type TaskChange =
       readonly parts?: number;
       readonly lastChunk?: boolean;
       readonly metadata?: JsonObject | undefined;
+      /** The run that yielded it still works on the task (it has not interrupted it): a store of leases keeps it leased (D79). */
+      readonly running?: boolean;
     }
-  /** A message added at the end of the history. */
+  /** A message added at the end of the history: a run takes the task up with it. */
   | { readonly kind: "history" };
 
 /** A change another process made to a task this one follows (TaskStore.follow); `metadata`, the executor's event metadata. */
@@ -124,6 +120,14 @@ export interface TaskStore {
    * after `version` come first; a task this process has just created has none.
    */
   follow?(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
+
+  /**
+   * For such a store (D79): takes the task for a run of this process, before its message is
+   * stored, unless a run of another process holds it (a lease of that process that has not
+   * lapsed, D72): false then, and the message waits for a change that interrupts or ends the
+   * task. A task that is finished or gone is held by no one: true.
+   */
+  claim?(record: StoredTask): boolean | Promise<boolean>;
 
   /**
    * For a store that delivers push notifications through an outbox of its own (D74): the

@@ -27,6 +27,8 @@ interface Follower<R extends LogRow> {
   lastSeq: number;
   readonly onEvent: (row: R) => void;
   reading: boolean;
+  /** The reads under way, while `reading`. */
+  current: Promise<void> | undefined;
   again: boolean;
   closed: boolean;
 }
@@ -61,7 +63,7 @@ export class LogFollowers<R extends LogRow> {
    */
   follow(taskId: string, afterSeq: number, onEvent: (row: R) => void, catchUp: boolean): () => void {
     if (this.#closed) return () => undefined;
-    const follower: Follower<R> = { lastSeq: afterSeq, onEvent, reading: false, again: false, closed: false };
+    const follower: Follower<R> = { lastSeq: afterSeq, onEvent, reading: false, current: undefined, again: false, closed: false };
     this.#followers.set(taskId, follower);
     const listening = this.#listen();
     if (catchUp) void listening.then(() => this.#read(taskId, follower));
@@ -69,6 +71,21 @@ export class LogFollowers<R extends LogRow> {
       follower.closed = true;
       if (this.#followers.get(taskId) === follower) this.#followers.delete(taskId);
     };
+  }
+
+  /**
+   * Resolves once every event of `taskId` up to `seq` was handed over (a followed task), reading
+   * the log for them now; a read that fails (reported) ends the wait early.
+   */
+  async through(taskId: string, seq: number): Promise<void> {
+    const follower = this.#followers.get(taskId);
+    if (follower === undefined) return;
+    while (follower.lastSeq < seq && !follower.closed && !this.#closed) {
+      const before = follower.lastSeq;
+      if (follower.reading) await follower.current;
+      await this.#read(taskId, follower);
+      if (follower.lastSeq === before) return;
+    }
   }
 
   async close(): Promise<void> {
@@ -124,12 +141,17 @@ export class LogFollowers<R extends LogRow> {
     void this.#read(notice.t, follower);
   }
 
-  async #read(taskId: string, follower: Follower<R>): Promise<void> {
+  #read(taskId: string, follower: Follower<R>): Promise<void> {
     if (follower.reading) {
       follower.again = true;
-      return;
+      return follower.current!;
     }
     follower.reading = true;
+    follower.current = this.#readAll(taskId, follower);
+    return follower.current;
+  }
+
+  async #readAll(taskId: string, follower: Follower<R>): Promise<void> {
     try {
       do {
         follower.again = false;
@@ -145,6 +167,7 @@ export class LogFollowers<R extends LogRow> {
       if (!follower.closed && !this.#closed) this.onError(err);
     } finally {
       follower.reading = false;
+      follower.current = undefined;
     }
   }
 }

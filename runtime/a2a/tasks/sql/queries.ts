@@ -82,7 +82,22 @@ const history = `ARRAY(SELECT message FROM a2a_task_messages WHERE task_id = t.i
 const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id = t.id ORDER BY idx) AS artifacts`;
 
 export const getTask = `
-SELECT t.tenant, t.owner, t.version::float8 AS version, t.lease_owner, t.lease_until::float8 AS lease_until, t.task, ${history}, ${artifacts}
+SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}
+FROM a2a_tasks t WHERE t.id = $1::text`;
+
+/**
+ * Takes task $1 for instance $2 until $3 (D79), unless another instance's lease on it has not
+ * lapsed at $4; with whether it was taken, whether the task is still open, and its version. No
+ * row: the task is gone.
+ */
+export const claimTask = `
+WITH c AS (
+  UPDATE a2a_tasks SET lease_owner = $2::text, lease_until = $3::bigint
+  WHERE id = $1::text AND finished_ms IS NULL
+    AND (lease_until IS NULL OR lease_until < $4::bigint OR lease_owner = $2::text)
+  RETURNING id
+)
+SELECT (SELECT count(*) FROM c)::int AS taken, t.finished_ms IS NULL AS open, t.version::float8 AS version
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
 /**

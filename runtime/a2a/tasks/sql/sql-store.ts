@@ -78,6 +78,7 @@ export interface SqlTaskStore extends TaskStore {
   /** A task's change log after `seq` (0 for all), in order: seq 1 is `created`. */
   events(taskId: string, afterSeq?: number): Promise<readonly TaskEventRow[]>;
   follow(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
+  claim(record: StoredTask): Promise<boolean>;
   /** Moves the SUBMITTED and WORKING tasks whose lease lapsed before `now` to FAILED (D72); answers how many. A timer calls it every half lease. */
   reapLapsed(now?: number): Promise<number>;
   /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
@@ -258,8 +259,13 @@ class Store implements SqlTaskStore {
     this.#states = taskStatesOf(schemas.taskState);
   }
 
-  /** SUBMITTED and WORKING tasks are leased: an instance runs them. Interrupted and terminal ones wait for no one. */
-  #leaseUntil(task: TaskLike, now: number): number | null {
+  /**
+   * SUBMITTED and WORKING tasks are leased: an instance runs them. Interrupted and terminal ones
+   * wait for no one, unless a run took one up (its message, D79) or still works on it (its
+   * artifacts, before it sets a state).
+   */
+  #leaseUntil(task: TaskLike, now: number, change?: TaskChange): number | null {
+    if (change !== undefined && (change.kind === "history" || (change.kind === "artifact" && change.running === true))) return now + this.#leaseMs;
     const state = task.status?.state ?? 0;
     const states = this.#states!;
     return state === states.submitted || state === states.working ? now + this.#leaseMs : null;
@@ -374,13 +380,23 @@ class Store implements SqlTaskStore {
   }
 
   async get(id: string): Promise<(StoredTask & { readonly version: number }) | undefined> {
-    type Row = TaskRow & { tenant: string; owner: string; version: number; lease_owner: string | null; lease_until: number | null };
-    const [row] = await this.driver.query<Row>(q.getTask, [id]);
-    if (row === undefined) return undefined;
-    // Leased by another instance and not lapsed: that instance runs the task (D79). A lease of
-    // this instance's own is a task it no longer runs (its terminal status was refused, D72).
-    const runningElsewhere = row.lease_until !== null && row.lease_owner !== this.#writer && Number(row.lease_until) >= Date.now();
-    return { tenant: row.tenant, owner: row.owner, version: row.version, runningElsewhere, task: this.#decode(row) };
+    const [row] = await this.driver.query<TaskRow & { tenant: string; owner: string; version: number }>(q.getTask, [id]);
+    return row === undefined ? undefined : { tenant: row.tenant, owner: row.owner, version: row.version, task: this.#decode(row) };
+  }
+
+  async claim(record: StoredTask): Promise<boolean> {
+    if (this.#closed) throw new Error("the task store is closed");
+    const id = record.task.id;
+    const now = Date.now();
+    // A lease of this instance's own is taken: a task whose terminal status was refused is run here no more (D72).
+    const [row] = await this.driver.query<{ taken: number; open: boolean; version: number }>(q.claimTask, [id, this.#writer, now + this.#leaseMs, now]);
+    if (row === undefined) return true;
+    if (row.taken === 0 && row.open) return false;
+    if (row.taken > 0) this.#abandoned.delete(id);
+    // What other instances wrote before the claim reaches the task's follower first: the run's
+    // message then comes after the status that asked for it, here as in the log.
+    await this.#followers.through(id, row.version);
+    return true;
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
@@ -452,7 +468,7 @@ class Store implements SqlTaskStore {
       writer,
       append,
       lastChunk,
-      this.#leaseUntil(task, now),
+      this.#leaseUntil(task, now, change),
       lapsedBefore,
       this.#writer,
       this.#pushes.attached && change.kind !== "history",
