@@ -565,6 +565,39 @@ test("messages through B and C waiting for A's run are run one after the other o
   }
 });
 
+test("a claim answered after the handler closed is given back: the task waiting for input holds no lease, so no reaper fails it (D79)", async () => {
+  const store = await instance();
+  const claimed = deferred();
+  const closing = deferred();
+  const claim = store.claim.bind(store);
+  store.claim = async (record) => {
+    const taken = await claim(record);
+    claimed.resolve();
+    await closing.promise;
+    return taken;
+  };
+  const handler = createA2AServiceTaskHandler(twoTurns, { store });
+  const tenant = unique("tenant");
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    const id = (await sendTask(handler, "start", tenant)).id;
+    const answer = sendTask(handler, "go", tenant, id);
+    await within("the claim to be taken", claimed.promise);
+    const closed = handler.close();
+    closing.resolve();
+    await within("the handler to close", closed);
+    // Answered with the task as it is; the message never ran.
+    expect([TaskState[(await answer).status!.state], (await answer).history.map(said)]).toEqual(["INPUT_REQUIRED", ["start", "more?"]]);
+    const { rows } = await admin.query("SELECT state, lease_until FROM a2a_tasks WHERE id = $1", [id]);
+    expect(rows).toEqual([{ state: TaskState.INPUT_REQUIRED, lease_until: null }]);
+  } finally {
+    closing.resolve();
+    await admin.end();
+    await handler.close();
+  }
+});
+
 test("a message through B to a task whose instance died waits for its lease to lapse, and is answered with the task the reaper FAILED (D79)", async () => {
   const started: string[] = [];
   const stuck: A2AServiceExecutor = async function* ({ message: m }) {

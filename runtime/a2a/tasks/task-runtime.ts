@@ -299,6 +299,8 @@ export class TaskRuntime {
   readonly #executions = new Set<Execution>();
   /** Tasks whose create (or first configs) the store has not answered yet, or whose CANCELED it is writing (#stopClosed). */
   readonly #creating = new Set<Promise<LiveTask>>();
+  /** Claims the store has not answered yet (D79): one answered after close() is given back before the store closes. */
+  readonly #claiming = new Set<Promise<boolean>>();
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
@@ -487,7 +489,7 @@ export class TaskRuntime {
       live.unfollow?.();
     }
     this.#live.clear();
-    return Promise.allSettled([...this.#creating]).then(() => undefined);
+    return Promise.allSettled([...this.#creating, ...this.#claiming]).then(() => undefined);
   }
 
   /**
@@ -639,17 +641,35 @@ export class TaskRuntime {
     for (;;) {
       if (this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) return true;
       const turns = live.turns;
-      try {
-        if (await this.#s.store.claim!(live.record)) return true;
-      } catch {
-        // A store that cannot answer: the run's first write meets the same failure, and fails the run (D23).
-        return true;
-      }
+      const claiming = this.#claim(live.record, exec);
+      this.#claiming.add(claiming);
+      const done = () => void this.#claiming.delete(claiming);
+      claiming.then(done, done);
+      if (await claiming) return true;
       if (exec.over) return true;
       if (live.turns === turns) break;
     }
     void (live.elsewhere ??= new Latch<void>()).promise.then(() => this.#continue(live, exec));
     return false;
+  }
+
+  /** The store's claim; given back when the runtime closed meanwhile (the message will not run). Never rejects. */
+  async #claim(record: StoredTask, exec: Execution): Promise<boolean> {
+    let claimed: boolean;
+    try {
+      claimed = await this.#s.store.claim!(record);
+    } catch {
+      // A store that cannot answer: the run's first write meets the same failure, and fails the run (D23).
+      return true;
+    }
+    if (claimed && exec.over) {
+      try {
+        await this.#s.store.unclaim?.(record);
+      } catch (err) {
+        this.#s.onError(err, { taskId: exec.taskId });
+      }
+    }
+    return claimed;
   }
 
   async #run(exec: Execution, first?: () => void | Promise<void>): Promise<void> {

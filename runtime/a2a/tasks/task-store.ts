@@ -128,6 +128,8 @@ export interface TaskStore {
    * task. A task that is finished or gone is held by no one: true.
    */
   claim?(record: StoredTask): boolean | Promise<boolean>;
+  /** Gives a claim back whose message will not run (the runtime closed meanwhile): the task is held as before it. */
+  unclaim?(record: StoredTask): void | Promise<void>;
 
   /**
    * For a store that delivers push notifications through an outbox of its own (D74): the

@@ -100,6 +100,11 @@ WITH c AS (
 SELECT (SELECT count(*) FROM c)::int AS taken, t.finished_ms IS NULL AS open, t.version::float8 AS version
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
+/** Gives instance $2's claim of task $1 back: no lease, unless its state $3 (SUBMITTED, WORKING) has one of its own. */
+export const unclaimTask = `
+UPDATE a2a_tasks SET lease_until = NULL
+WHERE id = $1::text AND lease_owner = $2::text AND finished_ms IS NULL AND NOT (state = ANY($3::int[]))`;
+
 /**
  * ListTasks' filter (spec 3.1.4), always within one tenant and owner (D26). The time bound is
  * compared as a bigint, so that it bounds the index's status_ms range (D75); for whole

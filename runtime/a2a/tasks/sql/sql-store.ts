@@ -79,6 +79,7 @@ export interface SqlTaskStore extends TaskStore {
   events(taskId: string, afterSeq?: number): Promise<readonly TaskEventRow[]>;
   follow(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
   claim(record: StoredTask): Promise<boolean>;
+  unclaim(record: StoredTask): Promise<void>;
   /** Moves the SUBMITTED and WORKING tasks whose lease lapsed before `now` to FAILED (D72); answers how many. A timer calls it every half lease. */
   reapLapsed(now?: number): Promise<number>;
   /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
@@ -397,6 +398,11 @@ class Store implements SqlTaskStore {
     // message then comes after the status that asked for it, here as in the log.
     await this.#followers.through(id, row.version);
     return true;
+  }
+
+  async unclaim(record: StoredTask): Promise<void> {
+    const states = this.#states!;
+    await this.driver.query(q.unclaimTask, [record.task.id, this.#writer, [states.submitted, states.working]]);
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
