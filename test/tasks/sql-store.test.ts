@@ -451,20 +451,29 @@ test("B's message reaches A while A's run is still writing the status that asked
       },
       catchUp,
     );
+  // B's run ends the task only once A's run was let go: A hears of B's message, not of the task's end.
+  const answering = deferred();
+  const answers: A2AServiceExecutor = async function* ({ message: m }) {
+    await answering.promise;
+    yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: `answer to ${said(m)}` } }] } };
+  };
   const a = createA2AServiceTaskHandler(asking, { store: storeA });
-  const b = createA2AServiceTaskHandler(asking, { store: await instance() });
+  const b = createA2AServiceTaskHandler(answers, { store: await instance() });
   const call = callContext(unique("tenant"));
   try {
     const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
     if (answer.payload.case !== "task") throw new Error("expected a task");
     const id = answer.payload.value.id;
     gate.resolve();
-    const done = await within("B's answer", b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call));
+    const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
+    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+    answering.resolve();
+    const done = await within("B's answer", onB);
     if (done.payload.case !== "task") throw new Error("expected a task");
     expect(TaskState[done.payload.value.status!.state]).toBe("COMPLETED");
-    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
   } finally {
     gate.resolve();
+    answering.resolve();
     seenOnA.resolve();
     await a.close();
     await b.close();
@@ -595,6 +604,171 @@ test("a claim answered after the handler closed is given back: the task waiting 
     closing.resolve();
     await admin.end();
     await handler.close();
+  }
+});
+
+/** The lease columns and state of a task's row, read by `admin`. */
+async function leaseRow(admin: pg.Client, id: string) {
+  const { rows } = await admin.query<{ state: number; version: number; lease_owner: string | null; lease_until: string | null }>(
+    "SELECT state, version::float8 AS version, lease_owner, lease_until FROM a2a_tasks WHERE id = $1",
+    [id],
+  );
+  return rows[0]!;
+}
+
+/** `store`, whose follower hands over another instance's messages (history changes) only once `deliver` resolves: it hears of them late. */
+function hearingLate(store: SqlTaskStore, deliver: Deferred) {
+  const follow = store.follow.bind(store);
+  store.follow = (taskId, version, onChange, catchUp) =>
+    follow(taskId, version, (change) => (change.kind === "history" ? void deliver.promise.then(() => onChange(change)) : onChange(change)), catchUp);
+}
+
+test("what an interrupted run on A still writes after B claimed the task leaves B's lease alone: a message through C waits for B's run (D79)", async () => {
+  const trail = deferred();
+  const letGo = deferred<string>();
+  const gates = new Map([["via B", deferred()], ["via C", deferred()]]);
+  const started: string[] = [];
+  const agent: A2AServiceExecutor = async function* ({ message: m, signal }) {
+    started.push(said(m));
+    if (said(m) === "start") {
+      signal.addEventListener("abort", () => letGo.resolve(String((signal.reason as Error | undefined)?.message)));
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      await trail.promise;
+      yield { artifact: { artifactId: "trailing", parts: [{ content: { case: "text", value: "trailing" } }] } };
+      await letGo.promise;
+      return;
+    }
+    await gates.get(said(m))!.promise;
+    yield { state: TaskState.INPUT_REQUIRED, message: `after ${said(m)}` };
+  };
+  const storeA = await instance();
+  const deliver = deferred();
+  hearingLate(storeA, deliver);
+  const storeC = await instance();
+  const onStoreC = watched(storeC);
+  const a = createA2AServiceTaskHandler(agent, { store: storeA });
+  const b = createA2AServiceTaskHandler(agent, { store: await instance() });
+  const c = createA2AServiceTaskHandler(agent, { store: storeC });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const viaB = sendTask(b, "via B", tenant, id);
+    await until("B's run to start", () => started.includes("via B"));
+    const held = await leaseRow(admin, id);
+    expect(held.lease_until).not.toBeNull();
+    // A has not heard of B's message yet: its run writes once more.
+    trail.resolve();
+    await until("A's artifact to be written", async () => (await leaseRow(admin, id)).version > held.version);
+    expect(await leaseRow(admin, id)).toMatchObject({ lease_owner: held.lease_owner, lease_until: held.lease_until });
+    const viaC = sendTask(c, "via C", tenant, id);
+    await onStoreC.refused(1);
+    expect(started).toEqual(["start", "via B"]);
+    deliver.resolve();
+    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+    for (const gate of gates.values()) gate.resolve();
+    await within("both answers", Promise.all([viaB, viaC]));
+    expect(started).toEqual(["start", "via B", "via C"]);
+  } finally {
+    trail.resolve();
+    deliver.resolve();
+    for (const gate of gates.values()) gate.resolve();
+    await admin.end();
+    await a.close();
+    await b.close();
+    await c.close();
+  }
+});
+
+test("a run on A that moved on (WORKING) after asking for input, before it heard of B's message, takes no lease from B and is let go when it hears (D79)", async () => {
+  const trail = deferred();
+  const letGo = deferred<string>();
+  const gate = deferred();
+  const started: string[] = [];
+  const agent: A2AServiceExecutor = async function* ({ message: m, signal }) {
+    started.push(said(m));
+    if (said(m) === "start") {
+      signal.addEventListener("abort", () => letGo.resolve(String((signal.reason as Error | undefined)?.message)));
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      await trail.promise;
+      yield { state: TaskState.WORKING };
+      await letGo.promise;
+      yield { artifact: { artifactId: "late", parts: [{ content: { case: "text", value: "too late" } }] } };
+      return;
+    }
+    await gate.promise;
+    yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: `answer to ${said(m)}` } }] } };
+  };
+  const storeA = await instance();
+  const deliver = deferred();
+  hearingLate(storeA, deliver);
+  const a = createA2AServiceTaskHandler(agent, { store: storeA });
+  const b = createA2AServiceTaskHandler(agent, { store: await instance() });
+  const tenant = unique("tenant");
+  const call = callContext(tenant);
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const viaB = sendTask(b, "via B", tenant, id);
+    await until("B's run to start", () => started.includes("via B"));
+    const held = await leaseRow(admin, id);
+    trail.resolve();
+    await until("A's WORKING to be written", async () => (await leaseRow(admin, id)).state === TaskState.WORKING);
+    expect(await leaseRow(admin, id)).toMatchObject({ lease_owner: held.lease_owner });
+    deliver.resolve();
+    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+    gate.resolve();
+    const done = await within("B's answer", viaB);
+    expect([TaskState[done.status!.state], done.artifacts.map(said)]).toEqual(["COMPLETED", ["answer to via B"]]);
+  } finally {
+    trail.resolve();
+    deliver.resolve();
+    gate.resolve();
+    await admin.end();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a message refused while B held a claim that B then gave back (it closed) is not left waiting: it asks again, and runs (D79)", async () => {
+  const storeB = await instance();
+  const claimedOnB = deferred();
+  const closing = deferred();
+  const claimB = storeB.claim.bind(storeB);
+  storeB.claim = async (record) => {
+    const taken = await claimB(record);
+    claimedOnB.resolve();
+    await closing.promise;
+    return taken;
+  };
+  // A short lease: A asks again every 100 ms.
+  const storeA = await instance({ leaseMs: 300 });
+  const onStoreA = watched(storeA);
+  const a = createA2AServiceTaskHandler(twoTurns, { store: storeA });
+  const b = createA2AServiceTaskHandler(twoTurns, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const id = (await sendTask(a, "start", tenant)).id;
+    void sendTask(b, "via B", tenant, id).catch(() => undefined);
+    await within("B's claim", claimedOnB.promise);
+    const viaA = sendTask(a, "via A", tenant, id);
+    await onStoreA.refused(1);
+    const closed = b.close();
+    closing.resolve();
+    await within("B to close", closed);
+    const done = await within("A's answer", viaA);
+    expect([TaskState[done.status!.state], done.history.map(said)]).toEqual(["COMPLETED", ["start", "more?", "via A"]]);
+  } finally {
+    closing.resolve();
+    await a.close();
+    await b.close();
   }
 });
 

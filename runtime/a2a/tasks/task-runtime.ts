@@ -39,6 +39,9 @@ export interface TaskRuntimeSettings {
   readonly newId: (kind: IdKind) => string;
 }
 
+/** How often a message refused by a claim asks again while no change wakes it (D79), unless the store says. */
+const defaultClaimRetryMs = 1000;
+
 /** No subscriber: what a live task's `subscribers` is until a stream follows it (most never are). */
 const noSubscribers: ReadonlySet<Subscriber<StreamEvent>> = new Set();
 
@@ -185,8 +188,6 @@ export class Execution {
   readonly released = new Latch<void>();
   /** This run put the task in a terminal or interrupted state: returning does not complete it. */
   stopped = false;
-  /** A message through another instance continued the task while this run's interrupting status was being written (D79). */
-  continuedElsewhere = false;
   /** The call's historyLength (spec 3.2.4): how much history its stream's first Task carries; unset is all. */
   historyLength: number | undefined;
   /** The store refused to create the task: it never came to be, and is not tried again. */
@@ -300,7 +301,7 @@ export class TaskRuntime {
   /** Tasks whose create (or first configs) the store has not answered yet, or whose CANCELED it is writing (#stopClosed). */
   readonly #creating = new Set<Promise<LiveTask>>();
   /** Claims the store has not answered yet (D79): one answered after close() is given back before the store closes. */
-  readonly #claiming = new Set<Promise<boolean>>();
+  readonly #claiming = new Set<Promise<unknown>>();
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
@@ -381,6 +382,15 @@ export class TaskRuntime {
    * Ends `exec`'s hold on the task it left interrupted: its signal aborts,
    * what it still yields is dropped, and the message waiting on it starts.
    */
+  /** `exec` lost the task to another instance's run (D79): let go once its writes under way are out. */
+  #loseTurn(live: LiveTask, exec: Execution): void {
+    const go = () => {
+      if (live.running === exec && !exec.over) this.#supersede(live, exec);
+    };
+    if (live.writing === 0) go();
+    else (live.afterWrites ??= []).push(go);
+  }
+
   #supersede(live: LiveTask, exec: Execution): void {
     // Let go here: an executor that never returns is not kept for it.
     this.#letGo(exec, new Error("a new message continued the task"));
@@ -560,12 +570,11 @@ export class TaskRuntime {
     if (this.#live.get(task.id) !== live || this.#s.states.isTerminal(task.status?.state ?? 0)) return;
     if (change.kind === "history") {
       task.history.push(change.message);
-      // Another instance's message continued the task (D79): a run of this one that left it
-      // interrupted has had its turn, as when the message comes here (D77); one whose interrupting
-      // status is still being written, once it is.
+      // Another instance's message continued the task (D79): only a run that claimed the task
+      // writes one, so this process's run has lost its turn, whether it left the task interrupted
+      // (D77) or moved it on since; it is let go once its writes under way are out.
       const running = live.running;
-      if (running?.stopped === true) this.#takeOver(live, running);
-      else if (running !== undefined) running.continuedElsewhere = true;
+      if (running !== undefined) this.#loseTurn(live, running);
       return;
     }
     if (change.kind === "artifact") {
@@ -609,12 +618,16 @@ export class TaskRuntime {
 
   /** A message for an existing task: in its history, the streams told, then the executor. */
   async #continue(live: LiveTask, exec: Execution): Promise<void> {
-    // Not this process's turn yet: a run of another instance holds the task, and the message waits on.
-    if (this.#s.store.claim !== undefined && !exec.over && !(await this.#claimed(live, exec))) return;
+    // Not this process's turn yet: a run of another instance holds the task, and the message waits on (D79).
+    const turn = this.#s.store.claim === undefined || exec.over ? "free" : await this.#turn(live, exec);
+    if (turn === "waiting") return;
     live.queued--;
-    // The runtime closed while this message waited: it was answered then (close()).
-    if (exec.over) return;
     const task = live.record.task;
+    // Closed while this message waited (it was answered then), or close() came in the last steps of a claim.
+    if (exec.over) {
+      if (turn === "claimed") this.#giveBack(live.record, exec);
+      return;
+    }
     if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
       // Canceled while this message waited for the run before it: answered with the task as it is.
       exec.stream?.push(this.#snapshotEvent(task, exec.historyLength));
@@ -633,43 +646,56 @@ export class TaskRuntime {
   }
 
   /**
-   * Whether this process may run `exec`'s message now (D79): the store took the task for it, or
-   * the task ended (answered as it is). Otherwise the message waits for a change that interrupts
-   * or ends the task, and asks again; one that came while the store was asked counts too.
+   * Whether `exec`'s message may run now (D79): "claimed", the store took the task for it; "free",
+   * the task ended, or the store could not answer (the run's first write meets the same failure
+   * and fails the run, D23); "waiting", another instance's run holds it: the message asks again
+   * after the next change that interrupts or ends the task (one that came while the store was
+   * asked counts too), or after the store's retry time, whichever comes first.
    */
-  async #claimed(live: LiveTask, exec: Execution): Promise<boolean> {
+  async #turn(live: LiveTask, exec: Execution): Promise<"claimed" | "free" | "waiting"> {
     for (;;) {
-      if (this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) return true;
       const turns = live.turns;
-      const claiming = this.#claim(live.record, exec);
+      const claiming = this.#claim(live, exec);
       this.#claiming.add(claiming);
       const done = () => void this.#claiming.delete(claiming);
       claiming.then(done, done);
-      if (await claiming) return true;
-      if (exec.over) return true;
+      const turn = await claiming;
+      if (turn !== "waiting" || exec.over) return turn;
       if (live.turns === turns) break;
     }
-    void (live.elsewhere ??= new Latch<void>()).promise.then(() => this.#continue(live, exec));
-    return false;
+    const retry = new Promise<void>((resolve) => setTimeout(resolve, this.#s.store.claimRetryMs ?? defaultClaimRetryMs).unref());
+    void Promise.race([(live.elsewhere ??= new Latch<void>()).promise, retry]).then(() => this.#continue(live, exec));
+    return "waiting";
   }
 
-  /** The store's claim; given back when the runtime closed meanwhile (the message will not run). Never rejects. */
-  async #claim(record: StoredTask, exec: Execution): Promise<boolean> {
+  /** One claim, never rejecting; one taken while close() came, or for a task that ended meanwhile, is given back before it settles. */
+  async #claim(live: LiveTask, exec: Execution): Promise<"claimed" | "free" | "waiting"> {
+    if (this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) return "free";
     let claimed: boolean;
     try {
-      claimed = await this.#s.store.claim!(record);
+      claimed = await this.#s.store.claim!(live.record);
     } catch {
-      // A store that cannot answer: the run's first write meets the same failure, and fails the run (D23).
-      return true;
+      return "free";
     }
-    if (claimed && exec.over) {
-      try {
-        await this.#s.store.unclaim?.(record);
-      } catch (err) {
-        this.#s.onError(err, { taskId: exec.taskId });
-      }
+    if (!claimed) return "waiting";
+    if (!exec.over && !this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) return "claimed";
+    await this.#unclaim(live.record, exec);
+    return "free";
+  }
+
+  /** A claim whose message will not run, given back; close() waits for it. */
+  #giveBack(record: StoredTask, exec: Execution): void {
+    const giving = this.#unclaim(record, exec).then(() => "free" as const);
+    this.#claiming.add(giving);
+    void giving.then(() => this.#claiming.delete(giving));
+  }
+
+  async #unclaim(record: StoredTask, exec: Execution): Promise<void> {
+    try {
+      await this.#s.store.unclaim?.(record);
+    } catch (err) {
+      this.#s.onError(err, { taskId: exec.taskId });
     }
-    return claimed;
   }
 
   async #run(exec: Execution, first?: () => void | Promise<void>): Promise<void> {
@@ -1040,8 +1066,8 @@ export class TaskRuntime {
       for (const s of live.subscribers) s.end();
       live.clearSubscribers();
       if (own !== undefined) own.settled.resolve();
-      // A message that came while the run worked has waited for this (D77), here or on another instance (D79).
-      if (interrupted && own !== undefined && live.running === own && (live.queued > 0 || own.continuedElsewhere)) this.#takeOver(live, own);
+      // A message that came while the run worked has waited for this (D77).
+      if (interrupted && own !== undefined && live.running === own && live.queued > 0) this.#takeOver(live, own);
       if (terminal) {
         // Done with the task, the running execution too, even one that ignores its signal (a run
         // canceled before its first event is answered here).

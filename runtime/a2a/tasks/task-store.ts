@@ -130,6 +130,8 @@ export interface TaskStore {
   claim?(record: StoredTask): boolean | Promise<boolean>;
   /** Gives a claim back whose message will not run (the runtime closed meanwhile): the task is held as before it. */
   unclaim?(record: StoredTask): void | Promise<void>;
+  /** How often a refused message claims again while no change of the task wakes it (a claim given back writes none). Default 1 s. */
+  readonly claimRetryMs?: number;
 
   /**
    * For a store that delivers push notifications through an outbox of its own (D74): the

@@ -56,8 +56,10 @@ WITH t AS (
     status_ms = $4::bigint,
     task = $5::bytea,
     finished_ms = CASE WHEN $6::boolean THEN coalesce(finished_ms, $7::bigint) ELSE finished_ms END,
-    lease_owner = $13::text,
-    lease_until = $16::bigint
+    -- Another instance's lease that has not lapsed is kept (D79): only a terminal status, or the
+    -- writer that holds it, changes it.
+    lease_owner = CASE WHEN $6::boolean OR lease_until IS NULL OR lease_until < $7::bigint OR lease_owner = $13::text THEN $13::text ELSE lease_owner END,
+    lease_until = CASE WHEN $6::boolean OR lease_until IS NULL OR lease_until < $7::bigint OR lease_owner = $13::text THEN $16::bigint ELSE lease_until END
   WHERE id = $1::text AND finished_ms IS NULL
     AND ($17::bigint IS NULL OR lease_until < $17::bigint)
   RETURNING version, history_len
@@ -86,15 +88,14 @@ SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${ar
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
 /**
- * Takes task $1 for instance $2 until $3 (D79), unless another instance's lease on it has not
- * lapsed at $4; with whether it was taken, whether the task is still open, and its version. No
- * row: the task is gone.
+ * Takes task $1 for instance $2 until $3 (D79), unless another instance holds a lease on it (one
+ * that lapsed is the reaper's, D72); with whether it was taken, whether the task is still open,
+ * and its version. No row: the task is gone.
  */
 export const claimTask = `
 WITH c AS (
   UPDATE a2a_tasks SET lease_owner = $2::text, lease_until = $3::bigint
-  WHERE id = $1::text AND finished_ms IS NULL
-    AND (lease_until IS NULL OR lease_until < $4::bigint OR lease_owner = $2::text)
+  WHERE id = $1::text AND finished_ms IS NULL AND (lease_until IS NULL OR lease_owner = $2::text)
   RETURNING id
 )
 SELECT (SELECT count(*) FROM c)::int AS taken, t.finished_ms IS NULL AS open, t.version::float8 AS version

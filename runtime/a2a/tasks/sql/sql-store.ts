@@ -80,6 +80,7 @@ export interface SqlTaskStore extends TaskStore {
   follow(taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean): () => void;
   claim(record: StoredTask): Promise<boolean>;
   unclaim(record: StoredTask): Promise<void>;
+  readonly claimRetryMs: number;
   /** Moves the SUBMITTED and WORKING tasks whose lease lapsed before `now` to FAILED (D72); answers how many. A timer calls it every half lease. */
   reapLapsed(now?: number): Promise<number>;
   /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
@@ -390,7 +391,7 @@ class Store implements SqlTaskStore {
     const id = record.task.id;
     const now = Date.now();
     // A lease of this instance's own is taken: a task whose terminal status was refused is run here no more (D72).
-    const [row] = await this.driver.query<{ taken: number; open: boolean; version: number }>(q.claimTask, [id, this.#writer, now + this.#leaseMs, now]);
+    const [row] = await this.driver.query<{ taken: number; open: boolean; version: number }>(q.claimTask, [id, this.#writer, now + this.#leaseMs]);
     if (row === undefined) return true;
     if (row.taken === 0 && row.open) return false;
     if (row.taken > 0) this.#abandoned.delete(id);
@@ -398,6 +399,11 @@ class Store implements SqlTaskStore {
     // message then comes after the status that asked for it, here as in the log.
     await this.#followers.through(id, row.version);
     return true;
+  }
+
+  /** A refused message asks again as often as leases are renewed, at most every second. */
+  get claimRetryMs(): number {
+    return Math.min(1000, Math.max(10, Math.floor(this.#leaseMs / 3)));
   }
 
   async unclaim(record: StoredTask): Promise<void> {
