@@ -101,14 +101,13 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
           }, period);
           // Without heartbeats the timer only watches: it keeps no process up on its own.
           if (events.heartbeatMs <= 0) timer.unref?.();
-          signal.addEventListener(
-            "abort",
-            () => {
-              stop();
-              events.cancel();
-            },
-            { once: true },
-          );
+          const left = () => {
+            stop();
+            events.cancel();
+          };
+          // Gone already (while the first event was awaited, D14): no abort event will come.
+          if (signal.aborted) left();
+          else signal.addEventListener("abort", left, { once: true });
         },
         async pull(controller) {
           if (rest !== undefined) {

@@ -297,6 +297,8 @@ const late = Symbol("the first event is late");
 function withinPeriod<T>(pending: Promise<T>, ms: number): Promise<T | typeof late> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms, late);
+    // A pull that never settles holds no process open for it (the connection does, while it lasts).
+    (timer as { unref?: () => void }).unref?.();
     pending.then(
       (value) => {
         clearTimeout(timer);
@@ -355,8 +357,8 @@ class FramedEvents implements EventEncoder<unknown> {
     return this.framing.error(err);
   }
 
-  abort(): void {
-    this.framing.abort();
+  abort(failed?: boolean): void {
+    this.framing.abort(failed);
   }
 }
 

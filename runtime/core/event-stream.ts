@@ -8,8 +8,8 @@ export interface EventEncoder<T> {
   error(err: unknown): string;
   /** SSE event name of that error frame; undefined for a plain `data:` frame. */
   readonly errorEvent: string | undefined;
-  /** Aborts the handler's signal. */
-  abort(): void;
+  /** Aborts the handler's signal; `failed`: because the stream failed on the server's side, not because the client left. */
+  abort(failed?: boolean): void;
 }
 
 /**
@@ -131,13 +131,13 @@ class HandlerEvents<T> implements EventSource {
     const encoder = this.#encoder;
     const frame = sseFrame(encoder.error(err), encoder.errorEvent);
     // The handler may still be suspended (an event it yielded failed to
-    // encode): release it as a disconnect would.
-    this.#stop();
+    // encode): release it as a disconnect would, as failed.
+    this.#stop(true);
     return frame;
   }
 
-  #stop(): void {
-    this.#encoder.abort();
+  #stop(failed = false): void {
+    this.#encoder.abort(failed);
     releaseIterator(this.#iterator);
   }
 }

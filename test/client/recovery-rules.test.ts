@@ -148,6 +148,14 @@ test("a failure before the first event is thrown: the message may never have arr
   expect(calls).toEqual(["send"]);
 });
 
+test("a stream that ends cleanly before its first event (it opened before it, D14, and a proxy cut it) is thrown as UNAVAILABLE, with no GetTask for a task it never named", async () => {
+  const { client, calls } = scripted({ sends: [[]] });
+  const { error, items } = await run(client, send());
+  expect(error).toMatchObject({ name: "UnavailableError", message: expect.stringContaining("before its first event") });
+  expect(items).toEqual([]);
+  expect(calls).toEqual(["send"]);
+});
+
 test("a snapshot whose artifact no longer begins with the parts seen gives it whole; statuses the view already has are not repeated", async () => {
   const { client, calls } = scripted({
     sends: [[ev.task(task(TaskState.SUBMITTED, 1, [])), ev.status(TaskState.WORKING, 5), ev.chunk("a", false), ev.chunk("b"), unavailable()]],

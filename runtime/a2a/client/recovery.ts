@@ -185,6 +185,8 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
       try {
         if (yield* this.#read(stream, seen)) return;
         lastError = new RpcError("UNAVAILABLE", "the stream ended before the task reached a terminal or interrupted state");
+        // Ended before its first event (a stream opens before it, D14): there is no task to resume, as after any failure then.
+        if (this.#taskId === undefined) throw new RpcError("UNAVAILABLE", "the stream ended before its first event");
       } catch (err) {
         if (subscribed && seen.events === 0 && isRpcError(err, "UNSUPPORTED_OPERATION") && this.#options.signal?.aborted !== true) {
           lastError = err;
