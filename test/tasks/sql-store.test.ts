@@ -16,6 +16,7 @@ import { importPeer } from "../../runtime/a2a/tasks/sql/driver.js";
 import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskState, TaskStatusSchema, type Task } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
+import { createOpeningStore } from "../../runtime/a2a/tasks/opening-store.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
 import { BINDINGS, asTask, callContext, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type Deferred, type TestAgent } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
@@ -767,6 +768,82 @@ test("a message refused while B held a claim that B then gave back (it closed) i
     expect([TaskState[done.status!.state], done.history.map(said)]).toEqual(["COMPLETED", ["start", "more?", "via A"]]);
   } finally {
     closing.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a store a handler opens from a URL (D73) passes the claim on: a message through B waits for A's working run, which is let go only once B's message is stored (D79)", async () => {
+  const gate = deferred();
+  const letGo = deferred<string>();
+  const ended = deferred();
+  const started: string[] = [];
+  const asking = askingAgent(gate, letGo, ended, started);
+  const storeB = await instance();
+  const onStoreB = watched(storeB);
+  // What the handler wraps a store it opens from a URL in.
+  const a = createA2AServiceTaskHandler(asking, { store: createOpeningStore(instance()) });
+  const b = createA2AServiceTaskHandler(asking, { store: createOpeningStore(Promise.resolve(storeB)) });
+  const call = callContext(unique("tenant"));
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
+    await onStoreB.refused(1);
+    expect([started, onStoreB.writes]).toEqual([["start"], []]);
+    gate.resolve();
+    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+    const done = await within("B's answer", onB);
+    if (done.payload.case !== "task") throw new Error("expected a task");
+    expect([TaskState[done.payload.value.status!.state], done.payload.value.history.map(said)]).toEqual(["COMPLETED", ["start", "more?", "more"]]);
+    expect(started).toEqual(["start", "more"]);
+  } finally {
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a claim the store fails to answer is asked again, not skipped: the message waits for A's run as a refused one does, the failure reported once (D79)", async () => {
+  const gate = deferred();
+  const letGo = deferred<string>();
+  const ended = deferred();
+  const started: string[] = [];
+  const asking = askingAgent(gate, letGo, ended, started);
+  const storeB = await instance({ leaseMs: 300 });
+  const failedOnce = deferred();
+  const claim = storeB.claim.bind(storeB);
+  let calls = 0;
+  storeB.claim = async (record) => {
+    if (++calls === 1) {
+      failedOnce.resolve();
+      throw new Error("connection reset, for the test");
+    }
+    return claim(record);
+  };
+  const onStoreB = watched(storeB);
+  const reported: unknown[] = [];
+  const a = createA2AServiceTaskHandler(asking, { store: await instance() });
+  const b = createA2AServiceTaskHandler(asking, { store: storeB, onError: (err) => void reported.push(err) });
+  const call = callContext(unique("tenant"));
+  try {
+    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
+    await within("B's failed claim", failedOnce.promise);
+    // Asked again (every 100 ms with this lease) and refused while A's run works.
+    await onStoreB.refused(1);
+    expect([started, onStoreB.writes]).toEqual([["start"], []]);
+    gate.resolve();
+    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+    const done = await within("B's answer", onB);
+    if (done.payload.case !== "task") throw new Error("expected a task");
+    expect(TaskState[done.payload.value.status!.state]).toBe("COMPLETED");
+    expect(reported.map(String)).toEqual(["Error: connection reset, for the test"]);
+  } finally {
+    gate.resolve();
     await a.close();
     await b.close();
   }

@@ -50,6 +50,12 @@ export function createOpeningStore(opening: Promise<TaskStore>): OpeningStore {
     // Called only for a task read from the store (StoredTask.version), so the store is open by then.
     follow: (taskId: string, version: number, onChange: (change: ForeignChange) => void, catchUp: boolean) =>
       store?.follow?.(taskId, version, onChange, catchUp) ?? (() => undefined),
+    // D79: a store that keeps no leases is claimed from no one.
+    claim: (record: StoredTask) => use((s) => s.claim?.(record) ?? true),
+    unclaim: (record: StoredTask) => use((s) => s.unclaim?.(record)),
+    get claimRetryMs() {
+      return store?.claimRetryMs;
+    },
     close: () => opened.then((s) => s.close?.(), () => undefined),
   };
 }

@@ -188,6 +188,8 @@ export class Execution {
   readonly released = new Latch<void>();
   /** This run put the task in a terminal or interrupted state: returning does not complete it. */
   stopped = false;
+  /** A claim for this message failed (reported once; it is asked again, D79). */
+  claimFailed = false;
   /** The call's historyLength (spec 3.2.4): how much history its stream's first Task carries; unset is all. */
   historyLength: number | undefined;
   /** The store refused to create the task: it never came to be, and is not tried again. */
@@ -647,10 +649,9 @@ export class TaskRuntime {
 
   /**
    * Whether `exec`'s message may run now (D79): "claimed", the store took the task for it; "free",
-   * the task ended, or the store could not answer (the run's first write meets the same failure
-   * and fails the run, D23); "waiting", another instance's run holds it: the message asks again
-   * after the next change that interrupts or ends the task (one that came while the store was
-   * asked counts too), or after the store's retry time, whichever comes first.
+   * the task ended; "waiting", another instance's run holds it (or the store could not answer):
+   * the message asks again after the next change that interrupts or ends the task (one that came
+   * while the store was asked counts too), or after the store's retry time, whichever comes first.
    */
   async #turn(live: LiveTask, exec: Execution): Promise<"claimed" | "free" | "waiting"> {
     for (;;) {
@@ -668,14 +669,20 @@ export class TaskRuntime {
     return "waiting";
   }
 
-  /** One claim, never rejecting; one taken while close() came, or for a task that ended meanwhile, is given back before it settles. */
+  /**
+   * One claim, never rejecting; one taken while close() came, or for a task that ended meanwhile,
+   * is given back before it settles. A store that fails to answer is asked again later (reported
+   * once per message): going on unclaimed could run the message beside another instance's run.
+   */
   async #claim(live: LiveTask, exec: Execution): Promise<"claimed" | "free" | "waiting"> {
     if (this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) return "free";
     let claimed: boolean;
     try {
       claimed = await this.#s.store.claim!(live.record);
-    } catch {
-      return "free";
+    } catch (err) {
+      if (!exec.claimFailed) this.#s.onError(err, { taskId: exec.taskId });
+      exec.claimFailed = true;
+      return "waiting";
     }
     if (!claimed) return "waiting";
     if (!exec.over && !this.#s.states.isTerminal(live.record.task.status?.state ?? 0)) return "claimed";

@@ -96,9 +96,11 @@ export const claimTask = `
 WITH c AS (
   UPDATE a2a_tasks SET lease_owner = $2::text, lease_until = $3::bigint
   WHERE id = $1::text AND finished_ms IS NULL AND (lease_until IS NULL OR lease_owner = $2::text)
-  RETURNING id
+  RETURNING version
 )
-SELECT (SELECT count(*) FROM c)::int AS taken, t.finished_ms IS NULL AS open, t.version::float8 AS version
+SELECT (SELECT count(*) FROM c)::int AS taken, t.finished_ms IS NULL AS open,
+  -- Taken: the version the claim saw (a write it waited for is in it), not the statement's snapshot's.
+  coalesce((SELECT version FROM c), t.version)::float8 AS version
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
 /** Gives instance $2's claim of task $1 back: no lease, unless its state $3 (SUBMITTED, WORKING) has one of its own. */
