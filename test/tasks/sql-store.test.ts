@@ -345,6 +345,31 @@ test("CancelTask through B stops the executor running on A, and A's streams end 
   }
 });
 
+/** Starts a task on `handler` with `text` (returnImmediately): its id. */
+async function startTask(handler: ReturnType<typeof createA2AServiceTaskHandler>, text: string, call: ReturnType<typeof callContext>): Promise<string> {
+  return taskOf(await handler.sendMessage(create(SendMessageRequestSchema, { message: message(text), configuration: { returnImmediately: true } }), call)).id;
+}
+
+/** The task a SendMessage answered with. */
+function taskOf(answer: { payload: { case: string | undefined; value?: unknown } }): Task {
+  if (answer.payload.case !== "task") throw new Error(`expected a task, got ${answer.payload.case}`);
+  return answer.payload.value as Task;
+}
+
+/** `store`'s claims are answered only once `closing` resolves; `claimed` resolves when the first was taken. */
+function holdingClaims(store: SqlTaskStore) {
+  const claimed = deferred();
+  const closing = deferred();
+  const claim = store.claim.bind(store);
+  store.claim = async (record) => {
+    const taken = await claim(record);
+    claimed.resolve();
+    await closing.promise;
+    return taken;
+  };
+  return { claimed: claimed.promise, closing };
+}
+
 /** `store` with what the runtime writes through it and what its claims answered (D79): wrapped before a handler takes it. */
 function watched(store: SqlTaskStore) {
   const writes: string[] = [];
@@ -363,9 +388,17 @@ function watched(store: SqlTaskStore) {
   return { writes, claims, refused: (n: number) => until(`${n} claims refused`, () => claims.filter((c) => !c).length >= n) };
 }
 
-/** "start": WORKING, then waits for `gate`, asks for input and waits for the answer on the spot; anything else: `answer(text)` as an artifact. */
-function askingAgent(gate: Deferred, letGo: Deferred<string>, ended: Deferred, started: string[]): A2AServiceExecutor {
-  return async function* ({ message: m, signal }) {
+/**
+ * An agent (`asking`) whose "start" goes WORKING, waits for `gate`, asks for input and waits for the
+ * answer on the spot until its signal aborts (`letGo`, with the reason), its end in `ended`; anything
+ * else is answered with an artifact. `started`: the texts its runs started with.
+ */
+function askingRun() {
+  const gate = deferred();
+  const letGo = deferred<string>();
+  const ended = deferred();
+  const started: string[] = [];
+  const asking: A2AServiceExecutor = async function* ({ message: m, signal }) {
     started.push(said(m));
     if (said(m) !== "start") {
       yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: `answer to ${said(m)}` } }] } };
@@ -384,23 +417,22 @@ function askingAgent(gate: Deferred, letGo: Deferred<string>, ended: Deferred, s
       ended.resolve();
     }
   };
+  return { gate, letGo, ended, started, asking };
 }
 
-test("a message through B to a task A runs waits for A's run to interrupt the task (D79); A's run is then let go, and B runs the message", async () => {
-  const gate = deferred();
-  const letGo = deferred<string>();
-  const ended = deferred();
-  const started: string[] = [];
-  const asking = askingAgent(gate, letGo, ended, started);
+test.each([
+  ["given to the handlers", (store: SqlTaskStore): TaskStore => store],
+  // What a handler wraps a store it opens from a URL in (D73): it passes the claim on.
+  ["opened from a URL", (store: SqlTaskStore): TaskStore => createOpeningStore(Promise.resolve(store))],
+])("stores %s: a message through B to a task A runs waits for A's run to interrupt the task (D79); A's run is then let go, and B runs the message", async (_, wrap) => {
+  const { gate, letGo, ended, started, asking } = askingRun();
   const storeB = await instance();
   const onStoreB = watched(storeB);
-  const a = createA2AServiceTaskHandler(asking, { store: await instance() });
-  const b = createA2AServiceTaskHandler(asking, { store: storeB });
+  const a = createA2AServiceTaskHandler(asking, { store: wrap(await instance()) });
+  const b = createA2AServiceTaskHandler(asking, { store: wrap(storeB) });
   const call = callContext(unique("tenant"));
   try {
-    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
-    if (answer.payload.case !== "task") throw new Error("expected a task");
-    const id = answer.payload.value.id;
+    const id = await startTask(a, "start", call);
     const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
     await onStoreB.refused(1);
     // A's run holds the task: B has neither stored the message nor called its executor.
@@ -408,9 +440,7 @@ test("a message through B to a task A runs waits for A's run to interrupt the ta
 
     gate.resolve();
     expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
-    const done = await within("B's answer", onB);
-    if (done.payload.case !== "task") throw new Error("expected a task");
-    const task = done.payload.value;
+    const task = taskOf(await within("B's answer", onB));
     // B's message after the status that asked for it, in B's answer as in the log.
     expect([TaskState[task.status!.state], task.artifacts.map(said), task.history.map(said)]).toEqual(["COMPLETED", ["answer to more"], ["start", "more?", "more"]]);
     expect(started).toEqual(["start", "more"]);
@@ -428,11 +458,7 @@ test("a message through B to a task A runs waits for A's run to interrupt the ta
 });
 
 test("B's message reaches A while A's run is still writing the status that asked for it: A's run is let go once that is written (D79)", async () => {
-  const gate = deferred();
-  const letGo = deferred<string>();
-  const ended = deferred();
-  const started: string[] = [];
-  const asking = askingAgent(gate, letGo, ended, started);
+  const { gate, letGo, asking } = askingRun();
   const storeA = await instance();
   // A's INPUT_REQUIRED is answered only once B's message reached A (an outbox hand-over, a busy pool).
   const seenOnA = deferred();
@@ -462,16 +488,13 @@ test("B's message reaches A while A's run is still writing the status that asked
   const b = createA2AServiceTaskHandler(answers, { store: await instance() });
   const call = callContext(unique("tenant"));
   try {
-    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
-    if (answer.payload.case !== "task") throw new Error("expected a task");
-    const id = answer.payload.value.id;
+    const id = await startTask(a, "start", call);
     gate.resolve();
     const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
     expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
     answering.resolve();
-    const done = await within("B's answer", onB);
-    if (done.payload.case !== "task") throw new Error("expected a task");
-    expect(TaskState[done.payload.value.status!.state]).toBe("COMPLETED");
+    const done = taskOf(await within("B's answer", onB));
+    expect(TaskState[done.status!.state]).toBe("COMPLETED");
   } finally {
     gate.resolve();
     answering.resolve();
@@ -547,9 +570,7 @@ test("messages through B and C waiting for A's run are run one after the other o
   const tenant = unique("tenant");
   const call = callContext(tenant);
   try {
-    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
-    if (answer.payload.case !== "task") throw new Error("expected a task");
-    const id = answer.payload.value.id;
+    const id = await startTask(a, "start", call);
     const viaB = sendTask(b, "via B", tenant, id);
     const viaC = sendTask(c, "via C", tenant, id);
     await Promise.all([onStoreB.refused(1), onStoreC.refused(1)]);
@@ -577,15 +598,7 @@ test("messages through B and C waiting for A's run are run one after the other o
 
 test("a claim answered after the handler closed is given back: the task waiting for input holds no lease, so no reaper fails it (D79)", async () => {
   const store = await instance();
-  const claimed = deferred();
-  const closing = deferred();
-  const claim = store.claim.bind(store);
-  store.claim = async (record) => {
-    const taken = await claim(record);
-    claimed.resolve();
-    await closing.promise;
-    return taken;
-  };
+  const { claimed, closing } = holdingClaims(store);
   const handler = createA2AServiceTaskHandler(twoTurns, { store });
   const tenant = unique("tenant");
   const admin = new pg.Client({ connectionString: server.url });
@@ -593,7 +606,7 @@ test("a claim answered after the handler closed is given back: the task waiting 
   try {
     const id = (await sendTask(handler, "start", tenant)).id;
     const answer = sendTask(handler, "go", tenant, id);
-    await within("the claim to be taken", claimed.promise);
+    await within("the claim to be taken", claimed);
     const closed = handler.close();
     closing.resolve();
     await within("the handler to close", closed);
@@ -655,9 +668,7 @@ test("what an interrupted run on A still writes after B claimed the task leaves 
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
-    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
-    if (answer.payload.case !== "task") throw new Error("expected a task");
-    const id = answer.payload.value.id;
+    const id = await startTask(a, "start", call);
     const viaB = sendTask(b, "via B", tenant, id);
     await until("B's run to start", () => started.includes("via B"));
     const held = await leaseRow(admin, id);
@@ -714,9 +725,7 @@ test("a run on A that moved on (WORKING) after asking for input, before it heard
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
-    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
-    if (answer.payload.case !== "task") throw new Error("expected a task");
-    const id = answer.payload.value.id;
+    const id = await startTask(a, "start", call);
     const viaB = sendTask(b, "via B", tenant, id);
     await until("B's run to start", () => started.includes("via B"));
     const held = await leaseRow(admin, id);
@@ -740,15 +749,7 @@ test("a run on A that moved on (WORKING) after asking for input, before it heard
 
 test("a message refused while B held a claim that B then gave back (it closed) is not left waiting: it asks again, and runs (D79)", async () => {
   const storeB = await instance();
-  const claimedOnB = deferred();
-  const closing = deferred();
-  const claimB = storeB.claim.bind(storeB);
-  storeB.claim = async (record) => {
-    const taken = await claimB(record);
-    claimedOnB.resolve();
-    await closing.promise;
-    return taken;
-  };
+  const { claimed: claimedOnB, closing } = holdingClaims(storeB);
   // A short lease: A asks again every 100 ms.
   const storeA = await instance({ leaseMs: 300 });
   const onStoreA = watched(storeA);
@@ -758,7 +759,7 @@ test("a message refused while B held a claim that B then gave back (it closed) i
   try {
     const id = (await sendTask(a, "start", tenant)).id;
     void sendTask(b, "via B", tenant, id).catch(() => undefined);
-    await within("B's claim", claimedOnB.promise);
+    await within("B's claim", claimedOnB);
     const viaA = sendTask(a, "via A", tenant, id);
     await onStoreA.refused(1);
     const closed = b.close();
@@ -773,44 +774,8 @@ test("a message refused while B held a claim that B then gave back (it closed) i
   }
 });
 
-test("a store a handler opens from a URL (D73) passes the claim on: a message through B waits for A's working run, which is let go only once B's message is stored (D79)", async () => {
-  const gate = deferred();
-  const letGo = deferred<string>();
-  const ended = deferred();
-  const started: string[] = [];
-  const asking = askingAgent(gate, letGo, ended, started);
-  const storeB = await instance();
-  const onStoreB = watched(storeB);
-  // What the handler wraps a store it opens from a URL in.
-  const a = createA2AServiceTaskHandler(asking, { store: createOpeningStore(instance()) });
-  const b = createA2AServiceTaskHandler(asking, { store: createOpeningStore(Promise.resolve(storeB)) });
-  const call = callContext(unique("tenant"));
-  try {
-    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
-    if (answer.payload.case !== "task") throw new Error("expected a task");
-    const id = answer.payload.value.id;
-    const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
-    await onStoreB.refused(1);
-    expect([started, onStoreB.writes]).toEqual([["start"], []]);
-    gate.resolve();
-    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
-    const done = await within("B's answer", onB);
-    if (done.payload.case !== "task") throw new Error("expected a task");
-    expect([TaskState[done.payload.value.status!.state], done.payload.value.history.map(said)]).toEqual(["COMPLETED", ["start", "more?", "more"]]);
-    expect(started).toEqual(["start", "more"]);
-  } finally {
-    gate.resolve();
-    await a.close();
-    await b.close();
-  }
-});
-
 test("a claim the store fails to answer is asked again, not skipped: the message waits for A's run as a refused one does, the failure reported once (D79)", async () => {
-  const gate = deferred();
-  const letGo = deferred<string>();
-  const ended = deferred();
-  const started: string[] = [];
-  const asking = askingAgent(gate, letGo, ended, started);
+  const { gate, letGo, started, asking } = askingRun();
   const storeB = await instance({ leaseMs: 300 });
   const failedOnce = deferred();
   const claim = storeB.claim.bind(storeB);
@@ -828,9 +793,7 @@ test("a claim the store fails to answer is asked again, not skipped: the message
   const b = createA2AServiceTaskHandler(asking, { store: storeB, onError: (err) => void reported.push(err) });
   const call = callContext(unique("tenant"));
   try {
-    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("start"), configuration: { returnImmediately: true } }), call);
-    if (answer.payload.case !== "task") throw new Error("expected a task");
-    const id = answer.payload.value.id;
+    const id = await startTask(a, "start", call);
     const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
     await within("B's failed claim", failedOnce.promise);
     // Asked again (every 100 ms with this lease) and refused while A's run works.
@@ -838,9 +801,8 @@ test("a claim the store fails to answer is asked again, not skipped: the message
     expect([started, onStoreB.writes]).toEqual([["start"], []]);
     gate.resolve();
     expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
-    const done = await within("B's answer", onB);
-    if (done.payload.case !== "task") throw new Error("expected a task");
-    expect(TaskState[done.payload.value.status!.state]).toBe("COMPLETED");
+    const done = taskOf(await within("B's answer", onB));
+    expect(TaskState[done.status!.state]).toBe("COMPLETED");
     expect(reported.map(String)).toEqual(["Error: connection reset, for the test"]);
   } finally {
     gate.resolve();
@@ -863,16 +825,13 @@ test("a message through B to a task whose instance died waits for its lease to l
   const b = createA2AServiceTaskHandler(stuck, { store: storeB });
   const call = callContext(unique("tenant"));
   try {
-    const answer = await a.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
-    if (answer.payload.case !== "task") throw new Error("expected a task");
-    const id = answer.payload.value.id;
+    const id = await startTask(a, "work", call);
     const onB = b.sendMessage(create(SendMessageRequestSchema, { message: message("more", id) }), call);
     await onStoreB.refused(1);
     // A dies: it renews nothing and writes nothing more.
     await within("A to stop", storeA.close());
-    const done = await within("B's answer", onB);
-    if (done.payload.case !== "task") throw new Error("expected a task");
-    expect([TaskState[done.payload.value.status!.state], done.payload.value.history.map(said)]).toEqual([
+    const done = taskOf(await within("B's answer", onB));
+    expect([TaskState[done.status!.state], done.history.map(said)]).toEqual([
       "FAILED",
       ["work", "the agent instance running this task stopped before the task ended"],
     ]);
