@@ -55,8 +55,8 @@ class LiveTask {
   chain: Latch<void> = Latch.done;
   queued = 0;
   running: Execution | undefined;
-  /** The message waiting for a run of another instance sharing the store (D79): resolved when a change interrupts or ends the task. */
-  elsewhere: Latch<void> | undefined;
+  /** What resumes the message waiting for a run of another instance sharing the store (D79), once a change interrupts or ends the task. */
+  waiting: Set<() => void> | undefined;
   /** How many changes interrupted or ended the task here: a claim refused meanwhile is asked again at once. */
   turns = 0;
   configs: readonly PushConfigLike[] = [];
@@ -664,8 +664,15 @@ export class TaskRuntime {
       if (turn !== "waiting" || exec.over) return turn;
       if (live.turns === turns) break;
     }
-    const retry = new Promise<void>((resolve) => setTimeout(resolve, this.#s.store.claimRetryMs ?? defaultClaimRetryMs).unref());
-    void Promise.race([(live.elsewhere ??= new Latch<void>()).promise, retry]).then(() => this.#continue(live, exec));
+    // Whichever comes first, once: the change (#statusSet) or the retry time.
+    const resume = () => {
+      clearTimeout(timer);
+      live.waiting?.delete(resume);
+      void this.#continue(live, exec);
+    };
+    const timer = setTimeout(resume, this.#s.store.claimRetryMs ?? defaultClaimRetryMs);
+    (timer as { unref?: () => void }).unref?.();
+    (live.waiting ??= new Set()).add(resume);
     return "waiting";
   }
 
@@ -1063,9 +1070,9 @@ export class TaskRuntime {
     if (terminal || interrupted) {
       // The message waiting for another instance's run has its turn (D79).
       live.turns++;
-      const elsewhere = live.elsewhere;
-      live.elsewhere = undefined;
-      elsewhere?.resolve();
+      const waiting = live.waiting;
+      live.waiting = undefined;
+      waiting?.forEach((resume) => resume());
       // Another instance's interruption is its own run's (D71): this instance's run goes on.
       const own = push || terminal ? exec : undefined;
       if (own !== undefined) own.stopped = true;

@@ -75,17 +75,18 @@ export class LogFollowers<R extends LogRow> {
 
   /**
    * Resolves once every event of `taskId` up to `seq` was handed over (a followed task), reading
-   * the log for them now; a read that fails (reported) ends the wait early.
+   * the log for them now: true, or false when a read failed (reported) before they all were.
    */
-  async through(taskId: string, seq: number): Promise<void> {
+  async through(taskId: string, seq: number): Promise<boolean> {
     const follower = this.#followers.get(taskId);
-    if (follower === undefined) return;
+    if (follower === undefined) return true;
     while (follower.lastSeq < seq && !follower.closed && !this.#closed) {
       const before = follower.lastSeq;
       if (follower.reading) await follower.current;
       await this.#read(taskId, follower);
-      if (follower.lastSeq === before) return;
+      if (follower.lastSeq === before) return false;
     }
+    return true;
   }
 
   async close(): Promise<void> {

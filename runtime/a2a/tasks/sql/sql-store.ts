@@ -397,7 +397,8 @@ class Store implements SqlTaskStore {
     if (row.taken > 0) this.#abandoned.delete(id);
     // What other instances wrote before the claim reaches the task's follower first: the run's
     // message then comes after the status that asked for it, here as in the log.
-    await this.#followers.through(id, row.version);
+    // Not caught up (a read failed): the runtime asks again, and this instance's lease is taken again then.
+    if (!(await this.#followers.through(id, row.version))) throw new Error(`task ${id}: its changes up to the claim could not be read`);
     return true;
   }
 
