@@ -380,10 +380,6 @@ export class TaskRuntime {
     else (live.afterWrites ??= []).push(go);
   }
 
-  /**
-   * Ends `exec`'s hold on the task it left interrupted: its signal aborts,
-   * what it still yields is dropped, and the message waiting on it starts.
-   */
   /** `exec` lost the task to another instance's run (D79): let go once its writes under way are out. */
   #loseTurn(live: LiveTask, exec: Execution): void {
     const go = () => {
@@ -393,6 +389,10 @@ export class TaskRuntime {
     else (live.afterWrites ??= []).push(go);
   }
 
+  /**
+   * Ends `exec`'s hold on the task it left interrupted: its signal aborts,
+   * what it still yields is dropped, and the message waiting on it starts.
+   */
   #supersede(live: LiveTask, exec: Execution): void {
     // Let go here: an executor that never returns is not kept for it.
     this.#letGo(exec, new Error("a new message continued the task"));
@@ -699,11 +699,12 @@ export class TaskRuntime {
 
   /** A claim whose message will not run, given back; close() waits for it. */
   #giveBack(record: StoredTask, exec: Execution): void {
-    const giving = this.#unclaim(record, exec).then(() => "free" as const);
+    const giving = this.#unclaim(record, exec);
     this.#claiming.add(giving);
     void giving.then(() => this.#claiming.delete(giving));
   }
 
+  /** Never rejects: a give-back the store refuses is reported. */
   async #unclaim(record: StoredTask, exec: Execution): Promise<void> {
     try {
       await this.#s.store.unclaim?.(record);
