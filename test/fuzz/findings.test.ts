@@ -130,6 +130,36 @@ describe("protobuf bytes that are not a message of the method's type (found by t
   });
 });
 
+describe("a google.protobuf.Value that ProtoJSON cannot write, sent on gRPC (found by the campaign: the task's push notification failed, and JSON reads of it would answer Internal)", () => {
+  /** SendMessageRequest bytes whose message has one part whose data is `value` (google.protobuf.Value bytes). */
+  const withData = (value: Buffer) => {
+    const part = Buffer.concat([Buffer.from([0x22]), varint(value.length), value]); // Part.data
+    const msg = Buffer.concat([Buffer.from([0x0a, 0x01, 0x6d, 0x20, 0x01, 0x2a]), varint(part.length), part]); // message_id, role, parts
+    return Buffer.concat([Buffer.from([0x12]), varint(msg.length), msg]); // SendMessageRequest.message
+  };
+  const nan = Buffer.from([0x11, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f]); // number_value NaN
+  test.each([
+    ["a Value with no kind", Buffer.alloc(0), /message\.parts\[0\]\.data: a google\.protobuf\.Value must have a value/],
+    // struct_value { fields { "k": Value {} } }
+    ["one inside a struct", Buffer.from([0x2a, 0x07, 0x0a, 0x05, 0x0a, 0x01, 0x6b, 0x12, 0x00]), /data\.k: a google\.protobuf\.Value must have a value/],
+    // list_value { values: [ "x", NaN ] }
+    ["a NaN inside a list", Buffer.concat([Buffer.from([0x32, 0x10, 0x0a, 0x03, 0x1a, 0x01, 0x78, 0x0a, 0x09]), nan]), /data\[1\]: a google\.protobuf\.Value number cannot be NaN or infinite/],
+  ])("%s: INVALID_ARGUMENT, before the handler", async (_, value, reason) => {
+    const answer = await rawGrpc("/lf.a2a.v1.A2AService/SendMessage", withData(value));
+    expect(answer.status).toBe(3);
+    expect(answer.message).toMatch(/^invalid params: the request holds what its JSON form cannot: lf\.a2a\.v1\.SendMessageRequest\.message/);
+    expect(answer.message).toMatch(reason);
+    expect(onError).not.toHaveBeenCalled();
+  });
+
+  test("a Value ProtoJSON can write passes", async () => {
+    // string_value "x"
+    const answer = await rawGrpc("/lf.a2a.v1.A2AService/SendMessage", withData(Buffer.from([0x1a, 0x01, 0x78])));
+    expect(answer.status).toBe(0);
+    expect(onError).not.toHaveBeenCalled();
+  });
+});
+
 function varint(n: number): Buffer {
   const out: number[] = [];
   while (n > 0x7f) {

@@ -9,6 +9,7 @@
 import { toBinary, type Message } from "@bufbuild/protobuf";
 import { Metadata, status, type MethodDefinition, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
 import { signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
+import { jsonProblemOf } from "../codec/json-representable.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
 import { grpcStatusOf, rpcCode } from "../error-encoding.js";
 import { RpcError } from "../errors.js";
@@ -62,13 +63,18 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
  * decode (D90).
  */
 class UndecodableRequest {
-  constructor(readonly reason: string) {}
+  constructor(
+    readonly reason: string,
+    /** It decoded, but holds what ProtoJSON cannot write. */
+    readonly notJson = false,
+  ) {}
 }
 
 /** The request grpc-js decoded, or InvalidParams for bytes that were not one (UndecodableRequest). */
 function decoded(dispatch: Dispatcher, spec: MethodSpec, request: unknown): Message {
   if (request instanceof UndecodableRequest) {
-    throw new RpcError(dispatch.errors.InvalidParams, `invalid params: the request is not a ${spec.input.typeName} in protobuf binary: ${request.reason}`);
+    const what = request.notJson ? "holds what its JSON form cannot" : `is not a ${spec.input.typeName} in protobuf binary`;
+    throw new RpcError(dispatch.errors.InvalidParams, `invalid params: the request ${what}: ${request.reason}`);
   }
   return request as Message;
 }
@@ -93,11 +99,15 @@ function withCodecFailures(definition: ServiceDefinition, methods: Readonly<Reco
         : {
             ...method,
             requestDeserialize: (bytes: Buffer) => {
+              let request: unknown;
               try {
-                return deserialize(bytes);
+                request = deserialize(bytes);
               } catch (err) {
                 return new UndecodableRequest(err instanceof Error ? err.message : String(err));
               }
+              // What the JSON bindings could not answer with later (a task holding it, D90).
+              const problem = jsonProblemOf(spec.input, request as object);
+              return problem === undefined ? request : new UndecodableRequest(problem, true);
             },
             responseSerialize: (value: unknown) => {
               try {
