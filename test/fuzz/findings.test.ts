@@ -138,14 +138,23 @@ describe("a google.protobuf.Value that ProtoJSON cannot write, sent on gRPC (fou
     return Buffer.concat([Buffer.from([0x12]), varint(msg.length), msg]); // SendMessageRequest.message
   };
   const nan = Buffer.from([0x11, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f]); // number_value NaN
+  // A text part "x", and the message's metadata (a google.protobuf.Struct) { "k": NaN }.
+  const nanInMetadata = (() => {
+    const entry = Buffer.concat([Buffer.from([0x0a, 0x01, 0x6b, 0x12, nan.length]), nan]); // fields { key "k", value }
+    const struct = Buffer.concat([Buffer.from([0x0a, entry.length]), entry]);
+    const msg = Buffer.concat([Buffer.from([0x0a, 0x01, 0x6d, 0x20, 0x01, 0x2a, 0x03, 0x0a, 0x01, 0x78, 0x32, struct.length]), struct]);
+    return Buffer.concat([Buffer.from([0x12, msg.length]), msg]);
+  })();
   test.each([
-    ["a Value with no kind", Buffer.alloc(0), /message\.parts\[0\]\.data: a google\.protobuf\.Value must have a value/],
+    ["a Value with no kind", withData(Buffer.alloc(0)), /message\.parts\[0\]\.data: a google\.protobuf\.Value must have a value/],
     // struct_value { fields { "k": Value {} } }
-    ["one inside a struct", Buffer.from([0x2a, 0x07, 0x0a, 0x05, 0x0a, 0x01, 0x6b, 0x12, 0x00]), /data\.k: a google\.protobuf\.Value must have a value/],
+    ["one inside a struct", withData(Buffer.from([0x2a, 0x07, 0x0a, 0x05, 0x0a, 0x01, 0x6b, 0x12, 0x00])), /data\["k"\]: a google\.protobuf\.Value must have a value/],
+    ["a NaN", withData(nan), /parts\[0\]\.data: a number in a google\.protobuf\.Value cannot be NaN or infinite/],
     // list_value { values: [ "x", NaN ] }
-    ["a NaN inside a list", Buffer.concat([Buffer.from([0x32, 0x10, 0x0a, 0x03, 0x1a, 0x01, 0x78, 0x0a, 0x09]), nan]), /data\[1\]: a google\.protobuf\.Value number cannot be NaN or infinite/],
-  ])("%s: INVALID_ARGUMENT, before the handler", async (_, value, reason) => {
-    const answer = await rawGrpc("/lf.a2a.v1.A2AService/SendMessage", withData(value));
+    ["a NaN inside a list", withData(Buffer.concat([Buffer.from([0x32, 0x10, 0x0a, 0x03, 0x1a, 0x01, 0x78, 0x0a, 0x09]), nan])), /data\[1\]: a number in a google\.protobuf\.Value cannot be NaN or infinite/],
+    ["a NaN in a Struct field (the message's metadata)", nanInMetadata, /message\.metadata\["k"\]: a number in a google\.protobuf\.Value cannot be NaN or infinite/],
+  ])("%s: INVALID_ARGUMENT, before the handler", async (_, request, reason) => {
+    const answer = await rawGrpc("/lf.a2a.v1.A2AService/SendMessage", request);
     expect(answer.status).toBe(3);
     expect(answer.message).toMatch(/^invalid params: the request holds what its JSON form cannot: lf\.a2a\.v1\.SendMessageRequest\.message/);
     expect(answer.message).toMatch(reason);
