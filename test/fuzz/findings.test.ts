@@ -161,9 +161,12 @@ describe("a google.protobuf.Value that ProtoJSON cannot write, sent on gRPC (fou
     expect(onError).not.toHaveBeenCalled();
   });
 
-  test("a Value ProtoJSON can write passes", async () => {
-    // string_value "x"
-    const answer = await rawGrpc("/lf.a2a.v1.A2AService/SendMessage", withData(Buffer.from([0x1a, 0x01, 0x78])));
+  // Part.data is any JSON, null included (checklist part 4): only a Value with no kind at all has no JSON form.
+  test.each([
+    ["a string", Buffer.from([0x1a, 0x01, 0x78])], // string_value "x"
+    ["null", Buffer.from([0x08, 0x00])], // null_value NULL_VALUE
+  ])("a Value ProtoJSON can write passes: %s", async (_, value) => {
+    const answer = await rawGrpc("/lf.a2a.v1.A2AService/SendMessage", withData(value));
     expect(answer.status).toBe(0);
     expect(onError).not.toHaveBeenCalled();
   });

@@ -14,7 +14,7 @@ import { TaskState as S } from "@a2a-js/sdk";
 import { createPostgresTaskStore, type SqlTaskStore, type StoredTask, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { importPeer } from "../../runtime/a2a/tasks/sql/driver.js";
 import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskState, TaskStatusSchema, type Task } from "../../generated/a2a_pb.js";
-import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { createA2AServiceTaskHandler, type A2AServiceEvent, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
 import { createOpeningStore } from "../../runtime/a2a/tasks/opening-store.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
@@ -637,113 +637,101 @@ function hearingLate(store: SqlTaskStore, deliver: Deferred) {
     follow(taskId, version, (change) => (change.kind === "history" ? void deliver.promise.then(() => onChange(change)) : onChange(change)), catchUp);
 }
 
-test("what an interrupted run on A still writes after B claimed the task leaves B's lease alone: a message through C waits for B's run (D79)", async () => {
+/**
+ * A and B on one database, A hearing late of B's messages (hearingLate, until `deliver`): on A,
+ * "start" asks for input and, once `trail` resolves, yields `afterAsking` (A has not heard yet of
+ * B's message), then waits to be let go (`letGo`, the reason) and yields once more. "via B" is sent through B and its
+ * run started (the task claimed by B: `held`, its row then); any other message runs `answer`.
+ */
+async function whileAHearsLate(afterAsking: A2AServiceEvent, answer: (text: string) => AsyncGenerator<A2AServiceEvent>) {
   const trail = deferred();
   const letGo = deferred<string>();
-  const gates = new Map([["via B", deferred()], ["via C", deferred()]]);
+  const deliver = deferred();
   const started: string[] = [];
   const agent: A2AServiceExecutor = async function* ({ message: m, signal }) {
     started.push(said(m));
-    if (said(m) === "start") {
-      signal.addEventListener("abort", () => letGo.resolve(String((signal.reason as Error | undefined)?.message)));
-      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
-      await trail.promise;
-      yield { artifact: { artifactId: "trailing", parts: [{ content: { case: "text", value: "trailing" } }] } };
-      await letGo.promise;
-      return;
-    }
-    await gates.get(said(m))!.promise;
-    yield { state: TaskState.INPUT_REQUIRED, message: `after ${said(m)}` };
+    if (said(m) !== "start") return yield* answer(said(m));
+    signal.addEventListener("abort", () => letGo.resolve(String((signal.reason as Error | undefined)?.message)));
+    yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+    await trail.promise;
+    yield afterAsking;
+    await letGo.promise;
+    // Let go: what it yields now reaches no one.
+    yield { artifact: { artifactId: "late", parts: [{ content: { case: "text", value: "too late" } }] } };
   };
   const storeA = await instance();
-  const deliver = deferred();
   hearingLate(storeA, deliver);
-  const storeC = await instance();
-  const onStoreC = watched(storeC);
   const a = createA2AServiceTaskHandler(agent, { store: storeA });
   const b = createA2AServiceTaskHandler(agent, { store: await instance() });
-  const c = createA2AServiceTaskHandler(agent, { store: storeC });
   const tenant = unique("tenant");
-  const call = callContext(tenant);
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
+  const id = await startTask(a, "start", callContext(tenant));
+  const viaB = sendTask(b, "via B", tenant, id);
+  await until("B's run to start", () => started.includes("via B"));
+  const held = await leaseRow(admin, id);
+  return {
+    agent, started, trail, letGo, deliver, tenant, admin, id, viaB, held,
+    async close() {
+      trail.resolve();
+      deliver.resolve();
+      await admin.end();
+      await a.close();
+      await b.close();
+    },
+  };
+}
+
+test("what an interrupted run on A still writes after B claimed the task leaves B's lease alone: a message through C waits for B's run (D79)", async () => {
+  const gates = new Map([["via B", deferred()], ["via C", deferred()]]);
+  const run = await whileAHearsLate({ artifact: { artifactId: "trailing", parts: [{ content: { case: "text", value: "trailing" } }] } }, async function* (text) {
+    await gates.get(text)!.promise;
+    yield { state: TaskState.INPUT_REQUIRED, message: `after ${text}` };
+  });
+  const storeC = await instance();
+  const onStoreC = watched(storeC);
+  const c = createA2AServiceTaskHandler(run.agent, { store: storeC });
+  const { admin, id, held, started } = run;
   try {
-    const id = await startTask(a, "start", call);
-    const viaB = sendTask(b, "via B", tenant, id);
-    await until("B's run to start", () => started.includes("via B"));
-    const held = await leaseRow(admin, id);
     expect(held.lease_until).not.toBeNull();
     // A has not heard of B's message yet: its run writes once more.
-    trail.resolve();
+    run.trail.resolve();
     await until("A's artifact to be written", async () => (await leaseRow(admin, id)).version > held.version);
     expect(await leaseRow(admin, id)).toMatchObject({ lease_owner: held.lease_owner, lease_until: held.lease_until });
-    const viaC = sendTask(c, "via C", tenant, id);
+    const viaC = sendTask(c, "via C", run.tenant, id);
     await onStoreC.refused(1);
     expect(started).toEqual(["start", "via B"]);
-    deliver.resolve();
-    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+    run.deliver.resolve();
+    expect(await within("A's run to be let go", run.letGo.promise)).toBe("a new message continued the task");
     for (const gate of gates.values()) gate.resolve();
-    await within("both answers", Promise.all([viaB, viaC]));
+    await within("both answers", Promise.all([run.viaB, viaC]));
     expect(started).toEqual(["start", "via B", "via C"]);
   } finally {
-    trail.resolve();
-    deliver.resolve();
     for (const gate of gates.values()) gate.resolve();
-    await admin.end();
-    await a.close();
-    await b.close();
+    await run.close();
     await c.close();
   }
 });
 
 test("a run on A that moved on (WORKING) after asking for input, before it heard of B's message, takes no lease from B and is let go when it hears (D79)", async () => {
-  const trail = deferred();
-  const letGo = deferred<string>();
   const gate = deferred();
-  const started: string[] = [];
-  const agent: A2AServiceExecutor = async function* ({ message: m, signal }) {
-    started.push(said(m));
-    if (said(m) === "start") {
-      signal.addEventListener("abort", () => letGo.resolve(String((signal.reason as Error | undefined)?.message)));
-      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
-      await trail.promise;
-      yield { state: TaskState.WORKING };
-      await letGo.promise;
-      yield { artifact: { artifactId: "late", parts: [{ content: { case: "text", value: "too late" } }] } };
-      return;
-    }
+  const run = await whileAHearsLate({ state: TaskState.WORKING }, async function* (text) {
     await gate.promise;
-    yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: `answer to ${said(m)}` } }] } };
-  };
-  const storeA = await instance();
-  const deliver = deferred();
-  hearingLate(storeA, deliver);
-  const a = createA2AServiceTaskHandler(agent, { store: storeA });
-  const b = createA2AServiceTaskHandler(agent, { store: await instance() });
-  const tenant = unique("tenant");
-  const call = callContext(tenant);
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
+    yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: `answer to ${text}` } }] } };
+  });
+  const { admin, id, held } = run;
   try {
-    const id = await startTask(a, "start", call);
-    const viaB = sendTask(b, "via B", tenant, id);
-    await until("B's run to start", () => started.includes("via B"));
-    const held = await leaseRow(admin, id);
-    trail.resolve();
+    run.trail.resolve();
     await until("A's WORKING to be written", async () => (await leaseRow(admin, id)).state === TaskState.WORKING);
     expect(await leaseRow(admin, id)).toMatchObject({ lease_owner: held.lease_owner });
-    deliver.resolve();
-    expect(await within("A's run to be let go", letGo.promise)).toBe("a new message continued the task");
+    run.deliver.resolve();
+    expect(await within("A's run to be let go", run.letGo.promise)).toBe("a new message continued the task");
     gate.resolve();
-    const done = await within("B's answer", viaB);
+    const done = await within("B's answer", run.viaB);
     expect([TaskState[done.status!.state], done.artifacts.map(said)]).toEqual(["COMPLETED", ["answer to via B"]]);
   } finally {
-    trail.resolve();
-    deliver.resolve();
     gate.resolve();
-    await admin.end();
-    await a.close();
-    await b.close();
+    await run.close();
   }
 });
 

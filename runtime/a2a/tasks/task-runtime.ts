@@ -300,10 +300,12 @@ export class TaskRuntime {
   #closed = false;
   /** Executions started and not ended: close() reaches those no live task holds yet (before their first event, queued). */
   readonly #executions = new Set<Execution>();
-  /** Tasks whose create (or first configs) the store has not answered yet, or whose CANCELED it is writing (#stopClosed). */
-  readonly #creating = new Set<Promise<LiveTask>>();
-  /** Claims the store has not answered yet (D79): one answered after close() is given back before the store closes. */
-  readonly #claiming = new Set<Promise<unknown>>();
+  /**
+   * Store calls close() waits for, so the store is closed after them: creates (or first configs)
+   * not answered yet, with the CANCELED a create ended by close() writes (#stopClosed); claims
+   * (D79), one answered after close() being given back.
+   */
+  readonly #storeCalls = new Set<Promise<unknown>>();
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
@@ -501,7 +503,7 @@ export class TaskRuntime {
       live.unfollow?.();
     }
     this.#live.clear();
-    return Promise.allSettled([...this.#creating, ...this.#claiming]).then(() => undefined);
+    return Promise.allSettled([...this.#storeCalls]).then(() => undefined);
   }
 
   /**
@@ -656,11 +658,7 @@ export class TaskRuntime {
   async #turn(live: LiveTask, exec: Execution): Promise<"claimed" | "free" | "waiting"> {
     for (;;) {
       const turns = live.turns;
-      const claiming = this.#claim(live, exec);
-      this.#claiming.add(claiming);
-      const done = () => void this.#claiming.delete(claiming);
-      claiming.then(done, done);
-      const turn = await claiming;
+      const turn = await this.#closeWaitsFor(this.#claim(live, exec));
       if (turn !== "waiting" || exec.over) return turn;
       if (live.turns === turns) break;
     }
@@ -699,9 +697,15 @@ export class TaskRuntime {
 
   /** A claim whose message will not run, given back; close() waits for it. */
   #giveBack(record: StoredTask, exec: Execution): void {
-    const giving = this.#unclaim(record, exec);
-    this.#claiming.add(giving);
-    void giving.then(() => this.#claiming.delete(giving));
+    void this.#closeWaitsFor(this.#unclaim(record, exec));
+  }
+
+  /** `call`, which close() waits for until it settles. */
+  #closeWaitsFor<T>(call: Promise<T>): Promise<T> {
+    this.#storeCalls.add(call);
+    const done = () => void this.#storeCalls.delete(call);
+    call.then(done, done);
+    return call;
   }
 
   /** Never rejects: a give-back the store refuses is reported. */
@@ -907,11 +911,7 @@ export class TaskRuntime {
     }
     if (exec.configs.length > 0 || isPromiseLike(created)) {
       // close() waits for it: the CANCELED it writes when closed meanwhile must reach the store before the store closes.
-      const creating = this.#createWithConfigs(exec, record, created);
-      this.#creating.add(creating);
-      const done = () => void this.#creating.delete(creating);
-      creating.then(done, done);
-      return creating;
+      return this.#closeWaitsFor(this.#createWithConfigs(exec, record, created));
     }
     return this.#goLive(exec, record, []);
   }

@@ -53,25 +53,12 @@ function walk(plan: Plan, message: object): Problem | undefined {
     }
     if (value === undefined || value === null) continue;
     const type = field.message!;
-    let problem: Problem | undefined;
-    if (field.fieldKind === "list") {
-      const items = value as unknown[];
-      for (let i = 0; i < items.length; i++) {
-        if ((problem = itemProblem(type, items[i])) !== undefined) {
-          problem.path.push(`[${i}]`);
-          break;
-        }
-      }
-    } else if (field.fieldKind === "map") {
-      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        if ((problem = itemProblem(type, item)) !== undefined) {
-          problem.path.push(`[${JSON.stringify(key)}]`);
-          break;
-        }
-      }
-    } else {
-      problem = itemProblem(type, value);
-    }
+    const problem =
+      field.fieldKind === "list"
+        ? inItems(value as readonly unknown[], itemProblem, type)
+        : field.fieldKind === "map"
+          ? inEntries(value as Record<string, unknown>, itemProblem, type)
+          : itemProblem(value, type);
     if (problem !== undefined) {
       problem.path.push(`.${field.localName}`);
       return problem;
@@ -80,18 +67,43 @@ function walk(plan: Plan, message: object): Problem | undefined {
   return undefined;
 }
 
-function itemProblem(desc: DescMessage, item: unknown): Problem | undefined {
+/** `item`, a value of a field of message type `desc`. */
+function itemProblem(item: unknown, desc: DescMessage): Problem | undefined {
   switch (desc.typeName) {
     case valueType:
       return valueProblem(item as object);
     case listType:
-      return listProblem(item as object);
+      return inItems((item as { values?: object[] }).values ?? [], valueProblem);
     case structType:
       // A JSON object here (protobuf-es's form of a Struct field).
       return jsonProblem(item);
     default:
       return walk(planOf(desc), item as object);
   }
+}
+
+/** The first item with a problem, its index put on the path; `type` is handed to `check` (no closure per field). */
+function inItems<T>(items: readonly T[], check: (item: T, type: DescMessage) => Problem | undefined, type?: DescMessage): Problem | undefined {
+  for (let i = 0; i < items.length; i++) {
+    const problem = check(items[i]!, type!);
+    if (problem !== undefined) {
+      problem.path.push(`[${i}]`);
+      return problem;
+    }
+  }
+  return undefined;
+}
+
+/** The first entry with a problem, its key put on the path; `type` as for inItems. */
+function inEntries<T>(entries: Readonly<Record<string, T>>, check: (item: T, type: DescMessage) => Problem | undefined, type?: DescMessage): Problem | undefined {
+  for (const key in entries) {
+    const problem = check(entries[key]!, type!);
+    if (problem !== undefined) {
+      problem.path.push(`[${JSON.stringify(key)}]`);
+      return problem;
+    }
+  }
+  return undefined;
 }
 
 interface ValueLike {
@@ -105,91 +117,45 @@ function valueProblem(value: object): Problem | undefined {
       return { why: noKind, path: [] };
     case "numberValue":
       return Number.isFinite(kind.value) ? undefined : { why: notFinite, path: [] };
-    case "structValue": {
-      const fields = (kind.value as { fields?: Record<string, object> } | undefined)?.fields ?? {};
-      for (const [key, inner] of Object.entries(fields)) {
-        const problem = valueProblem(inner);
-        if (problem !== undefined) {
-          problem.path.push(`[${JSON.stringify(key)}]`);
-          return problem;
-        }
-      }
-      return undefined;
-    }
+    case "structValue":
+      return inEntries((kind.value as { fields?: Record<string, object> } | undefined)?.fields ?? {}, valueProblem);
     case "listValue":
-      return listProblem(kind.value as object);
+      return inItems((kind.value as { values?: object[] }).values ?? [], valueProblem);
     default:
       return undefined;
   }
-}
-
-function listProblem(list: object): Problem | undefined {
-  const values = (list as { values?: object[] }).values ?? [];
-  for (let i = 0; i < values.length; i++) {
-    const problem = valueProblem(values[i]!);
-    if (problem !== undefined) {
-      problem.path.push(`[${i}]`);
-      return problem;
-    }
-  }
-  return undefined;
 }
 
 /** A Struct field's JSON: only a number can be wrong in it (a Value with no kind became null on decode). */
 function jsonProblem(json: unknown): Problem | undefined {
   if (typeof json === "number") return Number.isFinite(json) ? undefined : { why: notFinite, path: [] };
   if (typeof json !== "object" || json === null) return undefined;
-  if (Array.isArray(json)) {
-    for (let i = 0; i < json.length; i++) {
-      const problem = jsonProblem(json[i]);
-      if (problem !== undefined) {
-        problem.path.push(`[${i}]`);
-        return problem;
-      }
-    }
-    return undefined;
-  }
-  for (const [key, inner] of Object.entries(json)) {
-    const problem = jsonProblem(inner);
-    if (problem !== undefined) {
-      problem.path.push(`[${JSON.stringify(key)}]`);
-      return problem;
-    }
-  }
-  return undefined;
+  return Array.isArray(json) ? inItems(json as unknown[], jsonProblem) : inEntries(json as Record<string, unknown>, jsonProblem);
 }
 
-/** The fields of `desc` through which a Value, ListValue or Struct can be reached, worked out once per type. */
+/** The fields of `desc` through which a Value, ListValue or Struct can be reached: worked out once, with those of every type reachable from it. */
 function planOf(desc: DescMessage): Plan {
-  let plan = plans.get(desc);
-  if (plan === undefined) {
-    const reaching = typesReachingJson(desc);
-    plan = desc.fields.filter((f) => f.message !== undefined && (isJsonType(f.message) || reaching.has(f.message)));
-    plans.set(desc, plan);
-  }
-  return plan;
-}
-
-/** The message types reachable from `root` (itself included) from which a Value, ListValue or Struct field can be reached. */
-function typesReachingJson(root: DescMessage): Set<DescMessage> {
+  const known = plans.get(desc);
+  if (known !== undefined) return known;
   const all = new Set<DescMessage>();
-  const visit = (desc: DescMessage) => {
-    if (all.has(desc) || isJsonType(desc)) return;
-    all.add(desc);
-    for (const f of desc.fields) if (f.message !== undefined) visit(f.message);
+  const visit = (d: DescMessage) => {
+    if (all.has(d) || isJsonType(d)) return;
+    all.add(d);
+    for (const f of d.fields) if (f.message !== undefined) visit(f.message);
   };
-  visit(root);
+  visit(desc);
   const reaching = new Set<DescMessage>();
+  const leads = (f: DescField) => f.message !== undefined && (isJsonType(f.message) || reaching.has(f.message));
   // To a fixed point: a type reaches one when one of its fields is one, or of a type that does.
   for (let changed = true; changed; ) {
     changed = false;
-    for (const desc of all) {
-      if (reaching.has(desc)) continue;
-      if (desc.fields.some((f) => f.message !== undefined && (isJsonType(f.message) || reaching.has(f.message)))) {
-        reaching.add(desc);
+    for (const d of all) {
+      if (!reaching.has(d) && d.fields.some(leads)) {
+        reaching.add(d);
         changed = true;
       }
     }
   }
-  return reaching;
+  for (const d of all) if (!plans.has(d)) plans.set(d, d.fields.filter(leads));
+  return plans.get(desc)!;
 }

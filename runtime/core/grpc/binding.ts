@@ -63,18 +63,14 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
  * decode (D90).
  */
 class UndecodableRequest {
-  constructor(
-    readonly reason: string,
-    /** It decoded, but holds what ProtoJSON cannot write. */
-    readonly notJson = false,
-  ) {}
+  /** `what`: what is wrong with the request, as the client is told. */
+  constructor(readonly what: string) {}
 }
 
 /** The request grpc-js decoded, or InvalidParams for bytes that were not one (UndecodableRequest). */
-function decoded(dispatch: Dispatcher, spec: MethodSpec, request: unknown): Message {
+function decoded(dispatch: Dispatcher, request: unknown): Message {
   if (request instanceof UndecodableRequest) {
-    const what = request.notJson ? "holds what its JSON form cannot" : `is not a ${spec.input.typeName} in protobuf binary`;
-    throw new RpcError(dispatch.errors.InvalidParams, `invalid params: the request ${what}: ${request.reason}`);
+    throw new RpcError(dispatch.errors.InvalidParams, `invalid params: the request ${request.what}`);
   }
   return request as Message;
 }
@@ -103,11 +99,11 @@ function withCodecFailures(definition: ServiceDefinition, methods: Readonly<Reco
               try {
                 request = deserialize(bytes);
               } catch (err) {
-                return new UndecodableRequest(err instanceof Error ? err.message : String(err));
+                return new UndecodableRequest(`is not a ${spec.input.typeName} in protobuf binary: ${err instanceof Error ? err.message : String(err)}`);
               }
               // What the JSON bindings could not answer with later (a task holding it, D90).
               const problem = jsonProblemOf(spec.input, request as object);
-              return problem === undefined ? request : new UndecodableRequest(problem, true);
+              return problem === undefined ? request : new UndecodableRequest(`holds what its JSON form cannot: ${problem}`);
             },
             responseSerialize: (value: unknown) => {
               try {
@@ -262,7 +258,7 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
   let result: unknown;
   try {
     scope = dispatch.open("GRPC", req, undefined);
-    const started = dispatch.start(spec, scope, () => dispatch.checked(spec, decoded(dispatch, spec, call.request)));
+    const started = dispatch.start(spec, scope, () => dispatch.checked(spec, decoded(dispatch, call.request)));
     if (span === undefined) {
       result = isPromiseLike(started) ? started.then((s) => dispatch.invoke(spec, s.request, s.context)) : dispatch.invoke(spec, started.request, started.context);
     } else {
@@ -334,7 +330,7 @@ class ServerStream implements Abortable {
     try {
       const scope = dispatch.open("GRPC", this.req, undefined);
       this.#scope = scope;
-      started = dispatch.start(spec, scope, () => dispatch.checked(spec, decoded(dispatch, spec, this.call.request)));
+      started = dispatch.start(spec, scope, () => dispatch.checked(spec, decoded(dispatch, this.call.request)));
     } catch (err) {
       this.#fail(err);
       return;

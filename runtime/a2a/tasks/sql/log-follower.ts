@@ -26,8 +26,7 @@ export interface LogRow {
 interface Follower<R extends LogRow> {
   lastSeq: number;
   readonly onEvent: (row: R) => void;
-  reading: boolean;
-  /** The reads under way, while `reading`. */
+  /** The reads under way (one at a time; a notice meanwhile makes one more, `again`). */
   current: Promise<void> | undefined;
   again: boolean;
   closed: boolean;
@@ -63,7 +62,7 @@ export class LogFollowers<R extends LogRow> {
    */
   follow(taskId: string, afterSeq: number, onEvent: (row: R) => void, catchUp: boolean): () => void {
     if (this.#closed) return () => undefined;
-    const follower: Follower<R> = { lastSeq: afterSeq, onEvent, reading: false, current: undefined, again: false, closed: false };
+    const follower: Follower<R> = { lastSeq: afterSeq, onEvent, current: undefined, again: false, closed: false };
     this.#followers.set(taskId, follower);
     const listening = this.#listen();
     if (catchUp) void listening.then(() => this.#read(taskId, follower));
@@ -82,7 +81,7 @@ export class LogFollowers<R extends LogRow> {
     if (follower === undefined) return true;
     while (follower.lastSeq < seq && !follower.closed && !this.#closed) {
       const before = follower.lastSeq;
-      if (follower.reading) await follower.current;
+      await follower.current;
       await this.#read(taskId, follower);
       if (follower.lastSeq === before) return false;
     }
@@ -143,11 +142,10 @@ export class LogFollowers<R extends LogRow> {
   }
 
   #read(taskId: string, follower: Follower<R>): Promise<void> {
-    if (follower.reading) {
+    if (follower.current !== undefined) {
       follower.again = true;
-      return follower.current!;
+      return follower.current;
     }
-    follower.reading = true;
     follower.current = this.#readAll(taskId, follower);
     return follower.current;
   }
@@ -167,7 +165,6 @@ export class LogFollowers<R extends LogRow> {
     } catch (err) {
       if (!follower.closed && !this.#closed) this.onError(err);
     } finally {
-      follower.reading = false;
       follower.current = undefined;
     }
   }
