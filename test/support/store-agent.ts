@@ -12,6 +12,7 @@
  *   chunks  WORKING, waits for go, two chunks of artifact "out" ("a", "b"), then waits (for a cancel)
  *   hang    WORKING, one artifact "x", then never ends (the process is killed)
  *   ask     INPUT_REQUIRED at once
+ *   hold    WORKING, waits for go, then INPUT_REQUIRED "more?" (the run holds the task until then: D79)
  *   echo    an artifact with the text, then COMPLETED
  */
 import { textOf } from "protoc-gen-a2a/runtime";
@@ -53,6 +54,11 @@ const executor: A2AServiceExecutor = async function* ({ message, taskId, signal 
       await new Promise(() => undefined);
       return;
     case "ask":
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      return;
+    case "hold":
+      yield { state: TaskState.WORKING };
+      await gate(key).promise;
       yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
       return;
     default:

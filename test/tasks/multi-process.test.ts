@@ -5,6 +5,9 @@
  * - two instances on one Postgres (test/support/postgres.ts): a streaming
  *   task started on A is followed, canceled (A's executor stops) and listed
  *   through B, on each binding (D71);
+ * - a message through B to a task whose run on A has not set a state yet
+ *   waits for that run, then runs after the question A asked, on each binding
+ *   (D79, across processes: each learns of the other through Postgres);
  * - an instance killed with SIGKILL mid-task: B moves the task to FAILED
  *   within the lease (D72), and every push notification of the task, none of
  *   which the killed one could deliver, reaches the loopback receiver (D74);
@@ -17,11 +20,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { jest } from "@jest/globals";
-import { TaskState as S } from "@a2a-js/sdk";
+import { Role, TaskState as S } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { projectRoot } from "../support/protos.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { BINDINGS, Receiver, asTask, clientAt, follow, grpcClientOf, label, listParams, send, until, within, type BindingName } from "../support/task-clients.js";
+import { BINDINGS, Receiver, asTask, clientAt, follow, grpcClientOf, label, listParams, send, textOfParts, until, within, type BindingName } from "../support/task-clients.js";
 
 jest.setTimeout(60_000);
 
@@ -137,6 +140,44 @@ describe("two agent processes on one Postgres", () => {
     expect(onB.events.map(label)).toEqual(["task:WORKING", "artifact:out:a", "artifact:out:b+", "status:CANCELED"]);
     const listed = await clientB.listTasks(listParams({ contextId }));
     expect(listed.tasks.map((t) => [t.id, t.status?.state])).toEqual([[id, S.TASK_STATE_CANCELED]]);
+  });
+
+  test.each(BINDINGS)("%s: a message through B waits for A's run to set a state, then B runs it after A's question (D79)", async (binding) => {
+    const key = `hold-${binding}`;
+    const contextId = `ctx-hold-${binding}-${Date.now()}`;
+    const [clientA, clientB] = await Promise.all([a.client(binding), b.client(binding)]);
+    const onA = follow(binding, clientA.sendMessageStream(send(`hold:${key}`, { contextId })));
+    await within("A's run to be WORKING", onA.atLeast(2));
+    const id = asTask(onA.events[0]!.payload!.value).id;
+    expect((await a.next<{ taskId: string }>("A's run", (m) => m.started === key)).taskId).toBe(id);
+
+    let answered = false;
+    const answer = clientB.sendMessage(send(`echo:${key}-2`, { taskId: id, contextId })).then((r) => {
+      answered = true;
+      return asTask(r);
+    });
+    // What is shown here is an absence: while A's run holds the task, B runs nothing and answers nothing.
+    const startedEarly = await Promise.race([
+      b.next("B's run", (m) => m.started === `${key}-2`).then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 500)),
+    ]);
+    expect([startedEarly, answered]).toEqual([false, false]);
+
+    a.go(key);
+    expect(await within("A's stream to end at its question", onA.done)).toBe("ended");
+    const task = await within("B's answer", answer, 10_000);
+    await b.next("B's run of the second message", (m) => m.started === `${key}-2`);
+    expect(onA.events.map(label)).toEqual(["task:SUBMITTED", "status:WORKING", "status:INPUT_REQUIRED"]);
+    expect(task.status?.state).toBe(S.TASK_STATE_COMPLETED);
+    expect(task.artifacts.map((x) => textOfParts(x.parts))).toEqual([`echo ${key}-2`]);
+    // The question A asked comes before the answer that B ran, in the task each process wrote.
+    expect(task.history.map((m) => `${m.role === Role.ROLE_AGENT ? "agent" : "user"}:${textOfParts(m.parts)}`)).toEqual([
+      `user:hold:${key}`,
+      "agent:more?",
+      `user:echo:${key}-2`,
+    ]);
+    const viaA = await clientA.getTask({ tenant: "", id, historyLength: undefined });
+    expect([viaA.status?.state, viaA.history.length]).toEqual([S.TASK_STATE_COMPLETED, 3]);
   });
 
   test("A killed mid-task: B fails the task within the lease, and delivers every notification A could not", async () => {
