@@ -944,17 +944,26 @@ test("a live instance keeps its running tasks' leases: nothing of its is reaped"
 /**
  * An admin connection to a database that refuses, for the tasks listed in test_refused, any write
  * that finishes them (a real refusal from the server, as for a row a constraint rejects), and
- * nothing else. Drop the trigger and end the connection when done.
+ * nothing else: every time, or (a row with a `budget`) that many times in all, counted by a
+ * sequence, which a refusal's rollback does not undo. Drop the trigger and end the connection when
+ * done.
  */
 async function refusingFinish(): Promise<pg.Client> {
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   await admin.query(`
     CREATE TABLE IF NOT EXISTS test_refused (id text PRIMARY KEY);
+    ALTER TABLE test_refused ADD COLUMN IF NOT EXISTS budget int;
+    CREATE SEQUENCE IF NOT EXISTS test_refusals;
     CREATE OR REPLACE FUNCTION test_refuse_finish() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      allowed int;
     BEGIN
       IF NEW.finished_ms IS DISTINCT FROM OLD.finished_ms AND EXISTS (SELECT 1 FROM test_refused WHERE id = NEW.id) THEN
-        RAISE EXCEPTION 'refused for the test';
+        SELECT budget INTO allowed FROM test_refused WHERE id = NEW.id;
+        IF allowed IS NULL OR nextval('test_refusals') <= allowed THEN
+          RAISE EXCEPTION 'refused for the test';
+        END IF;
       END IF;
       RETURN NEW;
     END $$;
@@ -1014,6 +1023,34 @@ test("a lapsed task whose FAILED the database refuses does not hold the reaper b
   }
 });
 
+/** The refusal the runtime reports once the store gave up trying (D72), not a notice that it tries again. */
+const finalRefusal = (e: unknown) => String(e).includes("refused for the test") && !String(e).includes("trying again");
+
+test("a terminal status the database refuses once is written when tried again: the task ends as its run ended it, not FAILED by the reaper, and the refusal is reported (D72)", async () => {
+  // A lease far longer than the test: no other instance's reaper takes the task even when the machine is slow.
+  const { gates, errors, store, handler } = await gatedInstance(10_000);
+  const gate = deferred();
+  gates.push(gate);
+  const admin = await refusingFinish();
+  try {
+    const answer = await handler.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), callContext(unique("tenant")));
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    await admin.query("ALTER SEQUENCE test_refusals RESTART");
+    await admin.query("INSERT INTO test_refused (id, budget) VALUES ($1, 1)", [id]);
+    gate.resolve();
+    const stateOf = async () => Number((await admin.query("SELECT state FROM a2a_tasks WHERE id = $1", [id])).rows[0].state);
+    await until("the task to be COMPLETED in the database", async () => (await stateOf()) === TaskState.COMPLETED, 5000);
+    expect(errors.map(String)).toEqual([expect.stringMatching(new RegExp(`^Error: task ${id}: the database refused its terminal status \\(refused for the test\\); trying again in 100 ms$`))]);
+    expect((await store.get(id))?.task.status?.state).toBe(TaskState.COMPLETED);
+  } finally {
+    gate.resolve();
+    await admin.query("DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks");
+    await admin.end();
+    await handler.close();
+  }
+});
+
 test("a terminal status the database refuses: the instance stops renewing the task's lease, and the reaper fails it once writes go through; a task written again is leased again", async () => {
   const { gates, errors, store: storeA, handler: a } = await gatedInstance(300);
   const gate = deferred();
@@ -1026,9 +1063,10 @@ test("a terminal status the database refuses: the instance stops renewing the ta
     if (answer.payload.case !== "task") throw new Error("expected a task");
     const id = answer.payload.value.id;
     await admin.query("INSERT INTO test_refused (id) VALUES ($1)", [id]);
-    // The executor returns: COMPLETED is refused (the caller and streams are told it; D23).
+    // The executor returns: COMPLETED is refused, tried again and refused each time (the caller and streams are told it; D23).
     gate.resolve();
-    await until("the refusal to be reported", () => errors.some((e) => String(e).includes("refused for the test")));
+    await until("the last refusal to be reported", () => errors.some(finalRefusal), 5000);
+    expect(errors.filter((e) => String(e).includes("trying again")).length).toBe(3);
     const stateOf = async () => Number((await admin.query("SELECT state FROM a2a_tasks WHERE id = $1", [id])).rows[0].state);
     expect(await stateOf()).toBe(TaskState.WORKING);
     // Writes go through again; the lease, no longer renewed, lapses, and the reaper fails the task.
@@ -1042,9 +1080,9 @@ test("a terminal status the database refuses: the instance stops renewing the ta
     if (other.payload.case !== "task") throw new Error("expected a task");
     const otherId = other.payload.value.id;
     await admin.query("INSERT INTO test_refused (id) VALUES ($1)", [otherId]);
-    const refusals = errors.length;
+    const refusals = errors.filter(finalRefusal).length;
     next.resolve();
-    await until("the second refusal to be reported", () => errors.length > refusals);
+    await until("the second task's last refusal to be reported", () => errors.filter(finalRefusal).length > refusals, 5000);
     const again = deferred();
     gates.push(again);
     await a.sendMessage(create(SendMessageRequestSchema, { message: message("more", otherId), configuration: { returnImmediately: true } }), call);

@@ -30,6 +30,9 @@ import { migrate } from "./migrations.js";
 import { PushOutboxSender, keysOf } from "./push-outbox.js";
 import * as q from "./queries.js";
 
+/** The waits before a refused terminal status is written again (D72): about 2 s in all. */
+const finishRetryMs = [100, 400, 1600];
+
 export interface SqlTaskStoreOptions {
   /** Errors of the store's background work (following other instances' changes, its pool's idle connections). Default: console.error. */
   readonly onError?: (error: unknown) => void;
@@ -191,6 +194,8 @@ class Store implements SqlTaskStore {
    * reaper fails them (D72) rather than this instance holding them WORKING for as long as it lives.
    */
   readonly #abandoned = new Set<string>();
+  /** The waits of terminal statuses to be tried again (D72): close() ends them. */
+  readonly #wakeOnClose = new Set<() => void>();
   /** The renewal or reaping under way: one at a time each; close() waits for them. */
   #renewing: Promise<unknown> | undefined;
   #reaping: Promise<unknown> | undefined;
@@ -413,7 +418,9 @@ class Store implements SqlTaskStore {
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
-    return this.#update(record, change, null, this.#writer).then(
+    const terminal = change.kind === "status" && change.terminal;
+    const write = () => this.#update(record, change, null, this.#writer);
+    return (terminal ? this.#finishing(record.task.id, write) : write()).then(
       () => {
         // Written again (a message took the task up): it is run here, and leased, again.
         if (this.#abandoned.size > 0) this.#abandoned.delete(record.task.id);
@@ -424,6 +431,39 @@ class Store implements SqlTaskStore {
         throw err;
       },
     );
+  }
+
+  /**
+   * A terminal status, written until the database takes it: a refusal is reported and the write
+   * tried again after each of `finishRetryMs` (D72). A database that blinked (a connection reset,
+   * a failover) then leaves the task as its run ended it, where one refusal had it FAILED by the
+   * reaper once its lease lapsed. The write is safe to repeat: the database takes a terminal status
+   * once (a task with `finished_ms` is not written again), so an attempt whose answer was lost and
+   * a later one write the task once. The lease is still renewed meanwhile; closing stops the waits.
+   */
+  async #finishing(id: string, write: () => Promise<boolean>): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        const wait = finishRetryMs[attempt];
+        if (wait === undefined || this.#closed) throw err;
+        const why = err instanceof Error ? err.message : String(err);
+        this.#onError(new Error(`task ${id}: the database refused its terminal status (${why}); trying again in ${wait} ms`, { cause: err }));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            this.#wakeOnClose.delete(wake);
+            resolve();
+          }, wait);
+          const wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          this.#wakeOnClose.add(wake);
+        });
+        if (this.#closed) throw err;
+      }
+    }
   }
 
   /** Stops keeping aside the abandoned tasks this instance's renewal would not touch anyway (finished, gone, leased by no one or another). */
@@ -622,6 +662,8 @@ class Store implements SqlTaskStore {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     for (const timer of this.#leaseTimers) clearInterval(timer);
+    for (const wake of this.#wakeOnClose) wake();
+    this.#wakeOnClose.clear();
     await Promise.allSettled([...this.#writes.values(), this.#sweep, this.#renewing, this.#reaping]);
     await this.#followers.close();
     await this.driver.close();
