@@ -11,16 +11,21 @@ export function createFetchHandler(core: Endpoint): FetchHandler {
   return async (request) => {
     const url = new URL(request.url);
     const path = url.pathname + url.search;
+    const { headers, signal } = request;
+    // Only the body read needs the Request itself (D114): a task the call started may run for hours and
+    // holds the call's context, which then keeps the headers and the signal, not the Request.
+    let source: Request | undefined = request;
     try {
       const response = await core.handle({
         method: request.method,
         url: path,
-        headers: request.headers,
-        header: (name) => request.headers.get(name),
-        signal: request.signal,
-        body: (limit) => readBody(request, limit),
+        headers,
+        header: (name) => headers.get(name),
+        signal,
+        body: (limit) => (source === undefined ? Promise.reject(new Error("the body of a request that was answered cannot be read")) : readBody(source, limit)),
       });
-      return toResponse(response, request.signal);
+      source = undefined;
+      return toResponse(response, signal);
     } catch (err) {
       return failUnanswered(core, err, request, path);
     }

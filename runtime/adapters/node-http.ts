@@ -3,7 +3,7 @@
  * its limit, writes plain and SSE responses, waits for `drain` between
  * events, sends heartbeats, and turns a client disconnect into an abort.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { signalOnClose, type Abortable } from "../core/call-scope.js";
 
@@ -73,22 +73,32 @@ class NodeCoreRequest implements CoreRequest {
   readonly url: string;
   #headers: Headers | undefined;
   #signal: AbortSignal | undefined;
+  /** Until the response is out (`release`): a task may run long after, and must not keep them. */
+  #req: IncomingMessage | undefined;
+  #res: ServerResponse | undefined;
+  /** What is kept of the request for a context read after that: its headers, as node parsed them. */
+  readonly #parsed: IncomingHttpHeaders;
+  readonly #raw: readonly string[];
 
   constructor(
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    req: IncomingMessage,
+    res: ServerResponse,
     private readonly options: NodeServeOptions | undefined,
   ) {
+    this.#req = req;
+    this.#res = res;
+    this.#parsed = req.headers;
+    this.#raw = req.rawHeaders;
     this.method = req.method ?? "GET";
     this.url = options?.url ?? req.url ?? "/";
   }
 
   get headers(): Headers {
-    return (this.#headers ??= toHeaders(this.req));
+    return (this.#headers ??= toHeaders(this.#raw));
   }
 
   header(name: string): string | null {
-    const value = this.req.headers[name];
+    const value = this.#parsed[name];
     return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
   }
 
@@ -96,8 +106,20 @@ class NodeCoreRequest implements CoreRequest {
     return (this.#signal ??= signalOnClose(this));
   }
 
+  /**
+   * The response is out (D114): this object lets go of node's request and response. A task the call
+   * started, which may run for hours, holds its context, and through it this object; it held
+   * them and their socket's state too (about 3 KB a task). The call is over, so a signal asked
+   * for from now on never aborts, as one made before did not once the response was sent.
+   */
+  release(): void {
+    this.#req = undefined;
+    this.#res = undefined;
+  }
+
   onClose(target: Abortable): void {
-    const res = this.res;
+    const res = this.#res;
+    if (res === undefined) return;
     if (res.closed) {
       if (!res.writableFinished) target.abort();
     } else {
@@ -114,7 +136,8 @@ class NodeCoreRequest implements CoreRequest {
   body(limit: number, timeoutMs: number): Promise<Uint8Array> {
     const read = this.options?.body;
     if (read !== undefined) return read(limit);
-    return readBody(this.req, limit, timeoutMs, this);
+    if (this.#req === undefined) return Promise.reject(new Error("the body of a request that was answered cannot be read"));
+    return readBody(this.#req, limit, timeoutMs, this);
   }
 }
 
@@ -126,14 +149,16 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
       if (request.refusedAt !== undefined) drainRefused(req, request.refusedAt);
       res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
       res.end(response.body);
+      request.release();
       return;
     case "empty":
       res.writeHead(response.status, response.headers);
       res.end();
+      request.release();
       return;
     case "stream":
       // Not awaited: neither this frame nor the caller's promise lives as long as the stream.
-      new SseWriter(res, response.events).start(response.headers);
+      new SseWriter(res, response.events, request).start(response.headers);
       return;
   }
 }
@@ -183,9 +208,12 @@ class SseWriter {
   // no controller of its own.
   readonly #onClose = (): void => this.#clientLeft();
 
-  constructor(res: ServerResponse, events: EventSource) {
+  readonly #request: NodeCoreRequest;
+
+  constructor(res: ServerResponse, events: EventSource, request: NodeCoreRequest) {
     this.#res = res;
     this.#events = events;
+    this.#request = request;
   }
 
   start(headers: Readonly<Record<string, string>>): void {
@@ -276,6 +304,7 @@ class SseWriter {
     const events = this.#events;
     if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
     if (!this.#closed) this.#res.end();
+    this.#request.release();
   }
 
   #clientLeft(): void {
@@ -287,6 +316,7 @@ class SseWriter {
     const events = this.#events;
     if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
     events.cancel();
+    this.#request.release();
   }
 }
 
@@ -314,9 +344,8 @@ function rawHeaders(headers: Readonly<Record<string, string>>, contentLength: nu
   return raw;
 }
 
-function toHeaders(req: IncomingMessage): Headers {
+function toHeaders(raw: readonly string[]): Headers {
   const headers = new Headers();
-  const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
   return headers;
 }

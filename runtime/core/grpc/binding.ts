@@ -141,11 +141,18 @@ class GrpcRequest implements ScopeRequest {
   #closed = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #onCancel: (() => void) | undefined;
+  /** Until a unary call is answered (`release`): a task it started may run long after, and must not keep grpc-js's call. */
+  #call: GrpcCall | undefined;
+  /** What is kept of the call for a context read after that: its metadata. */
+  readonly #metadata: Metadata;
 
-  constructor(readonly call: GrpcCall) {}
+  constructor(call: GrpcCall) {
+    this.#call = call;
+    this.#metadata = call.metadata;
+  }
 
   header(name: string): string | null {
-    const values = this.call.metadata.get(name);
+    const values = this.#metadata.get(name);
     let joined: string | null = null;
     for (const v of values) {
       if (typeof v === "string") joined = joined === null ? v : `${joined}, ${v}`;
@@ -156,7 +163,7 @@ class GrpcRequest implements ScopeRequest {
   get headers(): Headers {
     if (this.#headers === undefined) {
       const headers = new Headers();
-      for (const [name, value] of Object.entries(this.call.metadata.getMap())) {
+      for (const [name, value] of Object.entries(this.#metadata.getMap())) {
         if (typeof value === "string") headers.append(name, value);
       }
       this.#headers = headers;
@@ -189,8 +196,10 @@ class GrpcRequest implements ScopeRequest {
       this.#targets = this.#targets.concat(target);
       return;
     }
+    const call = this.#call;
+    // Answered: the call is over, and nothing aborts a signal asked for now (as one made before).
+    if (call === undefined) return;
     this.#targets = [target];
-    const call = this.call;
     if (call.cancelled) {
       this.#close();
       return;
@@ -208,9 +217,18 @@ class GrpcRequest implements ScopeRequest {
   /** Undoes what `onClose` set up; nothing unless something asked. */
   done(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (this.#onCancel !== undefined) this.call.off("cancelled", this.#onCancel);
+    if (this.#onCancel !== undefined) this.#call?.off("cancelled", this.#onCancel);
     this.#timer = undefined;
     this.#onCancel = undefined;
+  }
+
+  /**
+   * The unary call is answered (D114): let go of grpc-js's call. A task the call started, which may run
+   * for hours, holds its context and through it this object (the call held its stream's state).
+   */
+  release(): void {
+    this.done();
+    this.#call = undefined;
   }
 
   #close(): void {
@@ -254,6 +272,7 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
   const fail = (err: unknown) => {
     req.done();
     callback(serviceError(err, dispatch, spec, req, scope, span));
+    req.release();
   };
   let result: unknown;
   try {
@@ -275,12 +294,14 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
     // The handler's message or its init shape: the definition's serializeMessage writes either.
     if (span === undefined) {
       callback(null, value as Message);
+      req.release();
       return;
     }
     span.message(value, "response");
     // grpc-js serializes in the callback: a response that cannot be encoded is INTERNAL (see withCodecFailures).
     const encoded = encodeFailures.count;
     callback(null, value as Message);
+    req.release();
     span.end(encodeFailures.count === encoded ? undefined : new RpcError(dispatch.errors.Internal, "the handler's response could not be encoded"));
   };
   if (isPromiseLike(result)) result.then(respond, fail);

@@ -1,0 +1,148 @@
+/**
+ * A task that runs on after its call was answered (returnImmediately, a
+ * client gone) holds the call's context for as long as it runs, hours
+ * maybe. The transports let go of what they held for the call once they
+ * answered it: node's IncomingMessage and ServerResponse (with their
+ * socket's state, about 3 KB a task), grpc-js's call, the fetch Request.
+ * Shown by weak references that the collector clears while the executor is
+ * still waiting, on each transport; and the executor still reads the call's
+ * headers after the answer.
+ */
+import { jest } from "@jest/globals";
+import { request as httpRequest, createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { Server, ServerCredentials, credentials, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { createFetchHandler, createNodeListener } from "protoc-gen-a2a/runtime";
+import { addA2AServiceToServer, createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
+import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
+import { Role, TaskState } from "../../generated/a2a_pb.js";
+import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { deferred, within, type Deferred } from "../support/task-clients.js";
+
+jest.setTimeout(30_000);
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+/** Collects, then says whether the object behind `ref` is gone. */
+async function collected(ref: WeakRef<object>): Promise<boolean> {
+  for (let i = 0; i < 10 && ref.deref() !== undefined; i++) {
+    // Let the turn that answered finish (its frames hold the call), then collect.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+  }
+  return ref.deref() === undefined;
+}
+
+/** Per message text, released by the test; the executor reports the header it read after the answer. */
+const gates = new Map<string, Deferred<void>>();
+const readHeaders = new Map<string, Deferred<string | null>>();
+
+const executor: A2AServiceExecutor = async function* ({ message, call }) {
+  const text = message.parts[0]?.content.case === "text" ? message.parts[0].content.value : "";
+  yield { state: TaskState.WORKING };
+  await gates.get(text)!.promise;
+  readHeaders.get(text)!.resolve(call.headers.get("x-probe"));
+};
+
+const handler = createA2AServiceTaskHandler(executor);
+afterAll(() => handler.close());
+
+const body = (text: string) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "SendMessage",
+    params: { message: { messageId: `m-${text}`, role: "ROLE_USER", parts: [{ text }] }, configuration: { returnImmediately: true } },
+  });
+
+function expectRunning(text: string) {
+  gates.set(text, deferred());
+  readHeaders.set(text, deferred());
+}
+
+/** The executor, released after the check, still reads the call's header. */
+async function headerReadLater(text: string): Promise<string | null> {
+  gates.get(text)!.resolve();
+  return within("the executor to read the header", readHeaders.get(text)!.promise);
+}
+
+test("node:http: a running task keeps neither node's request nor its response once the call was answered", async () => {
+  let seen: WeakRef<IncomingMessage> | undefined;
+  const listener = createNodeListener(createA2AServiceJsonRpcEndpoint(handler));
+  const server: HttpServer = createServer((req, res) => {
+    seen = new WeakRef(req);
+    listener(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    expectRunning("node");
+    // A connection of its own, closed after the answer: node keeps a keep-alive socket's last request.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(
+        { host: "127.0.0.1", port: (server.address() as AddressInfo).port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json", "a2a-version": "1.0", "x-probe": "node", connection: "close" } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8").on("data", (d: string) => (text += d)).on("end", () => resolve(text));
+        },
+      );
+      req.on("error", reject);
+      req.end(body("node"));
+    });
+    expect(JSON.parse(answer)).toMatchObject({ result: { task: { status: { state: "TASK_STATE_WORKING" } } } });
+    expect(await collected(seen!)).toBe(true);
+    expect(await headerReadLater("node")).toBe("node");
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("fetch adapter: a running task does not keep the Request once the call was answered", async () => {
+  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler));
+  expectRunning("fetch");
+  let seen: WeakRef<Request> | undefined;
+  const answer = await (async () => {
+    const request = new Request("http://agent.test/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0", "x-probe": "fetch" }, body: body("fetch") });
+    seen = new WeakRef(request);
+    const response = await fetchHandler(request);
+    return response.json() as Promise<{ result: { task: { status: { state: string } } } }>;
+  })();
+  expect(answer).toMatchObject({ result: { task: { status: { state: "TASK_STATE_WORKING" } } } });
+  expect(await collected(seen!)).toBe(true);
+  expect(await headerReadLater("fetch")).toBe("fetch");
+});
+
+test("gRPC: a running task does not keep grpc-js's call once the call was answered", async () => {
+  const server = new Server();
+  let seen: WeakRef<object> | undefined;
+  // Each method of the service seen by the test first: the unary call object grpc-js hands it.
+  const addService = server.addService.bind(server);
+  server.addService = (definition, implementation: UntypedServiceImplementation) => {
+    const wrapped: UntypedServiceImplementation = {};
+    for (const [name, fn] of Object.entries(implementation)) {
+      wrapped[name] = ((call: ServerUnaryCall<unknown, unknown>, callback: unknown) => {
+        seen = new WeakRef(call);
+        return (fn as (c: unknown, cb: unknown) => unknown)(call, callback);
+      }) as (typeof implementation)[string];
+    }
+    addService(definition, wrapped);
+  };
+  addA2AServiceToServer(server, handler);
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const client = createA2AServiceGrpcClient(`127.0.0.1:${port}`, { credentials: credentials.createInsecure() });
+  try {
+    expectRunning("grpc");
+    const answer = await client.sendMessage({
+      message: { messageId: "m-grpc", role: Role.USER, parts: [{ content: { case: "text", value: "grpc" } }] },
+      configuration: { returnImmediately: true },
+    }, { headers: { "x-probe": "grpc" } });
+    expect(answer.payload.case === "task" && answer.payload.value.status?.state).toBe(TaskState.WORKING);
+    expect(await collected(seen!)).toBe(true);
+    expect(await headerReadLater("grpc")).toBe("grpc");
+  } finally {
+    client.close();
+    server.forceShutdown();
+  }
+});
