@@ -1051,6 +1051,44 @@ test("a terminal status the database refuses once is written when tried again: t
   }
 });
 
+test("a message to a task whose CANCELED the database is still being asked to take meets the task canceled: no second run, nothing written after the cancel (D72)", async () => {
+  let runs = 0;
+  const exec: A2AServiceExecutor = async function* (context) {
+    runs++;
+    yield { state: TaskState.WORKING };
+    // Stops when the cancel aborts it: its run is over while the CANCELED is still being written.
+    await new Promise<void>((resolve) => context.signal.addEventListener("abort", () => resolve()));
+  };
+  const errors: unknown[] = [];
+  const store = await instance({ leaseMs: 10_000, onError: (e) => errors.push(e) });
+  const handler = createA2AServiceTaskHandler(exec, { store, onError: (e) => errors.push(e) });
+  const call = callContext(unique("tenant"));
+  const admin = await refusingFinish();
+  try {
+    const answer = await handler.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), call);
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    await admin.query("ALTER SEQUENCE test_refusals RESTART");
+    // Refused three times: taken at the last try, two seconds later, long after the message below.
+    await admin.query("INSERT INTO test_refused (id, budget) VALUES ($1, 3)", [id]);
+    const canceled = handler.cancelTask({ id }, call);
+    await until("the CANCELED to be refused once", () => errors.some((e) => String(e).includes("trying again in 100 ms")));
+    const more = await handler.sendMessage(create(SendMessageRequestSchema, { message: message("more", id), configuration: { returnImmediately: true } }), call);
+    expect(more.payload.case === "task" && more.payload.value.status?.state).toBe(TaskState.CANCELED);
+    expect((await canceled).status?.state).toBe(TaskState.CANCELED);
+    expect(runs).toBe(1);
+    const events = (await admin.query("SELECT kind FROM a2a_task_events WHERE task_id = $1 ORDER BY seq", [id])).rows.map((r: { kind: string }) => r.kind);
+    expect(events.at(-1)).toBe("status");
+    expect(events.filter((k) => k === "history")).toEqual([]);
+    expect(Number((await admin.query("SELECT state FROM a2a_tasks WHERE id = $1", [id])).rows[0].state)).toBe(TaskState.CANCELED);
+    expect(errors.map(String)).toEqual(["100", "400", "1600"].map((ms) => expect.stringContaining(`trying again in ${ms} ms`)));
+  } finally {
+    await admin.query("DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks");
+    await admin.end();
+    await handler.close();
+  }
+});
+
 test("a terminal status the database refuses: the instance stops renewing the task's lease, and the reaper fails it once writes go through; a task written again is leased again", async () => {
   const { gates, errors, store: storeA, handler: a } = await gatedInstance(300);
   const gate = deferred();
@@ -1065,8 +1103,9 @@ test("a terminal status the database refuses: the instance stops renewing the ta
     await admin.query("INSERT INTO test_refused (id) VALUES ($1)", [id]);
     // The executor returns: COMPLETED is refused, tried again and refused each time (the caller and streams are told it; D23).
     gate.resolve();
+    // Tried three more times (a refused FAILED of a reaper, should the lease lapse meanwhile, reads as a final refusal too).
+    await until("the three tries again to be refused", () => errors.filter((e) => String(e).includes("trying again")).length === 3, 5000);
     await until("the last refusal to be reported", () => errors.some(finalRefusal), 5000);
-    expect(errors.filter((e) => String(e).includes("trying again")).length).toBe(3);
     const stateOf = async () => Number((await admin.query("SELECT state FROM a2a_tasks WHERE id = $1", [id])).rows[0].state);
     expect(await stateOf()).toBe(TaskState.WORKING);
     // Writes go through again; the lease, no longer renewed, lapses, and the reaper fails the task.

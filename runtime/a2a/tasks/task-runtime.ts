@@ -550,7 +550,9 @@ export class TaskRuntime {
   }
 
   #release(live: LiveTask): void {
-    if (live.queued === 0 && live.running === undefined && live.subscribers.size === 0 && this.#live.get(live.record.task.id) === live) {
+    // A write still out keeps the entry (#wrote releases it): a message meanwhile must meet the task
+    // as this process left it (a CANCELED the store is still taking, D72), not as the store still has it.
+    if (live.queued === 0 && live.running === undefined && live.subscribers.size === 0 && live.writing === 0 && this.#live.get(live.record.task.id) === live) {
       this.#live.delete(live.record.task.id);
       live.unfollow?.();
       live.unfollow = undefined;
@@ -1047,10 +1049,11 @@ export class TaskRuntime {
   }
 
   #wrote(live: LiveTask): void {
-    if (--live.writing > 0 || live.afterWrites === undefined) return;
+    if (--live.writing > 0) return;
     const waiting = live.afterWrites;
     live.afterWrites = undefined;
-    for (const run of waiting) run();
+    if (waiting !== undefined) for (const run of waiting) run();
+    this.#release(live);
   }
 
   /** The status is stored: the streams are told, and push configs when `push` (a change made elsewhere was pushed there). */

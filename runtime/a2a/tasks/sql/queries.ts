@@ -83,6 +83,9 @@ RETURNING seq::float8 AS seq, (SELECT count(*) FROM o)::int AS pushes`;
 const history = `ARRAY(SELECT message FROM a2a_task_messages WHERE task_id = t.id ORDER BY seq) AS history`;
 const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id = t.id ORDER BY idx) AS artifacts`;
 
+/** The task's version: the seq of its last event. */
+export const versionOf = `SELECT version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
+
 export const getTask = `
 SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}
 FROM a2a_tasks t WHERE t.id = $1::text`;

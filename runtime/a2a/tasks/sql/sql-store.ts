@@ -418,9 +418,7 @@ class Store implements SqlTaskStore {
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
-    const terminal = change.kind === "status" && change.terminal;
-    const write = () => this.#update(record, change, null, this.#writer);
-    return (terminal ? this.#finishing(record.task.id, write) : write()).then(
+    return this.#update(record, change, null, this.#writer).then(
       () => {
         // Written again (a message took the task up): it is run here, and leased, again.
         if (this.#abandoned.size > 0) this.#abandoned.delete(record.task.id);
@@ -433,37 +431,17 @@ class Store implements SqlTaskStore {
     );
   }
 
-  /**
-   * A terminal status, written until the database takes it: a refusal is reported and the write
-   * tried again after each of `finishRetryMs` (D72). A database that blinked (a connection reset,
-   * a failover) then leaves the task as its run ended it, where one refusal had it FAILED by the
-   * reaper once its lease lapsed. The write is safe to repeat: the database takes a terminal status
-   * once (a task with `finished_ms` is not written again), so an attempt whose answer was lost and
-   * a later one write the task once. The lease is still renewed meanwhile; closing stops the waits.
-   */
-  async #finishing(id: string, write: () => Promise<boolean>): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await write();
-      } catch (err) {
-        const wait = finishRetryMs[attempt];
-        if (wait === undefined || this.#closed) throw err;
-        const why = err instanceof Error ? err.message : String(err);
-        this.#onError(new Error(`task ${id}: the database refused its terminal status (${why}); trying again in ${wait} ms`, { cause: err }));
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            this.#wakeOnClose.delete(wake);
-            resolve();
-          }, wait);
-          const wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-          this.#wakeOnClose.add(wake);
-        });
-        if (this.#closed) throw err;
-      }
-    }
+  /** Waits `ms`, or less when the store closes (D72's tries of a terminal status). */
+  #pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#wakeOnClose.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#wakeOnClose.add(wake);
+    });
   }
 
   /** Stops keeping aside the abandoned tasks this instance's renewal would not touch anyway (finished, gone, leased by no one or another). */
@@ -531,12 +509,39 @@ class Store implements SqlTaskStore {
     if (lapsedBefore !== null) return this.#reap(task.id, params, lapsedBefore);
     let written = false;
     return this.#serial(task.id, async () => {
-      const [row] = await this.driver.query<{ seq: number; pushes: number }>(q.updateTask, params);
-      written = row !== undefined;
-      // Sent in the task's order of writes: the next write waits for this hand-over (D74).
-      // Not sent now (the database failed): the rows stay in the outbox, sent after a restart (D74).
-      if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }], task).catch(this.#onError);
+      for (let attempt = 0; ; attempt++) {
+        let row: { seq: number; pushes: number } | undefined;
+        try {
+          [row] = await this.driver.query<{ seq: number; pushes: number }>(q.updateTask, params);
+        } catch (err) {
+          // A terminal status the database refused is tried again (D72), in this write's turn: the
+          // task's later writes wait for it, as for any write, and close() for its last try.
+          const wait = terminal ? finishRetryMs[attempt] : undefined;
+          if (wait === undefined || this.#closed) throw err;
+          const why = err instanceof Error ? err.message : String(err);
+          this.#onError(new Error(`task ${task.id}: the database refused its terminal status (${why}); trying again in ${wait} ms`, { cause: err }));
+          await this.#pause(wait);
+          if (this.#closed) throw err;
+          continue;
+        }
+        written = row !== undefined;
+        // Sent in the task's order of writes: the next write waits for this hand-over (D74).
+        // Not sent now (the database failed): the rows stay in the outbox, sent after a restart (D74).
+        if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }], task).catch(this.#onError);
+        // Tried again and not written: a try whose answer was lost may have written it, its outbox
+        // rows claimed by this instance; they are sent now, not after a restart (none if another
+        // instance finished the task: its rows are its own).
+        if (row === undefined && attempt > 0) await this.#sendLost(task).catch(this.#onError);
+        return;
+      }
     }).then(() => written);
+  }
+
+  /** The outbox rows this instance claimed for the task's last event, sent (see #update). */
+  async #sendLost(task: TaskLike): Promise<void> {
+    if (!this.#pushes.attached) return;
+    const [row] = await this.driver.query<{ version: number }>(q.versionOf, [task.id]);
+    if (row !== undefined) await this.#pushes.send([{ taskId: task.id, seq: row.version }], task);
   }
 
   /**
