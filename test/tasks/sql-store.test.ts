@@ -16,9 +16,10 @@ import { importPeer } from "../../runtime/a2a/tasks/sql/driver.js";
 import { ArtifactSchema, MessageSchema, Role, SendMessageRequestSchema, TaskPushNotificationConfigSchema, TaskSchema, TaskState, TaskStatusSchema, type Task } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceEvent, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
+import * as queries from "../../runtime/a2a/tasks/sql/queries.js";
 import { createOpeningStore } from "../../runtime/a2a/tasks/opening-store.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { BINDINGS, asTask, callContext, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type Deferred, type TestAgent } from "../support/task-clients.js";
+import { BINDINGS, Receiver, asTask, callContext, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type Deferred, type TestAgent } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
 jest.setTimeout(30_000);
@@ -1086,6 +1087,60 @@ test("a message to a task whose CANCELED the database is still being asked to ta
     await admin.query("DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks");
     await admin.end();
     await handler.close();
+  }
+});
+
+test("a terminal status whose answer was lost (written, then the connection failed) is written once, and its push notification goes out now, not after a restart (D72)", async () => {
+  const real = new pg.Pool({ connectionString: server.url, max: 4 });
+  // Idle connections are ended by the server when the file's Postgres stops: nothing to report.
+  real.on("error", () => undefined);
+  let lose = false;
+  // node-postgres' pool, but the answer to the next terminal write is lost after the database took it.
+  const pool = {
+    query: async (text: string, params?: unknown[]) => {
+      const result = await real.query(text, params);
+      if (lose && text === queries.updateTask && params?.[5] === true) {
+        lose = false;
+        throw new Error("Connection terminated unexpectedly");
+      }
+      return result;
+    },
+    connect: () => real.connect(),
+    end: () => real.end(),
+  };
+  const errors: unknown[] = [];
+  const store = await createPostgresTaskStore({ pool, leaseMs: 10_000, onError: (e) => errors.push(e) });
+  open.push(store);
+  const gate = deferred();
+  const exec: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  };
+  const receiver = await new Receiver().start();
+  const handler = createA2AServiceTaskHandler(exec, { store, push: { allow: ["127.0.0.0/8"] }, onError: (e) => errors.push(e) });
+  try {
+    const hook = receiver.url("/lost");
+    const answer = await handler.sendMessage(
+      create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true, taskPushNotificationConfig: { url: hook, id: "hook" } } }),
+      callContext(unique("tenant")),
+    );
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const id = answer.payload.value.id;
+    const states = () => receiver.on("/lost").map((r) => (JSON.parse(r.body) as { statusUpdate?: { status?: { state?: string } } }).statusUpdate?.status?.state);
+    await receiver.when("WORKING to be delivered", () => states().includes("TASK_STATE_WORKING"));
+    lose = true;
+    gate.resolve();
+    await receiver.when("COMPLETED to be delivered", () => states().includes("TASK_STATE_COMPLETED"));
+    expect(states().filter((s) => s === "TASK_STATE_COMPLETED")).toHaveLength(1);
+    expect((await store.events(id)).filter((e) => e.kind === "status").length).toBe(2);
+    expect((await store.get(id))?.task.status?.state).toBe(TaskState.COMPLETED);
+    expect(errors.map(String)).toEqual([expect.stringMatching(/Connection terminated unexpectedly\); trying again in 100 ms$/)]);
+  } finally {
+    gate.resolve();
+    await handler.close();
+    await store.close();
+    await real.end();
+    await receiver.stop();
   }
 });
 
