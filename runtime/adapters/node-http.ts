@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
-import { signalOnClose, type Abortable } from "../core/call-scope.js";
+import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -76,17 +76,16 @@ class NodeCoreRequest implements CoreRequest {
   /** Until the response is out (`release`): a task may run long after, and must not keep them. */
   #req: IncomingMessage | undefined;
   #res: ServerResponse | undefined;
+  /** A framework's reader of a body it already parsed (express), which holds its request too: dropped with it. */
+  #read: ((limit: number) => Promise<Uint8Array>) | undefined;
   /** What is kept of the request for a context read after that: its headers, as node parsed them. */
   readonly #parsed: IncomingHttpHeaders;
   readonly #raw: readonly string[];
 
-  constructor(
-    req: IncomingMessage,
-    res: ServerResponse,
-    private readonly options: NodeServeOptions | undefined,
-  ) {
+  constructor(req: IncomingMessage, res: ServerResponse, options: NodeServeOptions | undefined) {
     this.#req = req;
     this.#res = res;
+    this.#read = options?.body;
     this.#parsed = req.headers;
     this.#raw = req.rawHeaders;
     this.method = req.method ?? "GET";
@@ -115,17 +114,18 @@ class NodeCoreRequest implements CoreRequest {
   release(): void {
     this.#req = undefined;
     this.#res = undefined;
+    this.#read = undefined;
   }
 
   onClose(target: Abortable): void {
     const res = this.#res;
     if (res === undefined) return;
     if (res.closed) {
-      if (!res.writableFinished) target.abort();
+      if (!res.writableFinished) target.abort(clientLeft());
     } else {
       // on, not once: close fires once, and once() wraps every listener in two more objects.
       res.on("close", () => {
-        if (!res.writableFinished) target.abort();
+        if (!res.writableFinished) target.abort(clientLeft());
       });
     }
   }
@@ -134,9 +134,8 @@ class NodeCoreRequest implements CoreRequest {
   refusedAt: number | undefined;
 
   body(limit: number, timeoutMs: number): Promise<Uint8Array> {
-    const read = this.options?.body;
-    if (read !== undefined) return read(limit);
     if (this.#req === undefined) return Promise.reject(new Error("the body of a request that was answered cannot be read"));
+    if (this.#read !== undefined) return this.#read(limit);
     return readBody(this.#req, limit, timeoutMs, this);
   }
 }
@@ -146,15 +145,21 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
   const response = await core.handle(request);
   switch (response.kind) {
     case "body":
-      if (request.refusedAt !== undefined) drainRefused(req, request.refusedAt);
-      res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
-      res.end(response.body);
-      request.release();
+      try {
+        if (request.refusedAt !== undefined) drainRefused(req, request.refusedAt);
+        res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
+        res.end(response.body);
+      } finally {
+        request.release();
+      }
       return;
     case "empty":
-      res.writeHead(response.status, response.headers);
-      res.end();
-      request.release();
+      try {
+        res.writeHead(response.status, response.headers);
+        res.end();
+      } finally {
+        request.release();
+      }
       return;
     case "stream":
       // Not awaited: neither this frame nor the caller's promise lives as long as the stream.

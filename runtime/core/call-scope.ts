@@ -8,9 +8,25 @@
  */
 import type { Binding, CallContext } from "./call-context.js";
 
-/** What a transport aborts when the client goes away: an AbortController, or a stream's writer. */
+/**
+ * What a transport aborts when the client goes away: an AbortController, or a stream's writer.
+ * Transports pass `clientLeft()` as the reason.
+ */
 export interface Abortable {
-  abort(): void;
+  abort(reason?: unknown): void;
+}
+
+/**
+ * Why a call's signal aborts: the client went away (or, `failed`, the call failed on the server's
+ * side), its stack already written out (D114). V8 keeps an error's frames, their receivers
+ * included, until its stack is first read: AbortController's own reason, made in the transport's
+ * close listener, kept node's response and request (or grpc-js's call) for as long as anything
+ * held the signal, a task that runs on for one.
+ */
+export function clientLeft(failed = false): DOMException {
+  const reason = new DOMException(failed ? "The call failed" : "The client went away", "AbortError");
+  void reason.stack;
+  return reason;
 }
 
 /**
@@ -82,7 +98,7 @@ export class CallScope {
     // Made first, so a client that left already is seen as such.
     this.signal();
     if (failed && !this.aborted) this.#failed = true;
-    this.#controller?.abort();
+    if (this.#controller?.signal.aborted === false) this.#controller.abort(clientLeft(failed));
   }
 
   /** Whether the client left or the call was cut: the request's signal fired, and not because the call failed first. */
@@ -99,8 +115,8 @@ export class CallScope {
         this.request.onClose(own);
       } else {
         const request = this.request.signal;
-        if (request.aborted) own.abort();
-        else request.addEventListener("abort", () => own.abort(), { once: true });
+        if (request.aborted) own.abort(clientLeft());
+        else request.addEventListener("abort", () => own.abort(clientLeft()), { once: true });
       }
     }
     return this.#controller.signal;

@@ -5,8 +5,11 @@
  * answered it: node's IncomingMessage and ServerResponse (with their
  * socket's state, about 3 KB a task), grpc-js's call, the fetch Request.
  * Shown by weak references that the collector clears while the executor is
- * still waiting, on each transport; and the executor still reads the call's
- * headers after the answer.
+ * still waiting, on each transport (node:http after a unary answer, after an
+ * SSE stream its client left, and under express with a body parser mounted
+ * first; fetch; gRPC unary and a stream its client cancelled; a 0.3 caller's
+ * translated body); and the executor still reads the call's headers after
+ * the answer.
  */
 import { jest } from "@jest/globals";
 import { request as httpRequest, createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
@@ -14,12 +17,15 @@ import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Server, ServerCredentials, credentials, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import express from "express";
 import { createFetchHandler, createNodeListener } from "protoc-gen-a2a/runtime";
+import { createExpressMiddleware } from "protoc-gen-a2a/runtime/adapters";
+import { serveA2AService } from "../../generated/a2a_server.js";
 import { addA2AServiceToServer, createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
 import { Role, TaskState } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
-import { deferred, within, type Deferred } from "../support/task-clients.js";
+import { deferred, taskCard, within, type Deferred } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
 
@@ -67,6 +73,18 @@ function expectRunning(text: string) {
 async function headerReadLater(text: string): Promise<string | null> {
   gates.get(text)!.resolve();
   return within("the executor to read the header", readHeaders.get(text)!.promise);
+}
+
+/** POSTs `payload` over a connection of its own (node keeps a keep-alive socket's last request), answering the body as text. */
+function postAlone(port: number, payload: string, headers: Record<string, string>, path = "/"): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path, agent: false, headers: { "content-type": "application/json", connection: "close", ...headers } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (d: string) => (text += d)).on("end", () => resolve(text));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
 }
 
 test("node:http: a running task keeps neither node's request nor its response once the call was answered", async () => {
@@ -144,5 +162,134 @@ test("gRPC: a running task does not keep grpc-js's call once the call was answer
   } finally {
     client.close();
     server.forceShutdown();
+  }
+});
+
+test("express with a body parser mounted first: a running task keeps neither request nor response once the call was answered", async () => {
+  let seen: WeakRef<IncomingMessage> | undefined;
+  const app = express();
+  app.use((req, _res, next) => {
+    seen = new WeakRef(req);
+    next();
+  });
+  app.use(express.json());
+  app.use(createExpressMiddleware(createA2AServiceJsonRpcEndpoint(handler)));
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  try {
+    expectRunning("express");
+    const answer = await postAlone((server.address() as AddressInfo).port, body("express"), { "a2a-version": "1.0", "x-probe": "express" });
+    expect(JSON.parse(answer)).toMatchObject({ result: { task: { status: { state: "TASK_STATE_WORKING" } } } });
+    expect(await collected(seen!)).toBe(true);
+    expect(await headerReadLater("express")).toBe("express");
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("node:http SSE: a task whose stream's client left runs on without node's request", async () => {
+  let seen: WeakRef<IncomingMessage> | undefined;
+  const listener = createNodeListener(createA2AServiceJsonRpcEndpoint(handler));
+  const server: HttpServer = createServer((req, res) => {
+    seen = new WeakRef(req);
+    listener(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    expectRunning("sse");
+    const streamed = JSON.parse(body("sse")) as { method: string; params: { configuration?: object } };
+    streamed.method = "SendStreamingMessage";
+    delete streamed.params.configuration;
+    // The client reads the first events (the task, WORKING), then leaves.
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(
+        { host: "127.0.0.1", port: (server.address() as AddressInfo).port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json", "a2a-version": "1.0", "x-probe": "sse" } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8").on("data", (d: string) => {
+            text += d;
+            if (text.includes("TASK_STATE_WORKING")) {
+              res.destroy();
+              resolve();
+            }
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end(JSON.stringify(streamed));
+    });
+    expect(await collected(seen!)).toBe(true);
+    expect(await headerReadLater("sse")).toBe("sse");
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("gRPC stream: a task whose stream's client cancelled runs on without grpc-js's call", async () => {
+  const server = new Server();
+  let seen: WeakRef<object> | undefined;
+  const addService = server.addService.bind(server);
+  server.addService = (definition, implementation: UntypedServiceImplementation) => {
+    const wrapped: UntypedServiceImplementation = {};
+    for (const [name, fn] of Object.entries(implementation)) {
+      wrapped[name] = ((call: object, callback: unknown) => {
+        seen = new WeakRef(call);
+        return (fn as (c: unknown, cb: unknown) => unknown)(call, callback);
+      }) as (typeof implementation)[string];
+    }
+    addService(definition, wrapped);
+  };
+  addA2AServiceToServer(server, handler);
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const client = createA2AServiceGrpcClient(`127.0.0.1:${port}`, { credentials: credentials.createInsecure() });
+  try {
+    expectRunning("grpc-stream");
+    const cancel = new AbortController();
+    const stream = client.sendStreamingMessage(
+      { message: { messageId: "m-grpc-stream", role: Role.USER, parts: [{ content: { case: "text", value: "grpc-stream" } }] } },
+      { headers: { "x-probe": "grpc-stream" }, signal: cancel.signal },
+    );
+    for await (const event of stream) {
+      if (event.payload.case === "statusUpdate" && event.payload.value.status?.state === TaskState.WORKING) break;
+    }
+    cancel.abort();
+    expect(await collected(seen!)).toBe(true);
+    expect(await headerReadLater("grpc-stream")).toBe("grpc-stream");
+  } finally {
+    client.close();
+    server.forceShutdown();
+  }
+});
+
+test("A2A 0.3 caller: a running task does not keep the translated body once the call was answered", async () => {
+  const served = await serveA2AService(handler, taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", compat: { v0_3: true } });
+  try {
+    const port = Number(new URL(served.jsonRpcUrl!).port);
+    const path = new URL(served.jsonRpcUrl!).pathname;
+    // Large bodies, so that keeping them shows in the process's ArrayBuffers (the task keeps the text as a string).
+    const pad = "x".repeat(256 * 1024);
+    const texts = Array.from({ length: 16 }, (_, i) => `v03-${i}`);
+    for (const text of texts) expectRunning(text);
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    for (const text of texts) {
+      const payload = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: { message: { kind: "message", messageId: `m-${text}`, role: "user", parts: [{ kind: "text", text }, { kind: "text", text: pad }] }, configuration: { blocking: false } },
+      });
+      const answer = JSON.parse(await postAlone(port, payload, { "x-probe": text }, path)) as { result?: { status?: { state?: string } } };
+      expect(answer.result?.status?.state).toBe("working");
+    }
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    // 16 bodies of 256 KB kept would be 4 MB.
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1 << 20);
+    for (const text of texts) expect(await headerReadLater(text)).toBe(text);
+  } finally {
+    await served.close();
   }
 });

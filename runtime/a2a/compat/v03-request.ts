@@ -40,9 +40,19 @@ export function translatedRequest(req: CoreRequest, url: string, body: CoreReque
   };
 }
 
-/** A body read once by the compat layer and handed on as bytes. */
+/**
+ * A body read once by the compat layer and handed on as bytes, once: the 1.0 endpoint reads it
+ * once, and a task the call started holds the request for as long as it runs (D114), so the
+ * bytes (up to the body limit) are not kept past that read.
+ */
 export function bytesBody(bytes: Uint8Array): CoreRequest["body"] {
-  return async () => bytes;
+  let kept: Uint8Array | undefined = bytes;
+  return async () => {
+    const read = kept;
+    kept = undefined;
+    if (read === undefined) throw new Error("the translated body was read already");
+    return read;
+  };
 }
 
 /** A body that refuses as the original did (size, time), for the 1.0 endpoint to answer. */

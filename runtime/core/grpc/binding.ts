@@ -8,7 +8,7 @@
  */
 import { toBinary, type Message } from "@bufbuild/protobuf";
 import { Metadata, status, type MethodDefinition, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
-import { signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
+import { clientLeft, signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
 import { jsonProblemOf } from "../codec/json-representable.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
 import { grpcStatusOf, rpcCode } from "../error-encoding.js";
@@ -188,7 +188,7 @@ class GrpcRequest implements ScopeRequest {
    */
   onClose(target: Abortable): void {
     if (this.#closed) {
-      target.abort();
+      target.abort(clientLeft());
       return;
     }
     if (this.#targets !== undefined) {
@@ -229,6 +229,7 @@ class GrpcRequest implements ScopeRequest {
   release(): void {
     this.done();
     this.#call = undefined;
+    this.#targets = undefined;
   }
 
   #close(): void {
@@ -237,7 +238,8 @@ class GrpcRequest implements ScopeRequest {
     this.done();
     const targets = this.#targets ?? [];
     this.#targets = undefined;
-    for (const target of targets) target.abort();
+    const reason = clientLeft();
+    for (const target of targets) target.abort(reason);
   }
 }
 
@@ -390,8 +392,8 @@ class ServerStream implements Abortable {
     try {
       const message = (this.#messages as MessageStream).accept(r);
       if (message === undefined) {
-        req.done();
         call.end();
+        req.release();
         this.#span?.end();
         return;
       }
@@ -414,10 +416,13 @@ class ServerStream implements Abortable {
     this.req.done();
     if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#scope, this.#span));
     else this.#span?.cancelled();
+    this.req.release();
   }
 
   /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */
   abort(): void {
     releaseIterator(this.#messages?.iterator);
+    // The call is over: a task it started runs on without grpc-js's call (D114).
+    this.req.release();
   }
 }
