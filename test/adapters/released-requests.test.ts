@@ -16,7 +16,7 @@ import { request as httpRequest, createServer, type IncomingMessage, type Server
 import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { Server, ServerCredentials, credentials, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { Server, ServerCredentials, credentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import express from "express";
 import { createFetchHandler, createNodeListener } from "protoc-gen-a2a/runtime";
 import { createExpressMiddleware } from "protoc-gen-a2a/runtime/adapters";
@@ -87,7 +87,8 @@ function postAlone(port: number, payload: string, headers: Record<string, string
   });
 }
 
-test("node:http: a running task keeps neither node's request nor its response once the call was answered", async () => {
+/** The task handler's JSON-RPC endpoint on node:http, each IncomingMessage also put in `seen()` (a WeakRef). */
+async function nodeWatched() {
   let seen: WeakRef<IncomingMessage> | undefined;
   const listener = createNodeListener(createA2AServiceJsonRpcEndpoint(handler));
   const server: HttpServer = createServer((req, res) => {
@@ -95,22 +96,16 @@ test("node:http: a running task keeps neither node's request nor its response on
     listener(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, seen: () => seen! };
+}
+
+test("node:http: a running task keeps neither node's request nor its response once the call was answered", async () => {
+  const { server, seen } = await nodeWatched();
   try {
     expectRunning("node");
-    // A connection of its own, closed after the answer: node keeps a keep-alive socket's last request.
-    const answer = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest(
-        { host: "127.0.0.1", port: (server.address() as AddressInfo).port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json", "a2a-version": "1.0", "x-probe": "node", connection: "close" } },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8").on("data", (d: string) => (text += d)).on("end", () => resolve(text));
-        },
-      );
-      req.on("error", reject);
-      req.end(body("node"));
-    });
+    const answer = await postAlone((server.address() as AddressInfo).port, body("node"), { "a2a-version": "1.0", "x-probe": "node" });
     expect(JSON.parse(answer)).toMatchObject({ result: { task: { status: { state: "TASK_STATE_WORKING" } } } });
-    expect(await collected(seen!)).toBe(true);
+    expect(await collected(seen())).toBe(true);
     expect(await headerReadLater("node")).toBe("node");
   } finally {
     await new Promise((resolve) => server.close(resolve));
@@ -132,15 +127,18 @@ test("fetch adapter: a running task does not keep the Request once the call was 
   expect(await headerReadLater("fetch")).toBe("fetch");
 });
 
-test("gRPC: a running task does not keep grpc-js's call once the call was answered", async () => {
+/**
+ * A gRPC server of the task handler whose every call object grpc-js hands a method is also put in
+ * `seen()` (a WeakRef), and a generated client of it.
+ */
+async function grpcWatched() {
   const server = new Server();
   let seen: WeakRef<object> | undefined;
-  // Each method of the service seen by the test first: the unary call object grpc-js hands it.
   const addService = server.addService.bind(server);
   server.addService = (definition, implementation: UntypedServiceImplementation) => {
     const wrapped: UntypedServiceImplementation = {};
     for (const [name, fn] of Object.entries(implementation)) {
-      wrapped[name] = ((call: ServerUnaryCall<unknown, unknown>, callback: unknown) => {
+      wrapped[name] = ((call: object, callback: unknown) => {
         seen = new WeakRef(call);
         return (fn as (c: unknown, cb: unknown) => unknown)(call, callback);
       }) as (typeof implementation)[string];
@@ -150,6 +148,18 @@ test("gRPC: a running task does not keep grpc-js's call once the call was answer
   addA2AServiceToServer(server, handler);
   const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
   const client = createA2AServiceGrpcClient(`127.0.0.1:${port}`, { credentials: credentials.createInsecure() });
+  return {
+    client,
+    seen: () => seen!,
+    close() {
+      client.close();
+      server.forceShutdown();
+    },
+  };
+}
+
+test("gRPC: a running task does not keep grpc-js's call once the call was answered", async () => {
+  const { client, seen, close } = await grpcWatched();
   try {
     expectRunning("grpc");
     const answer = await client.sendMessage({
@@ -157,11 +167,10 @@ test("gRPC: a running task does not keep grpc-js's call once the call was answer
       configuration: { returnImmediately: true },
     }, { headers: { "x-probe": "grpc" } });
     expect(answer.payload.case === "task" && answer.payload.value.status?.state).toBe(TaskState.WORKING);
-    expect(await collected(seen!)).toBe(true);
+    expect(await collected(seen())).toBe(true);
     expect(await headerReadLater("grpc")).toBe("grpc");
   } finally {
-    client.close();
-    server.forceShutdown();
+    close();
   }
 });
 
@@ -188,13 +197,7 @@ test("express with a body parser mounted first: a running task keeps neither req
 });
 
 test("node:http SSE: a task whose stream's client left runs on without node's request", async () => {
-  let seen: WeakRef<IncomingMessage> | undefined;
-  const listener = createNodeListener(createA2AServiceJsonRpcEndpoint(handler));
-  const server: HttpServer = createServer((req, res) => {
-    seen = new WeakRef(req);
-    listener(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { server, seen } = await nodeWatched();
   try {
     expectRunning("sse");
     const streamed = JSON.parse(body("sse")) as { method: string; params: { configuration?: object } };
@@ -218,7 +221,7 @@ test("node:http SSE: a task whose stream's client left runs on without node's re
       req.on("error", reject);
       req.end(JSON.stringify(streamed));
     });
-    expect(await collected(seen!)).toBe(true);
+    expect(await collected(seen())).toBe(true);
     expect(await headerReadLater("sse")).toBe("sse");
   } finally {
     await new Promise((resolve) => server.close(resolve));
@@ -226,22 +229,7 @@ test("node:http SSE: a task whose stream's client left runs on without node's re
 });
 
 test("gRPC stream: a task whose stream's client cancelled runs on without grpc-js's call", async () => {
-  const server = new Server();
-  let seen: WeakRef<object> | undefined;
-  const addService = server.addService.bind(server);
-  server.addService = (definition, implementation: UntypedServiceImplementation) => {
-    const wrapped: UntypedServiceImplementation = {};
-    for (const [name, fn] of Object.entries(implementation)) {
-      wrapped[name] = ((call: object, callback: unknown) => {
-        seen = new WeakRef(call);
-        return (fn as (c: unknown, cb: unknown) => unknown)(call, callback);
-      }) as (typeof implementation)[string];
-    }
-    addService(definition, wrapped);
-  };
-  addA2AServiceToServer(server, handler);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
-  const client = createA2AServiceGrpcClient(`127.0.0.1:${port}`, { credentials: credentials.createInsecure() });
+  const { client, seen, close } = await grpcWatched();
   try {
     expectRunning("grpc-stream");
     const cancel = new AbortController();
@@ -253,11 +241,10 @@ test("gRPC stream: a task whose stream's client cancelled runs on without grpc-j
       if (event.payload.case === "statusUpdate" && event.payload.value.status?.state === TaskState.WORKING) break;
     }
     cancel.abort();
-    expect(await collected(seen!)).toBe(true);
+    expect(await collected(seen())).toBe(true);
     expect(await headerReadLater("grpc-stream")).toBe("grpc-stream");
   } finally {
-    client.close();
-    server.forceShutdown();
+    close();
   }
 });
 
