@@ -1090,30 +1090,6 @@ test("a message to a task whose CANCELED the database is still being asked to ta
   }
 });
 
-test("a claim its instance never gave back (it died, or could not at close) lapses, and the reaper lets it go: the task still waits for input, and a message through another instance runs (D79)", async () => {
-  const leaseMs = 300;
-  const storeA = await instance({ leaseMs });
-  const storeB = await instance({ leaseMs });
-  const b = createA2AServiceTaskHandler(twoTurns, { store: storeB });
-  const tenant = unique("tenant");
-  try {
-    const waiting = await sendTask(b, "start", tenant);
-    expect(waiting.status?.state).toBe(TaskState.INPUT_REQUIRED);
-    // A takes the task for a message, then stops renewing without writing it or giving it back.
-    expect(await storeA.claim!((await storeA.get(waiting.id))!)).toBe(true);
-    await storeA.close();
-    await new Promise((resolve) => setTimeout(resolve, leaseMs + 50));
-    expect(await storeB.reapLapsed()).toBe(0);
-    const kept = await storeB.get(waiting.id);
-    expect([kept?.task.status?.state, kept?.task.history.map(said)]).toEqual([TaskState.INPUT_REQUIRED, ["start", "more?"]]);
-    // Its lease is gone, so a message through B takes the task and runs.
-    const done = await within("the answer through B", sendTask(b, "go", tenant, waiting.id), 5000);
-    expect([done.status?.state, done.history.map(said)]).toEqual([TaskState.COMPLETED, ["start", "more?", "go"]]);
-  } finally {
-    await b.close();
-  }
-});
-
 test("a terminal status whose answer was lost (written, then the connection failed) is written once, and its push notification goes out now, not after a restart (D72)", async () => {
   const real = new pg.Pool({ connectionString: server.url, max: 4 });
   // Idle connections are ended by the server when the file's Postgres stops: nothing to report.

@@ -221,18 +221,6 @@ ORDER BY o.task_id, o.seq, o.config_id`;
 /** A notification delivered (or given up on): out of the outbox. */
 export const deletePush = `DELETE FROM a2a_push_outbox WHERE task_id = $1::text AND seq = $2::bigint AND config_id = $3::text`;
 
-/** The kind of task $1's last event. */
-export const lastEventKind = `SELECT kind FROM a2a_task_events WHERE task_id = $1::text ORDER BY seq DESC LIMIT 1`;
-
-/**
- * Lets go of task $1's lease if it lapsed before $2 while the task is still in one of the states
- * $3 (interrupted): a claim whose message was never written (D79). Answers the task if it did.
- */
-export const dropLapsedClaim = `
-UPDATE a2a_tasks SET lease_owner = NULL, lease_until = NULL
-WHERE id = $1::text AND finished_ms IS NULL AND lease_until < $2::bigint AND state = ANY($3::int[])
-RETURNING id`;
-
 /** Tasks whose lease lapsed: their instance stopped renewing it (D72). */
 export const lapsedLeases = `
 SELECT id FROM a2a_tasks

@@ -84,11 +84,7 @@ export interface SqlTaskStore extends TaskStore {
   claim(record: StoredTask): Promise<boolean>;
   unclaim(record: StoredTask): Promise<void>;
   readonly claimRetryMs: number;
-  /**
-   * Moves the tasks whose lease lapsed before `now` to FAILED (D72); answers how many. An
-   * interrupted task with nothing written since it asked was only claimed (D79): its lease is let
-   * go instead. A timer calls it every half lease.
-   */
+  /** Moves the SUBMITTED and WORKING tasks whose lease lapsed before `now` to FAILED (D72); answers how many. A timer calls it every half lease. */
   reapLapsed(now?: number): Promise<number>;
   /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
   deleteFinished(beforeMs: number): Promise<number>;
@@ -295,16 +291,6 @@ class Store implements SqlTaskStore {
       const record = await this.get(id);
       if (record === undefined) continue;
       const task = record.task;
-      // Interrupted, and nothing written since it asked: the lease was a claim for a message that
-      // never came to be written (its instance died, or could not give the claim back as it closed,
-      // D79). Nothing ran: the task still waits for its input, and a message elsewhere may take it.
-      if (states.isInterrupted(task.status?.state ?? 0)) {
-        const [last] = await this.driver.query<{ kind: string }>(q.lastEventKind, [id]);
-        if (last?.kind === "status") {
-          await this.driver.query(q.dropLapsedClaim, [id, now, [states.inputRequired, states.authRequired]]);
-          continue;
-        }
-      }
       const message = make<MessageLike>(s.message, {
         messageId: randomUUID(),
         role: agent,
