@@ -226,8 +226,19 @@ class SseWriter {
     const events = this.#events;
     if (events.heartbeatMs > 0) addHeartbeat(events.heartbeatMs, res);
     res.on("close", this.#onClose);
-    res.writeHead(200, headers);
-    res.flushHeaders();
+    try {
+      res.writeHead(200, headers);
+      res.flushHeaders();
+    } catch (err) {
+      // Headers node refuses (an activated extension whose name a header cannot hold): the stream
+      // never opens. Its source is let go as on a disconnect, and the failure is answered as any.
+      if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, res);
+      res.off("close", this.#onClose);
+      this.#closed = true;
+      events.cancel();
+      this.#request.release();
+      throw err;
+    }
     // Gone before the first event was written: release the handler as a later disconnect would.
     if (res.closed && !res.writableFinished) this.#clientLeft();
     else this.#pull();

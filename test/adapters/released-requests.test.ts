@@ -248,26 +248,44 @@ test("gRPC stream: a task whose stream's client cancelled runs on without grpc-j
   }
 });
 
-test("A2A 0.3 caller: a running task does not keep the translated body once the call was answered", async () => {
-  const served = await serveA2AService(handler, taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", compat: { v0_3: true } });
-  try {
-    const port = Number(new URL(served.jsonRpcUrl!).port);
-    const path = new URL(served.jsonRpcUrl!).pathname;
-    // Large bodies, so that keeping them shows in the process's ArrayBuffers (the task keeps the text as a string).
-    const pad = "x".repeat(256 * 1024);
-    const texts = Array.from({ length: 16 }, (_, i) => `v03-${i}`);
-    for (const text of texts) expectRunning(text);
-    gc();
-    const before = process.memoryUsage().arrayBuffers;
-    for (const text of texts) {
-      const payload = JSON.stringify({
+/** A 0.3 caller's message/send (`blocking: false`) on either JSON binding, as the body the binding takes, and the state the answer says. */
+const sends03 = {
+  "JSON-RPC": {
+    url: (served: { jsonRpcUrl?: string | undefined }) => new URL(served.jsonRpcUrl!),
+    body: (text: string, pad: string) =>
+      JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
         method: "message/send",
         params: { message: { kind: "message", messageId: `m-${text}`, role: "user", parts: [{ kind: "text", text }, { kind: "text", text: pad }] }, configuration: { blocking: false } },
-      });
-      const answer = JSON.parse(await postAlone(port, payload, { "x-probe": text }, path)) as { result?: { status?: { state?: string } } };
-      expect(answer.result?.status?.state).toBe("working");
+      }),
+    state: (answer: Record<string, unknown>) => (answer.result as { status?: { state?: string } } | undefined)?.status?.state,
+    working: "working",
+  },
+  "HTTP+JSON": {
+    url: (served: { httpJsonUrl?: string | undefined }) => new URL(`${served.httpJsonUrl!}/v1/message:send`),
+    body: (text: string, pad: string) =>
+      JSON.stringify({ message: { messageId: `m-${text}`, role: "ROLE_USER", content: [{ text }, { text: pad }] }, configuration: { blocking: false } }),
+    state: (answer: Record<string, unknown>) => (answer.task as { status?: { state?: string } } | undefined)?.status?.state,
+    working: "TASK_STATE_WORKING",
+  },
+} as const;
+
+test.each(Object.keys(sends03) as (keyof typeof sends03)[])("A2A 0.3 caller on %s: a running task does not keep the translated body once the call was answered", async (binding) => {
+  const send = sends03[binding];
+  // A handler of its own: closing the server closes its handler.
+  const served = await serveA2AService(createA2AServiceTaskHandler(executor), taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", compat: { v0_3: true } });
+  try {
+    const url = send.url(served);
+    // Large bodies, so that keeping them shows in the process's ArrayBuffers (the task keeps the text as a string).
+    const pad = "x".repeat(256 * 1024);
+    const texts = Array.from({ length: 16 }, (_, i) => `v03-${binding}-${i}`);
+    for (const text of texts) expectRunning(text);
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    for (const text of texts) {
+      const answer = JSON.parse(await postAlone(Number(url.port), send.body(text, pad), { "x-probe": text }, url.pathname)) as Record<string, unknown>;
+      expect(send.state(answer)).toBe(send.working);
     }
     for (let i = 0; i < 5; i++) {
       await new Promise((resolve) => setImmediate(resolve));

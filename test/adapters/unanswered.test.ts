@@ -146,3 +146,25 @@ test("the generated endpoints report such a failure to onError, with their bindi
     { binding: "HTTP+JSON", method: "(unanswered)" },
   ]);
 });
+
+test("a stream whose headers node refuses is answered with an empty 500 and reported, and its source is let go as on a disconnect", async () => {
+  const seen: string[] = [];
+  let cancelled = 0;
+  const { server, base } = await listen({
+    handle: async () => ({
+      kind: "stream",
+      // A header value node will not write (an activated extension's name, say).
+      headers: { "content-type": "text/event-stream", "a2a-extensions": "bad\u0000name" },
+      events: { next: () => new Promise<string | undefined>(() => undefined), cancel: () => void cancelled++, heartbeatMs: 50 },
+    }),
+    report: (err) => void seen.push((err as Error).name),
+  });
+  try {
+    const res = await fetch(`${base}/a2a`, { method: "POST", body: "{}" });
+    expect([res.status, await res.text()]).toEqual([500, ""]);
+    expect(cancelled).toBe(1);
+    expect(seen).toHaveLength(1);
+  } finally {
+    server.close();
+  }
+});

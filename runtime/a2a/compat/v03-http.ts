@@ -15,7 +15,7 @@ import { createRouter, type RouteInput } from "../../core/http/router.js";
 import type { HttpRuleSpec, MethodSpec } from "../../core/method-spec.js";
 import { A2AErrorTable } from "../errors.js";
 import { noV03Counterpart, v03Methods, type V03Method } from "./v03-methods.js";
-import { failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest, translationFailure } from "./v03-request.js";
+import { bytesBody, failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest, translationFailure } from "./v03-request.js";
 import { obj, type Obj } from "./v03-shapes.js";
 
 export interface V03HttpJsonOptions {
@@ -154,7 +154,7 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
         // cannot take (nested past the stack): the caller's mistake, not ours.
         return error03(400, -32602, translationFailure(err));
       }
-      const call = translatedRequest(req, `${options.basePath}${target.path}`, async () => bodyBytes, { method: target.method, json: true });
+      const call = translatedRequest(req, `${options.basePath}${target.path}`, bytesBody(bodyBytes), { method: target.method, json: true });
       return answerTo03(await inner.handle(call), method, report);
     },
   };
