@@ -622,6 +622,51 @@ test("a claim answered after the handler closed is given back: the task waiting 
   }
 });
 
+test("a give-back the database refuses once at close is tried again: the task waiting for input is left with no lease (D79, D72)", async () => {
+  const errors: unknown[] = [];
+  const store = await instance({ onError: (e) => errors.push(e) });
+  const { claimed, closing } = holdingClaims(store);
+  const handler = createA2AServiceTaskHandler(twoTurns, { store });
+  const tenant = unique("tenant");
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  // Refuses, once (counted by a sequence, which a refusal's rollback does not undo), a write that
+  // lets go of a lease on a task listed in test_refused_giveback.
+  await admin.query(`
+    CREATE TABLE IF NOT EXISTS test_refused_giveback (id text PRIMARY KEY);
+    CREATE SEQUENCE IF NOT EXISTS test_giveback_refusals;
+    ALTER SEQUENCE test_giveback_refusals RESTART;
+    CREATE OR REPLACE FUNCTION test_refuse_giveback() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.lease_until IS NULL AND OLD.lease_until IS NOT NULL AND NEW.finished_ms IS NULL
+        AND EXISTS (SELECT 1 FROM test_refused_giveback WHERE id = NEW.id) THEN
+        IF nextval('test_giveback_refusals') <= 1 THEN
+          RAISE EXCEPTION 'give-back refused for the test';
+        END IF;
+      END IF;
+      RETURN NEW;
+    END $$;
+    DROP TRIGGER IF EXISTS test_refuse_giveback ON a2a_tasks;
+    CREATE TRIGGER test_refuse_giveback BEFORE UPDATE ON a2a_tasks FOR EACH ROW EXECUTE FUNCTION test_refuse_giveback();`);
+  try {
+    const id = (await sendTask(handler, "start", tenant)).id;
+    await admin.query("INSERT INTO test_refused_giveback (id) VALUES ($1)", [id]);
+    const answer = sendTask(handler, "go", tenant, id);
+    await within("the claim to be taken", claimed);
+    const closed = handler.close();
+    closing.resolve();
+    await within("the handler to close", closed);
+    expect((await answer).status?.state).toBe(TaskState.INPUT_REQUIRED);
+    expect(await leaseRow(admin, id)).toMatchObject({ state: TaskState.INPUT_REQUIRED, lease_until: null });
+    expect(errors.map(String)).toEqual([expect.stringMatching(/the database refused to give back its claim \(give-back refused for the test\); trying again in 100 ms$/)]);
+  } finally {
+    closing.resolve();
+    await admin.query("DROP TRIGGER IF EXISTS test_refuse_giveback ON a2a_tasks");
+    await admin.end();
+    await handler.close();
+  }
+});
+
 /** The lease columns and state of a task's row, read by `admin`. */
 async function leaseRow(admin: pg.Client, id: string) {
   const { rows } = await admin.query<{ state: number; version: number; lease_owner: string | null; lease_until: string | null }>(

@@ -414,7 +414,31 @@ class Store implements SqlTaskStore {
 
   async unclaim(record: StoredTask): Promise<void> {
     const states = this.#states!;
-    await this.driver.query(q.unclaimTask, [record.task.id, this.#writer, [states.submitted, states.working]]);
+    const id = record.task.id;
+    // Refused, it is tried again as a terminal status is (D72): a claim not given back lapses, and
+    // the reaper then fails a task that was only waiting for its input (D79).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.driver.query(q.unclaimTask, [id, this.#writer, [states.submitted, states.working]]);
+        return;
+      } catch (err) {
+        if (!(await this.#triedAgain(attempt, err, `task ${id}: the database refused to give back its claim`))) throw err;
+      }
+    }
+  }
+
+  /**
+   * After a refusal of a write that must not be lost (a terminal status, a claim given back):
+   * whether to try again, having reported the refusal and waited the next of `finishRetryMs`
+   * (D72); false once they are spent or the store closed.
+   */
+  async #triedAgain(attempt: number, err: unknown, what: string): Promise<boolean> {
+    const wait = finishRetryMs[attempt];
+    if (wait === undefined || this.#closed) return false;
+    const why = err instanceof Error ? err.message : String(err);
+    this.#onError(new Error(`${what} (${why}); trying again in ${wait} ms`, { cause: err }));
+    await this.#pause(wait);
+    return !this.#closed;
   }
 
   update(record: StoredTask, change: TaskChange): Promise<void> {
@@ -516,13 +540,8 @@ class Store implements SqlTaskStore {
         } catch (err) {
           // A terminal status the database refused is tried again (D72), in this write's turn: the
           // task's later writes wait for it, as for any write, and close() for its last try.
-          const wait = terminal ? finishRetryMs[attempt] : undefined;
-          if (wait === undefined || this.#closed) throw err;
-          const why = err instanceof Error ? err.message : String(err);
-          this.#onError(new Error(`task ${task.id}: the database refused its terminal status (${why}); trying again in ${wait} ms`, { cause: err }));
-          await this.#pause(wait);
-          if (this.#closed) throw err;
-          continue;
+          if (terminal && (await this.#triedAgain(attempt, err, `task ${task.id}: the database refused its terminal status`))) continue;
+          throw err;
         }
         written = row !== undefined;
         // Sent in the task's order of writes: the next write waits for this hand-over (D74).
