@@ -143,28 +143,22 @@ class NodeCoreRequest implements CoreRequest {
 async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, options: NodeServeOptions | undefined): Promise<void> {
   const request = new NodeCoreRequest(req, res, options);
   const response = await core.handle(request);
-  switch (response.kind) {
-    case "body":
-      try {
-        if (request.refusedAt !== undefined) drainRefused(req, request.refusedAt);
-        res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
-        res.end(response.body);
-      } finally {
-        request.release();
-      }
+  if (response.kind === "stream") {
+    // Not awaited: neither this frame nor the caller's promise lives as long as the stream, which releases the request at its end.
+    new SseWriter(res, response.events, request).start(response.headers);
+    return;
+  }
+  try {
+    if (response.kind === "empty") {
+      res.writeHead(response.status, response.headers);
+      res.end();
       return;
-    case "empty":
-      try {
-        res.writeHead(response.status, response.headers);
-        res.end();
-      } finally {
-        request.release();
-      }
-      return;
-    case "stream":
-      // Not awaited: neither this frame nor the caller's promise lives as long as the stream.
-      new SseWriter(res, response.events, request).start(response.headers);
-      return;
+    }
+    if (request.refusedAt !== undefined) drainRefused(req, request.refusedAt);
+    res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
+    res.end(response.body);
+  } finally {
+    request.release();
   }
 }
 

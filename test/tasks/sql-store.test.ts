@@ -628,29 +628,12 @@ test("a give-back the database refuses once at close is tried again: the task wa
   const { claimed, closing } = holdingClaims(store);
   const handler = createA2AServiceTaskHandler(twoTurns, { store });
   const tenant = unique("tenant");
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-  // Refuses, once (counted by a sequence, which a refusal's rollback does not undo), a write that
-  // lets go of a lease on a task listed in test_refused_giveback.
-  await admin.query(`
-    CREATE TABLE IF NOT EXISTS test_refused_giveback (id text PRIMARY KEY);
-    CREATE SEQUENCE IF NOT EXISTS test_giveback_refusals;
-    ALTER SEQUENCE test_giveback_refusals RESTART;
-    CREATE OR REPLACE FUNCTION test_refuse_giveback() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.lease_until IS NULL AND OLD.lease_until IS NOT NULL AND NEW.finished_ms IS NULL
-        AND EXISTS (SELECT 1 FROM test_refused_giveback WHERE id = NEW.id) THEN
-        IF nextval('test_giveback_refusals') <= 1 THEN
-          RAISE EXCEPTION 'give-back refused for the test';
-        END IF;
-      END IF;
-      RETURN NEW;
-    END $$;
-    DROP TRIGGER IF EXISTS test_refuse_giveback ON a2a_tasks;
-    CREATE TRIGGER test_refuse_giveback BEFORE UPDATE ON a2a_tasks FOR EACH ROW EXECUTE FUNCTION test_refuse_giveback();`);
+  // Refuses a write that lets go of a lease on a listed task (NEW.finished_ms NULL: not a terminal status).
+  const admin = await refusingWrites("giveback", "NEW.lease_until IS NULL AND OLD.lease_until IS NOT NULL AND NEW.finished_ms IS NULL", "give-back refused for the test");
   try {
     const id = (await sendTask(handler, "start", tenant)).id;
-    await admin.query("INSERT INTO test_refused_giveback (id) VALUES ($1)", [id]);
+    await admin.query("ALTER SEQUENCE test_giveback_refusals RESTART");
+    await admin.query("INSERT INTO test_giveback_refused (id, budget) VALUES ($1, 1)", [id]);
     const answer = sendTask(handler, "go", tenant, id);
     await within("the claim to be taken", claimed);
     const closed = handler.close();
@@ -990,31 +973,42 @@ test("a live instance keeps its running tasks' leases: nothing of its is reaped"
 /**
  * An admin connection to a database that refuses, for the tasks listed in test_refused, any write
  * that finishes them (a real refusal from the server, as for a row a constraint rejects), and
- * nothing else: every time, or (a row with a `budget`) that many times in all, counted by a
- * sequence, which a refusal's rollback does not undo. Drop the trigger and end the connection when
- * done.
+ * nothing else: every time, or (a row with a `budget`) that many times in all. Drop the trigger
+ * and end the connection when done.
  */
-async function refusingFinish(): Promise<pg.Client> {
+function refusingFinish(): Promise<pg.Client> {
+  return refusingWrites("finish", "NEW.finished_ms IS DISTINCT FROM OLD.finished_ms", "refused for the test", { table: "test_refused", sequence: "test_refusals" });
+}
+
+/**
+ * An admin connection to a database that refuses, with `message`, the updates of a2a_tasks for
+ * which `when` holds, on the tasks listed in table `test_<name>_refused` (trigger
+ * `test_refuse_<name>`): every time, or (a row with a `budget`) that many times in all, counted by
+ * sequence `test_<name>_refusals`, which a refusal's rollback does not undo.
+ */
+async function refusingWrites(name: string, when: string, message: string, names: { table?: string; sequence?: string } = {}): Promise<pg.Client> {
+  const table = names.table ?? `test_${name}_refused`;
+  const sequence = names.sequence ?? `test_${name}_refusals`;
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   await admin.query(`
-    CREATE TABLE IF NOT EXISTS test_refused (id text PRIMARY KEY);
-    ALTER TABLE test_refused ADD COLUMN IF NOT EXISTS budget int;
-    CREATE SEQUENCE IF NOT EXISTS test_refusals;
-    CREATE OR REPLACE FUNCTION test_refuse_finish() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY);
+    ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS budget int;
+    CREATE SEQUENCE IF NOT EXISTS ${sequence};
+    CREATE OR REPLACE FUNCTION test_refuse_${name}() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
       allowed int;
     BEGIN
-      IF NEW.finished_ms IS DISTINCT FROM OLD.finished_ms AND EXISTS (SELECT 1 FROM test_refused WHERE id = NEW.id) THEN
-        SELECT budget INTO allowed FROM test_refused WHERE id = NEW.id;
-        IF allowed IS NULL OR nextval('test_refusals') <= allowed THEN
-          RAISE EXCEPTION 'refused for the test';
+      IF ${when} AND EXISTS (SELECT 1 FROM ${table} WHERE id = NEW.id) THEN
+        SELECT budget INTO allowed FROM ${table} WHERE id = NEW.id;
+        IF allowed IS NULL OR nextval('${sequence}') <= allowed THEN
+          RAISE EXCEPTION '${message}';
         END IF;
       END IF;
       RETURN NEW;
     END $$;
-    DROP TRIGGER IF EXISTS test_refuse_finish ON a2a_tasks;
-    CREATE TRIGGER test_refuse_finish BEFORE UPDATE ON a2a_tasks FOR EACH ROW EXECUTE FUNCTION test_refuse_finish();`);
+    DROP TRIGGER IF EXISTS test_refuse_${name} ON a2a_tasks;
+    CREATE TRIGGER test_refuse_${name} BEFORE UPDATE ON a2a_tasks FOR EACH ROW EXECUTE FUNCTION test_refuse_${name}();`);
   return admin;
 }
 

@@ -215,7 +215,7 @@ class GrpcRequest implements ScopeRequest {
   }
 
   /** Undoes what `onClose` set up; nothing unless something asked. */
-  done(): void {
+  #done(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#onCancel !== undefined) this.#call?.off("cancelled", this.#onCancel);
     this.#timer = undefined;
@@ -223,11 +223,11 @@ class GrpcRequest implements ScopeRequest {
   }
 
   /**
-   * The unary call is answered (D114): let go of grpc-js's call. A task the call started, which may run
+   * The call is answered, or its stream over (D114): undo what `onClose` set up and let go of grpc-js's call. A task the call started, which may run
    * for hours, holds its context and through it this object (the call held its stream's state).
    */
   release(): void {
-    this.done();
+    this.#done();
     this.#call = undefined;
     this.#targets = undefined;
   }
@@ -235,7 +235,7 @@ class GrpcRequest implements ScopeRequest {
   #close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.done();
+    this.#done();
     const targets = this.#targets ?? [];
     this.#targets = undefined;
     const reason = clientLeft();
@@ -271,10 +271,10 @@ function sendResponseHeaders(call: GrpcCall, dispatch: Dispatcher, scope: CallSc
  */
 function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>, req: GrpcRequest, span: CallSpan | undefined): void {
   let scope: CallScope | undefined;
+  // Answered either way: the call is let go (D114) before grpc-js has it.
   const fail = (err: unknown) => {
-    req.done();
-    callback(serviceError(err, dispatch, spec, req, scope, span));
     req.release();
+    callback(serviceError(err, dispatch, spec, req, scope, span));
   };
   let result: unknown;
   try {
@@ -291,19 +291,17 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
   }
   const opened = scope;
   const respond = (value: unknown) => {
-    req.done();
+    req.release();
     sendResponseHeaders(call, dispatch, opened);
     // The handler's message or its init shape: the definition's serializeMessage writes either.
     if (span === undefined) {
       callback(null, value as Message);
-      req.release();
       return;
     }
     span.message(value, "response");
     // grpc-js serializes in the callback: a response that cannot be encoded is INTERNAL (see withCodecFailures).
     const encoded = encodeFailures.count;
     callback(null, value as Message);
-    req.release();
     span.end(encodeFailures.count === encoded ? undefined : new RpcError(dispatch.errors.Internal, "the handler's response could not be encoded"));
   };
   if (isPromiseLike(result)) result.then(respond, fail);
@@ -412,11 +410,10 @@ class ServerStream implements Abortable {
   }
 
   #fail(err: unknown): void {
+    // Ends the handler's iterator and lets go of the call (abort).
     this.abort();
-    this.req.done();
     if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#scope, this.#span));
     else this.#span?.cancelled();
-    this.req.release();
   }
 
   /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */
