@@ -11,7 +11,7 @@ export type { RequestContext } from "./a2a/tasks/executor.js";
 export type { IdKind } from "./a2a/tasks/task-runtime.js";
 export { createInMemoryTaskStore } from "./a2a/tasks/in-memory-store.js";
 export type { InMemoryTaskStore, InMemoryTaskStoreOptions } from "./a2a/tasks/in-memory-store.js";
-export { BadPageTokenError } from "./a2a/tasks/task-store.js";
+export { BadPageTokenError, MessageNotStoredError } from "./a2a/tasks/task-store.js";
 export type { ConfigPage, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "./a2a/tasks/task-store.js";
 export type { MessageLike, PushConfigLike, TaskLike } from "./a2a/tasks/model.js";
 export { createPushDelivery } from "./a2a/tasks/push-delivery.js";

@@ -136,14 +136,17 @@ test("writers on two instances: the task's changes are numbered without gaps or 
     history: [message("hello")],
   });
   await a.create({ tenant, owner: "alice", task: task as unknown as StoredTask["task"] });
-  // Each instance appends its own messages, all at once: 2 x 20 writes racing on one row.
+  // Each instance appends its own messages, all at once: 2 x 20 writes racing on one row. Status
+  // messages: a user's message is written only by the instance holding the task (D79).
   const writer = async (store: SqlTaskStore, name: string) => {
     const record = (await store.get(task.id))!;
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => {
-        record.task.history.push(message(`${name}${i}`) as never);
+        const note = message(`${name}${i}`) as never;
+        record.task.history.push(note);
+        record.task.status = create(TaskStatusSchema, { state: TaskState.WORKING, message: note, timestamp: timestampFromMs(Date.now()) }) as never;
         // Each write carries the message just added (the last of the history when reported).
-        return store.update(record, { kind: "history" });
+        return store.update(record, { kind: "status", terminal: false });
       }),
     );
   };
@@ -860,6 +863,218 @@ test("a message through B to a task whose instance died waits for its lease to l
   }
 });
 
+/** Asks for input at every message (`re: <text>`); `started`: the texts its runs started with. */
+function askingAgain() {
+  const started: string[] = [];
+  const executor: A2AServiceExecutor = async function* ({ message: m }) {
+    started.push(said(m));
+    yield { state: TaskState.INPUT_REQUIRED, message: `re: ${said(m)}` };
+  };
+  return { started, executor };
+}
+
+/** A task's lease columns, as the reaper sees them. */
+async function leaseOf(id: string): Promise<{ lease_until: string | null; lease_claim: boolean }> {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  try {
+    return (await client.query<{ lease_until: string | null; lease_claim: boolean }>("SELECT lease_until, lease_claim FROM a2a_tasks WHERE id = $1", [id])).rows[0]!;
+  } finally {
+    await client.end();
+  }
+}
+
+test("a claim whose instance died before it wrote its message is let go by the reaper, not failed: the task still waits for its input, and a message through another instance runs (D79)", async () => {
+  const leaseMs = 300;
+  const storeA = await instance({ leaseMs });
+  const storeB = await instance({ leaseMs });
+  const agent = askingAgain();
+  const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    // A takes the task for a message, then dies: it renews nothing, writes nothing, gives nothing back.
+    expect(await storeA.claim((await storeA.get(waiting.id))!)).toBe(true);
+    expect(await leaseOf(waiting.id)).toMatchObject({ lease_claim: true });
+    await storeA.close();
+    // Reaped as of a time past A's lease (a waited lease, without the wait).
+    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+    expect(await leaseOf(waiting.id)).toEqual({ lease_until: null, lease_claim: false });
+    const kept = await storeB.get(waiting.id);
+    expect([TaskState[kept!.task.status!.state], kept!.task.history.map(said)]).toEqual(["INPUT_REQUIRED", ["start", "re: start"]]);
+    const next = await within("the answer through B", sendTask(b, "go", tenant, waiting.id));
+    expect([TaskState[next.status!.state], next.history.map(said), agent.started]).toEqual(["INPUT_REQUIRED", ["start", "re: start", "go", "re: go"], ["start", "go"]]);
+  } finally {
+    await b.close();
+  }
+});
+
+test("a message claimed, written, and then its instance died: the claim became the run's lease, and the reaper fails the task as for any run that died (D79, D72)", async () => {
+  const leaseMs = 300;
+  const storeA = await instance({ leaseMs });
+  const storeB = await instance({ leaseMs });
+  const written = deferred();
+  const hangs: A2AServiceExecutor = async function* ({ message: m }) {
+    if (said(m) === "start") {
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      return;
+    }
+    written.resolve();
+    await new Promise(() => undefined);
+  };
+  const a = createA2AServiceTaskHandler(hangs, { store: storeA, onError: () => undefined });
+  const b = createA2AServiceTaskHandler(hangs, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    void a.sendMessage(create(SendMessageRequestSchema, { message: message("go", waiting.id) }), callContext(tenant)).catch(() => undefined);
+    // The executor runs once the message is stored: the claim is then a run's lease.
+    await within("A's run", written.promise);
+    expect(await leaseOf(waiting.id)).toMatchObject({ lease_claim: false });
+    await storeA.close();
+    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+    const failed = await storeB.get(waiting.id);
+    expect([TaskState[failed!.task.status!.state], failed!.task.history.map(said).slice(0, 3)]).toEqual(["FAILED", ["start", "more?", "go"]]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test.each(["sendMessage", "sendStreamingMessage"] as const)(
+  "%s: a claimant stalled past its lease writes no message once the reaper let its claim go and B's message ran; its caller is told to send again (ABORTED), and nothing of it is in the task (D79)",
+  async (method) => {
+    const leaseMs = 300;
+    const storeA = await instance({ leaseMs });
+    const storeB = await instance({ leaseMs });
+    // A stalls between its claim and its message's write (a stuck pool, a paused process).
+    const atWrite = deferred();
+    const resume = deferred();
+    const update = storeA.update.bind(storeA);
+    let stalled = false;
+    storeA.update = async (record, change) => {
+      if (change.kind === "history" && !stalled) {
+        stalled = true;
+        atWrite.resolve();
+        await resume.promise;
+      }
+      return update(record, change);
+    };
+    const onA = askingAgain();
+    const onB = askingAgain();
+    const a = createA2AServiceTaskHandler(onA.executor, { store: storeA });
+    const b = createA2AServiceTaskHandler(onB.executor, { store: storeB });
+    const tenant = unique("tenant");
+    const call = callContext(tenant);
+    try {
+      const waiting = await sendTask(b, "start", tenant);
+      const request = create(SendMessageRequestSchema, { message: message("late", waiting.id) });
+      const answer: Promise<unknown> =
+        method === "sendMessage"
+          ? a.sendMessage(request, call)
+          : (async () => {
+              const seen: string[] = [];
+              try {
+                for await (const event of a.sendStreamingMessage(request, call)) seen.push(label(event));
+              } catch (err) {
+                throw Object.assign(err as Error, { seen });
+              }
+              return seen;
+            })();
+      await within("A at its write", atWrite.promise);
+      await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+      expect(await leaseOf(waiting.id)).toEqual({ lease_until: null, lease_claim: false });
+      const next = await within("B's answer", sendTask(b, "go", tenant, waiting.id));
+      expect(next.history.map(said)).toEqual(["start", "re: start", "go", "re: go"]);
+      resume.resolve();
+      const refused = (await within("A's answer", answer.then(() => undefined, (err: unknown) => err))) as { name?: string; message?: string; seen?: string[] } | undefined;
+      expect(refused).toMatchObject({ name: "AbortedError", message: expect.stringMatching(/send it again/) });
+      // Its stream never started: it ends with the refusal before any event.
+      if (method === "sendStreamingMessage") expect(refused!.seen).toEqual([]);
+      // A's executor never ran, and the task has nothing of A's message.
+      expect([onA.started, onB.started]).toEqual([[], ["start", "go"]]);
+      const stored = await storeB.get(waiting.id);
+      expect(stored!.task.history.map(said)).toEqual(["start", "re: start", "go", "re: go"]);
+      expect((await storeB.events(waiting.id)).filter((e) => e.kind === "history").length).toBe(1);
+      // A is not left holding anything: a message through it runs.
+      const again = await within("a message through A", sendTask(a, "again", tenant, waiting.id));
+      expect([again.history.map(said).slice(-2), onA.started]).toEqual([["again", "re: again"], ["again"]]);
+    } finally {
+      resume.resolve();
+      await a.close();
+      await b.close();
+    }
+  },
+);
+
+test("a claim on a task that another instance's run then moved on (WORKING), its claimant dead: the lapsed lease is a run's, and the reaper fails the task (D79, D72)", async () => {
+  const leaseMs = 300;
+  const storeA = await instance({ leaseMs });
+  const storeB = await instance({ leaseMs });
+  const agent = askingAgain();
+  const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    expect(await storeA.claim((await storeA.get(waiting.id))!)).toBe(true);
+    // B's run, which asked for input and moved on by itself (it heard of no message), writes WORKING; A's claim stays A's.
+    const record = (await storeB.get(waiting.id))!;
+    record.task.status = create(TaskStatusSchema, { state: TaskState.WORKING, timestamp: timestampFromMs(Date.now()) }) as never;
+    await storeB.update(record, { kind: "status", terminal: false });
+    expect(await leaseOf(waiting.id)).toMatchObject({ lease_claim: true });
+    await storeA.close();
+    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+    const after = await storeB.get(waiting.id);
+    expect(TaskState[after!.task.status!.state]).toBe("FAILED");
+  } finally {
+    await b.close();
+  }
+});
+
+test("a claimant stalled at its write while the reaper let its claim go and B's message ran the task to COMPLETED: its caller gets the task as it is, without the message it did not store (D79)", async () => {
+  const leaseMs = 300;
+  const storeA = await instance({ leaseMs });
+  const storeB = await instance({ leaseMs });
+  const atWrite = deferred();
+  const resume = deferred();
+  const update = storeA.update.bind(storeA);
+  let stalled = false;
+  storeA.update = async (record, change) => {
+    if (change.kind === "history" && !stalled) {
+      stalled = true;
+      atWrite.resolve();
+      await resume.promise;
+    }
+    return update(record, change);
+  };
+  const started: string[] = [];
+  const completes: A2AServiceExecutor = async function* ({ message: m }) {
+    started.push(said(m));
+    if (said(m) === "start") yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+  };
+  const a = createA2AServiceTaskHandler(completes, { store: storeA });
+  const b = createA2AServiceTaskHandler(completes, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const answer = a.sendMessage(create(SendMessageRequestSchema, { message: message("late", waiting.id) }), callContext(tenant));
+    await within("A at its write", atWrite.promise);
+    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+    const next = await within("B's answer", sendTask(b, "go", tenant, waiting.id));
+    expect(TaskState[next.status!.state]).toBe("COMPLETED");
+    // A hears of B's COMPLETED while its own write is still out.
+    await until("A to hear the task ended", async () => (await a.getTask({ id: waiting.id }, callContext(tenant))).status?.state === TaskState.COMPLETED);
+    resume.resolve();
+    const shown = taskOf(await within("A's answer", answer));
+    expect([TaskState[shown.status!.state], shown.history.map(said)]).toEqual(["COMPLETED", ["start", "more?", "go"]]);
+    expect(started).toEqual(["start", "go"]);
+  } finally {
+    resume.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
 test("B's listening connection killed mid-task: B listens again and its stream still gets every event, in order", async () => {
   const gate = deferred();
   const chunks: A2AServiceExecutor = async function* () {
@@ -1277,7 +1492,7 @@ test("finished tasks are deleted with what is theirs by deleteFinished, or once 
 
 test("migrations run once per database, and a database at a newer schema version is refused", async () => {
   const first = await instance();
-  expect(first.schemaVersion).toBe(6);
+  expect(first.schemaVersion).toBe(7);
   await instance();
   const client = new pg.Client({ connectionString: server.url });
   await client.connect();
@@ -1290,9 +1505,10 @@ test("migrations run once per database, and a database at a newer schema version
       { version: 4, name: expect.stringContaining("protocol version") },
       { version: 5, name: expect.stringContaining("push outbox") },
       { version: 6, name: expect.stringContaining("by state") },
+      { version: 7, name: expect.stringContaining("claims") },
     ]);
     await client.query("INSERT INTO a2a_schema_migrations (version, name) VALUES (99, 'from the future')");
-    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 6/);
+    await expect(createPostgresTaskStore({ connectionString: server.url })).rejects.toThrow(/schema is at version 99, newer than this code's 7/);
   } finally {
     await client.query("DELETE FROM a2a_schema_migrations WHERE version = 99");
     await client.end();

@@ -250,6 +250,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       if (!early) await exec.settled.promise;
       // A store that answers with promises may settle a run a tick before its first event is answered.
       const first = exec.first.done ? exec.first.value! : await exec.first.promise;
+      if (exec.refusal !== undefined) throw exec.refusal;
       if ("reply" in first) return { payload: { case: "message", value: first.reply as Ty["message"] } };
       if (early) return { payload: { case: "task", value: snapshotOf(states, first.task, historyLength) as Ty["task"] } };
       return { payload: { case: "task", value: snapshotOf(states, exec.live?.record.task ?? first.task, historyLength) as Ty["task"] } };

@@ -19,7 +19,8 @@ import { make, type ArtifactLike, type MessageLike, type PushConfigLike, type Ta
 import type { PushDelivery } from "./push-delivery.js";
 import { snapshotOf } from "./snapshot.js";
 import { Subscriber } from "./subscriber.js";
-import type { ForeignChange, StoredTask, TaskOwner, TaskStore } from "./task-store.js";
+import { MessageNotStoredError, type ForeignChange, type StoredTask, type TaskOwner, type TaskStore } from "./task-store.js";
+import { RpcError } from "../../core/errors.js";
 
 type StreamEvent = object;
 
@@ -190,6 +191,10 @@ export class Execution {
   stopped = false;
   /** A claim for this message failed (reported once; it is asked again, D79). */
   claimFailed = false;
+  /** The message was not taken (its claim was lost before it was stored, D79): what its caller gets instead of the task. */
+  refusal: RpcError | undefined;
+  /** Its message is being written: it is answered and let go once the store answered (#storeMessage). */
+  storing = false;
   /** The call's historyLength (spec 3.2.4): how much history its stream's first Task carries; unset is all. */
   historyLength: number | undefined;
   /** The store refused to create the task: it never came to be, and is not tried again. */
@@ -643,12 +648,55 @@ export class TaskRuntime {
       return;
     }
     task.history.push(exec.message);
-    if (exec.stream !== undefined) {
-      exec.stream.push(this.#snapshotEvent(task, exec.historyLength));
-      this.#follow(live, exec.stream);
-    }
     // The message is stored as the run's first step: a store that refuses it fails the run, as an executor that throws does.
-    await this.#run(exec, () => this.#s.store.update(live.record, { kind: "history" }));
+    await this.#run(exec, () => this.#storeMessage(live, exec));
+  }
+
+  /**
+   * The message written, as a write under way: another instance's message heard meanwhile takes
+   * the turn only once it is out (#loseTurn), a snapshot waits for it, and the run is answered
+   * and let go only then (#statusSet), so no answer holds a message the store may not have
+   * taken. Its stream starts once it is stored. A message the store did not take (D79) is taken
+   * out of this process's copy and the executor is not run: on a task that ended first, its
+   * caller gets the task as it is; when its claim was lost, it is told to send the message again.
+   */
+  async #storeMessage(live: LiveTask, exec: Execution): Promise<void> {
+    live.writing++;
+    exec.storing = true;
+    try {
+      await this.#s.store.update(live.record, { kind: "history" });
+      this.#startStream(live, exec);
+    } catch (err) {
+      if (!(err instanceof MessageNotStoredError)) {
+        // Refused: the run fails, and its stream, which has the message, follows the task to its FAILED.
+        this.#startStream(live, exec);
+        throw err;
+      }
+      const history = live.record.task.history;
+      const at = history.lastIndexOf(exec.message);
+      if (at >= 0) history.splice(at, 1);
+      exec.over = true;
+      if (err.why === "ended") {
+        this.#startStream(live, exec);
+      } else {
+        exec.refusal = new RpcError("ABORTED", "the message was not stored: the task was taken up by another instance meanwhile; send it again", { cause: err });
+        exec.stream?.end(exec.refusal);
+      }
+    } finally {
+      exec.storing = false;
+      this.#wrote(live);
+    }
+  }
+
+  /** The stream of a message that continued the task: the task with the message first, then what follows. */
+  #startStream(live: LiveTask, exec: Execution): void {
+    const stream = exec.stream;
+    if (stream === undefined) return;
+    const task = live.record.task;
+    stream.push(this.#snapshotEvent(task, exec.historyLength));
+    // Ended meanwhile (a cancel through another instance): the snapshot says so, and there is nothing to follow.
+    if (this.#s.states.isTerminal(task.status?.state ?? 0)) stream.end();
+    else this.#follow(live, stream);
   }
 
   /**
@@ -1083,14 +1131,15 @@ export class TaskRuntime {
       // Streams close at a terminal or interrupted state (spec 3.1.2, 11.7); SubscribeToTask follows it again.
       for (const s of live.subscribers) s.end();
       live.clearSubscribers();
-      if (own !== undefined) own.settled.resolve();
+      if (own !== undefined && !own.storing) own.settled.resolve();
       // A message that came while the run worked has waited for this (D77).
       if (interrupted && own !== undefined && live.running === own && live.queued > 0) this.#takeOver(live, own);
       if (terminal) {
         // Done with the task, the running execution too, even one that ignores its signal (a run
         // canceled before its first event is answered here).
-        if (exec !== undefined) this.#letGo(exec);
-        if (live.running !== undefined) this.#letGo(live.running);
+        // A run whose message is still being written is let go by its own run once the store answered.
+        if (exec !== undefined && !exec.storing) this.#letGo(exec);
+        if (live.running !== undefined && !live.running.storing) this.#letGo(live.running);
         live.running = undefined;
       }
     }

@@ -78,6 +78,22 @@ export interface ConfigPage {
   readonly nextPageToken: string;
 }
 
+/**
+ * `update` of a message (kind `history`) that a store shared by several processes did not write
+ * (D79): `claimLost`, the claim taken for it (`claim`) lapsed and was let go before the message
+ * reached the store, so another process may run the task now; `ended`, the task was finished
+ * first (a cancel, or another process's run ended it). Either way the message is not in the task.
+ */
+export class MessageNotStoredError extends Error {
+  override readonly name = "MessageNotStoredError";
+  constructor(
+    message: string,
+    readonly why: "claimLost" | "ended",
+  ) {
+    super(message);
+  }
+}
+
 /** A page token the store did not give out (the runtime answers InvalidParams). */
 export class BadPageTokenError extends Error {
   override readonly name = "BadPageTokenError";
@@ -98,7 +114,10 @@ export interface TaskStore {
   create(record: StoredTask, configs?: readonly PushConfigLike[]): void | Promise<void>;
   /** The task of this id, whoever owns it (the runtime checks the owner), or undefined. */
   get(id: string): StoredTask | undefined | Promise<StoredTask | undefined>;
-  /** `record.task` was changed in place; `change` says how. */
+  /**
+   * `record.task` was changed in place; `change` says how. A store that several processes share
+   * rejects a message (`history`) it did not write with MessageNotStoredError (D79).
+   */
   update(record: StoredTask, change: TaskChange): void | Promise<void>;
   /** The owner's tasks matching `query`, one page. Throws BadPageTokenError. */
   list(owner: TaskOwner, query: TaskQuery): TaskPage | Promise<TaskPage>;

@@ -30,6 +30,9 @@
  *   it is delivered (D74); events keep their executor metadata for it.
  * - (6) an index for ListTasks filtered by state: a rare state among many
  *   tasks of one owner is found without walking the others (D75).
+ * - (7) whether a lease is only a claim, taken for a message not yet written
+ *   (D79): the reaper lets a lapsed claim go instead of failing the task,
+ *   and a message is written only by the instance that holds the lease.
  *
  * Ids are `COLLATE "C"`: ListTasks orders ties by id in code point order,
  * as the in-memory store does, whatever the database's locale.
@@ -157,6 +160,11 @@ CREATE INDEX a2a_push_outbox_claimant ON a2a_push_outbox (claimed_by);
     sql: `
 CREATE INDEX a2a_tasks_by_state ON a2a_tasks (tenant, owner, state, status_ms DESC, id DESC);
 `,
+  },
+  {
+    version: 7,
+    name: "claims apart from leases",
+    sql: `ALTER TABLE a2a_tasks ADD COLUMN lease_claim boolean NOT NULL DEFAULT false;`,
   },
 ];
 

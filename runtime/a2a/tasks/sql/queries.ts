@@ -5,6 +5,9 @@
  * (exact for epoch milliseconds), so both answer numbers.
  */
 
+/** What a lapsed lease of a run is (D72): not a claim, unless the task is in a state $n (SUBMITTED, WORKING) a run set. */
+const runLease = (n: number) => `(NOT lease_claim OR state = ANY($${n}::int[]))`;
+
 /**
  * The task row, its history and its artifacts, the push configs its
  * SendMessage brought, the `created` event, and with $16 its outbox rows
@@ -45,7 +48,9 @@ RETURNING (SELECT count(*) FROM o)::int AS pushes`;
  * before then (the lease reaper's FAILED, D72). With $19, a push
  * notification due per push config the task has now, whichever instance
  * made it (the outbox, D74), claimed by $18 until $20; $21 is the
- * executor's event metadata (JSON).
+ * executor's event metadata (JSON). With $22 (a message, D79), only if
+ * writer $13 holds the task's lease: a claim that lapsed and was let go
+ * (another instance may have claimed the task since) writes nothing.
  */
 export const updateTask = `
 WITH t AS (
@@ -59,9 +64,12 @@ WITH t AS (
     -- Another instance's lease that has not lapsed is kept (D79): only a terminal status, or the
     -- writer that holds it, changes it.
     lease_owner = CASE WHEN $6::boolean OR lease_until IS NULL OR lease_until < $7::bigint OR lease_owner = $13::text THEN $13::text ELSE lease_owner END,
-    lease_until = CASE WHEN $6::boolean OR lease_until IS NULL OR lease_until < $7::bigint OR lease_owner = $13::text THEN $16::bigint ELSE lease_until END
+    lease_until = CASE WHEN $6::boolean OR lease_until IS NULL OR lease_until < $7::bigint OR lease_owner = $13::text THEN $16::bigint ELSE lease_until END,
+    -- The holder's first write makes its claim a run's lease: the reaper fails that task if it lapses.
+    lease_claim = CASE WHEN $6::boolean OR lease_until IS NULL OR lease_until < $7::bigint OR lease_owner = $13::text THEN false ELSE lease_claim END
   WHERE id = $1::text AND finished_ms IS NULL
     AND ($17::bigint IS NULL OR lease_until < $17::bigint)
+    AND (NOT $22::boolean OR (lease_owner = $13::text AND lease_until IS NOT NULL))
   RETURNING version, history_len
 ), m AS (
   INSERT INTO a2a_task_messages (task_id, seq, message)
@@ -86,6 +94,9 @@ const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id =
 /** The task's version: the seq of its last event. */
 export const versionOf = `SELECT version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
 
+/** Whether task $1 is there and not finished. */
+export const isOpen = `SELECT 1 FROM a2a_tasks WHERE id = $1::text AND finished_ms IS NULL`;
+
 export const getTask = `
 SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}
 FROM a2a_tasks t WHERE t.id = $1::text`;
@@ -93,11 +104,12 @@ FROM a2a_tasks t WHERE t.id = $1::text`;
 /**
  * Takes task $1 for instance $2 until $3 (D79), unless another instance holds a lease on it (one
  * that lapsed is the reaper's, D72); with whether it was taken, whether the task is still open,
- * and its version. No row: the task is gone.
+ * and its version. No row: the task is gone. A task no one held is taken as a claim; this
+ * instance's own lease of a run stays one.
  */
 export const claimTask = `
 WITH c AS (
-  UPDATE a2a_tasks SET lease_owner = $2::text, lease_until = $3::bigint
+  UPDATE a2a_tasks SET lease_owner = $2::text, lease_until = $3::bigint, lease_claim = (lease_until IS NULL OR lease_claim)
   WHERE id = $1::text AND finished_ms IS NULL AND (lease_until IS NULL OR lease_owner = $2::text)
   RETURNING version
 )
@@ -108,7 +120,7 @@ FROM a2a_tasks t WHERE t.id = $1::text`;
 
 /** Gives instance $2's claim of task $1 back: no lease, unless its state $3 (SUBMITTED, WORKING) has one of its own. */
 export const unclaimTask = `
-UPDATE a2a_tasks SET lease_until = NULL
+UPDATE a2a_tasks SET lease_until = NULL, lease_claim = false
 WHERE id = $1::text AND lease_owner = $2::text AND finished_ms IS NULL AND NOT (state = ANY($3::int[]))`;
 
 /**
@@ -198,9 +210,9 @@ UPDATE a2a_push_outbox SET claimed_by = $3::text, claim_until = $4::bigint
 WHERE task_id = $1::text AND claim_until < $2::bigint
 RETURNING seq::float8 AS seq`;
 
-/** The task row, if its lease lapsed before $2, locked for the one instance that fails it (D72). */
+/** The task row, if its lease of a run lapsed before $2 (states $3 as in runLease), locked for the one instance that fails it (D72; a claim is let go, D79). */
 export const lockLapsedTask = `
-SELECT id FROM a2a_tasks WHERE id = $1::text AND finished_ms IS NULL AND lease_until < $2::bigint
+SELECT id FROM a2a_tasks WHERE id = $1::text AND finished_ms IS NULL AND lease_until < $2::bigint AND ${runLease(3)}
 FOR UPDATE SKIP LOCKED`;
 
 /**
@@ -221,8 +233,19 @@ ORDER BY o.task_id, o.seq, o.config_id`;
 /** A notification delivered (or given up on): out of the outbox. */
 export const deletePush = `DELETE FROM a2a_push_outbox WHERE task_id = $1::text AND seq = $2::bigint AND config_id = $3::text`;
 
-/** Tasks whose lease lapsed: their instance stopped renewing it (D72). */
+/**
+ * Claims that lapsed before $1 (D79): their instance died, or stalled past its lease, before it
+ * wrote the message it claimed the task for. Let go: the task waits for its input as before the
+ * claim, and a late message of that instance is no longer written (updateTask's $22). Not on a
+ * task in a state $2 (SUBMITTED, WORKING) that another instance's run wrote meanwhile: a run
+ * works on that one, and its lapsed lease is failed as any run's.
+ */
+export const dropLapsedClaims = `
+UPDATE a2a_tasks SET lease_until = NULL, lease_claim = false
+WHERE lease_until < $1::bigint AND lease_claim AND finished_ms IS NULL AND NOT (state = ANY($2::int[]))`;
+
+/** Tasks whose lease of a run lapsed before $1 (states $2 as in runLease): their instance stopped renewing it (D72). */
 export const lapsedLeases = `
 SELECT id FROM a2a_tasks
-WHERE lease_until < $1::bigint AND finished_ms IS NULL
+WHERE lease_until < $1::bigint AND finished_ms IS NULL AND ${runLease(2)}
 ORDER BY lease_until LIMIT 100`;

@@ -23,7 +23,7 @@ import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/c
 import { randomUUID } from "node:crypto";
 import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
-import type { ConfigPage, ForeignChange, PushOutbox, StoredTask, TaskChange, TaskOwner, TaskPage, TaskQuery, TaskStore } from "../task-store.js";
+import { MessageNotStoredError, type ConfigPage, type ForeignChange, type PushOutbox, type StoredTask, type TaskChange, type TaskOwner, type TaskPage, type TaskQuery, type TaskStore } from "../task-store.js";
 import { importPeer, pgDriver, pgliteDriver, type PGliteLike, type PgPoolLike, type SqlDriver } from "./driver.js";
 import { LogFollowers } from "./log-follower.js";
 import { migrate } from "./migrations.js";
@@ -84,7 +84,7 @@ export interface SqlTaskStore extends TaskStore {
   claim(record: StoredTask): Promise<boolean>;
   unclaim(record: StoredTask): Promise<void>;
   readonly claimRetryMs: number;
-  /** Moves the SUBMITTED and WORKING tasks whose lease lapsed before `now` to FAILED (D72); answers how many. A timer calls it every half lease. */
+  /** Moves the tasks whose lease of a run lapsed before `now` to FAILED (D72), and lets lapsed claims go (D79); answers how many it failed. A timer calls it every half lease. */
   reapLapsed(now?: number): Promise<number>;
   /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
   deleteFinished(beforeMs: number): Promise<number>;
@@ -287,7 +287,10 @@ class Store implements SqlTaskStore {
     const states = this.#states!;
     const agent = s.role.values.find((v) => v.name === "ROLE_AGENT")?.number ?? 0;
     let failed = 0;
-    for (const { id } of await this.driver.query<{ id: string }>(q.lapsedLeases, [now])) {
+    // A claim is not a run (D79): nothing ran, so the task is not failed; it waits for its input again.
+    const running = [states.submitted, states.working];
+    await this.driver.query(q.dropLapsedClaims, [now, running]);
+    for (const { id } of await this.driver.query<{ id: string }>(q.lapsedLeases, [now, running])) {
       const record = await this.get(id);
       if (record === undefined) continue;
       const task = record.task;
@@ -529,6 +532,7 @@ class Store implements SqlTaskStore {
       this.#pushes.attached && change.kind !== "history",
       now + this.#leaseMs,
       change.kind === "history" || change.metadata === undefined ? null : JSON.stringify(change.metadata),
+      change.kind === "history",
     ];
     if (lapsedBefore !== null) return this.#reap(task.id, params, lapsedBefore);
     let written = false;
@@ -551,6 +555,14 @@ class Store implements SqlTaskStore {
         // rows claimed by this instance; they are sent now, not after a restart (none if another
         // instance finished the task: its rows are its own).
         if (row === undefined && attempt > 0) await this.#sendLost(task).catch(this.#onError);
+        // A message not written (D79): its claim was let go, or the task ended first. Asked apart
+        // from the write: a task that ends in between was ended first as far as the message goes.
+        if (row === undefined && change.kind === "history") {
+          if ((await this.driver.query(q.isOpen, [task.id])).length > 0) {
+            throw new MessageNotStoredError(`task ${task.id}: the claim for this message lapsed before the message was stored, and another instance may run the task now`, "claimLost");
+          }
+          throw new MessageNotStoredError(`task ${task.id}: the task ended before this message was stored`, "ended");
+        }
         return;
       }
     }).then(() => written);
@@ -571,7 +583,8 @@ class Store implements SqlTaskStore {
    */
   async #reap(taskId: string, params: readonly unknown[], lapsedBefore: number): Promise<boolean> {
     const done = await this.driver.transaction(async (query) => {
-      if ((await query(q.lockLapsedTask, [taskId, lapsedBefore])).length === 0) return undefined;
+      const states = this.#states!;
+      if ((await query(q.lockLapsedTask, [taskId, lapsedBefore, [states.submitted, states.working]])).length === 0) return undefined;
       const claimed = await this.#pushes.claimTask(query, taskId, lapsedBefore, Date.now() + this.#leaseMs);
       const [row] = await query<{ seq: number; pushes: number }>(q.updateTask, params);
       return { written: row !== undefined, seqs: row !== undefined && row.pushes > 0 ? [...claimed, row.seq] : claimed };
