@@ -259,4 +259,27 @@ describe("gRPC", () => {
     expect(status.code).toBe(grpc.status.OK);
     expect(seen).toEqual(cases);
   });
+
+  // D90: what a JSON binding could not write (nor read) is refused on gRPC too, for any service.
+  test.each([
+    ["a year past 9999", { seconds: 253402300800n, nanos: 0 }, false],
+    ["negative nanos", { seconds: 0n, nanos: -1 }, false],
+    ["the last second of 9999", { seconds: 253402300799n, nanos: 999_999_999 }, true],
+    ["the first second of year 1", { seconds: -62135596800n, nanos: 0 }, true],
+  ])("WatchShelf with a Timestamp at %s (%j): INVALID_ARGUMENT unless writable (%s)", async (_, since, writable) => {
+    const stream = client.watchShelf(create(WatchShelfRequestSchema, { shelfId: "empty", since }), new grpc.Metadata());
+    const status = await new Promise<grpc.StatusObject>((resolve) => {
+      stream.on("data", () => undefined);
+      stream.on("status", resolve);
+      stream.on("error", () => undefined);
+    });
+    if (writable) {
+      expect(status.code).toBe(grpc.status.OK);
+    } else {
+      expect(status.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(status.details).toBe(
+        "invalid params: the request holds what its JSON form cannot: fixtures.v1.WatchShelfRequest.since: a google.protobuf.Timestamp must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, its nanos from 0 to 999999999 (ProtoJSON has no form for others)",
+      );
+    }
+  });
 });

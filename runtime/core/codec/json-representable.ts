@@ -1,15 +1,17 @@
 /**
  * What ProtoJSON cannot write in a message that protobuf binary carried: a
  * google.protobuf.Value with no kind set, or a number that is NaN or
- * infinite in a Value, ListValue or Struct. A request holding one came in on
- * gRPC, and a JSON binding could not answer with it afterwards: a task whose
- * message held one answered every JSON GetTask with Internal, and its push
+ * infinite in a Value, ListValue or Struct; a Timestamp or Duration out of
+ * the range its JSON text has; a FieldMask path whose lowerCamelCase does
+ * not read back as itself. A request holding one came in on gRPC, and a
+ * JSON binding could not answer with it afterwards: a task whose message
+ * held one answered every JSON GetTask with Internal, and its push
  * notifications failed (found by the fuzz campaign). The gRPC binding
  * refuses such a request as the JSON bindings refuse what does not decode
  * (D90).
  *
  * The walk is planned once per message type, by reflection: only the fields
- * through which a Value, ListValue or Struct can be reached. protobuf-es
+ * through which one of those types can be reached. protobuf-es
  * keeps Struct fields as JSON objects (a Value with no kind in one became
  * null on decode, a NaN stayed a number); a Value or ListValue field, or a
  * Struct inside a Value, stays a message. The field path is built only for
@@ -30,14 +32,34 @@ const plans = new WeakMap<DescMessage, Plan>();
 const valueType = "google.protobuf.Value";
 const listType = "google.protobuf.ListValue";
 const structType = "google.protobuf.Struct";
-const isJsonType = (desc: DescMessage) => desc.typeName === valueType || desc.typeName === listType || desc.typeName === structType;
+const timestampType = "google.protobuf.Timestamp";
+const durationType = "google.protobuf.Duration";
+const fieldMaskType = "google.protobuf.FieldMask";
+/** The types checked here: the walk stops at them. */
+const checkedTypes = new Set([valueType, listType, structType, timestampType, durationType, fieldMaskType]);
+const isChecked = (desc: DescMessage) => checkedTypes.has(desc.typeName);
 
 const noKind = "a google.protobuf.Value must have a value (ProtoJSON has no form for one without)";
 const notFinite = "a number in a google.protobuf.Value cannot be NaN or infinite in ProtoJSON";
+const timestampRange = "a google.protobuf.Timestamp must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, its nanos from 0 to 999999999 (ProtoJSON has no form for others)";
+const durationRange =
+  "a google.protobuf.Duration must be within 315576000000 seconds either way, its nanos within 999999999 either way and of the seconds' sign (ProtoJSON has no form for others)";
+const irreversiblePath = "a google.protobuf.FieldMask path must be lower_snake_case that its lowerCamelCase JSON form reads back as (ProtoJSON has no form for others)";
+
+// ProtoJSON's ranges (google/protobuf/timestamp.proto, duration.proto).
+const timestampMinSeconds = -62135596800;
+const timestampMaxSeconds = 253402300799;
+const durationMaxSeconds = 315576000000;
 
 /** The first value of `message` (of `desc`) that ProtoJSON cannot write, described with its field path; undefined when there is none. */
 export function jsonProblemOf(desc: DescMessage, message: object): string | undefined {
-  const problem = walk(planOf(desc), message);
+  // A method may take a checked type itself (a Struct, a Timestamp) as its input.
+  const problem =
+    desc.typeName === structType
+      ? inEntries((message as { fields?: Record<string, object> }).fields ?? {}, valueProblem)
+      : isChecked(desc)
+        ? itemProblem(message, desc)
+        : walk(planOf(desc), message);
   return problem === undefined ? undefined : `${desc.typeName}${problem.path.reverse().join("")}: ${problem.why}`;
 }
 
@@ -77,6 +99,12 @@ function itemProblem(item: unknown, desc: DescMessage): Problem | undefined {
     case structType:
       // A JSON object here (protobuf-es's form of a Struct field).
       return jsonProblem(item);
+    case timestampType:
+      return timestampProblem(item as TimeLike);
+    case durationType:
+      return durationProblem(item as TimeLike);
+    case fieldMaskType:
+      return inItems((item as { paths?: string[] }).paths ?? [], pathProblem);
     default:
       return walk(planOf(desc), item as object);
   }
@@ -126,6 +154,34 @@ function valueProblem(value: object): Problem | undefined {
   }
 }
 
+interface TimeLike {
+  seconds?: bigint | number;
+  nanos?: number;
+}
+
+function timestampProblem(value: TimeLike): Problem | undefined {
+  const seconds = Number(value.seconds ?? 0);
+  const nanos = value.nanos ?? 0;
+  return seconds >= timestampMinSeconds && seconds <= timestampMaxSeconds && nanos >= 0 && nanos <= 999_999_999 ? undefined : { why: timestampRange, path: [] };
+}
+
+function durationProblem(value: TimeLike): Problem | undefined {
+  const seconds = Number(value.seconds ?? 0);
+  const nanos = value.nanos ?? 0;
+  const inRange = Math.abs(seconds) <= durationMaxSeconds && Math.abs(nanos) <= 999_999_999;
+  return inRange && !(seconds > 0 && nanos < 0) && !(seconds < 0 && nanos > 0) ? undefined : { why: durationRange, path: [] };
+}
+
+/**
+ * A path whose lowerCamelCase (protoc's: a letter after "_" upper-cased, the "_" dropped) reads
+ * back as itself (each A-Z becoming "_" and its lower case): no A-Z, and each "_" before a-z.
+ */
+const reversiblePath = /^(?:[^A-Z_]|_[a-z])*$/;
+
+function pathProblem(path: string): Problem | undefined {
+  return reversiblePath.test(path) ? undefined : { why: irreversiblePath, path: [] };
+}
+
 /** A Struct field's JSON: only a number can be wrong in it (a Value with no kind became null on decode). */
 function jsonProblem(json: unknown): Problem | undefined {
   if (typeof json === "number") return Number.isFinite(json) ? undefined : { why: notFinite, path: [] };
@@ -133,19 +189,19 @@ function jsonProblem(json: unknown): Problem | undefined {
   return Array.isArray(json) ? inItems(json as unknown[], jsonProblem) : inEntries(json as Record<string, unknown>, jsonProblem);
 }
 
-/** The fields of `desc` through which a Value, ListValue or Struct can be reached: worked out once, with those of every type reachable from it. */
+/** The fields of `desc` through which a checked type can be reached: worked out once, with those of every type reachable from it. */
 function planOf(desc: DescMessage): Plan {
   const known = plans.get(desc);
   if (known !== undefined) return known;
   const all = new Set<DescMessage>();
   const visit = (d: DescMessage) => {
-    if (all.has(d) || isJsonType(d)) return;
+    if (all.has(d) || isChecked(d)) return;
     all.add(d);
     for (const f of d.fields) if (f.message !== undefined) visit(f.message);
   };
   visit(desc);
   const reaching = new Set<DescMessage>();
-  const leads = (f: DescField) => f.message !== undefined && (isJsonType(f.message) || reaching.has(f.message));
+  const leads = (f: DescField) => f.message !== undefined && (isChecked(f.message) || reaching.has(f.message));
   // To a fixed point: a type reaches one when one of its fields is one, or of a type that does.
   for (let changed = true; changed; ) {
     changed = false;
