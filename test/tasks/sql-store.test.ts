@@ -1075,6 +1075,190 @@ test("a claimant stalled at its write while the reaper let its claim go and B's 
   }
 });
 
+test("a store given as a wrapper without claim: a message continuing a task is written and runs as before, on one instance (D79)", async () => {
+  const agent = askingAgain();
+  const a = createA2AServiceTaskHandler(agent.executor, { store: deaf(await instance()) });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(a, "start", tenant);
+    const next = await within("the second turn", sendTask(a, "go", tenant, waiting.id));
+    expect([TaskState[next.status!.state], next.history.map(said), agent.started]).toEqual(["INPUT_REQUIRED", ["start", "re: start", "go", "re: go"], ["start", "go"]]);
+  } finally {
+    await a.close();
+  }
+});
+
+/**
+ * A node-postgres pool whose listening connection hands on notifications only while `late` is
+ * false, and the held ones once `hear()` is called: another instance's change heard late.
+ */
+function lateHearingPool() {
+  const real = new pg.Pool({ connectionString: server.url, max: 4 });
+  const held: (() => void)[] = [];
+  const state = { late: false };
+  const pool = {
+    query: (text: string, params?: unknown[]) => real.query(text, params),
+    end: () => real.end(),
+    async connect() {
+      const client = await real.connect();
+      const on = client.on.bind(client) as (event: string, listener: (...args: unknown[]) => void) => unknown;
+      (client as unknown as { on: unknown }).on = (event: string, listener: (...args: unknown[]) => void) =>
+        on(event, event === "notification" ? (...args: unknown[]) => (state.late ? held.push(() => listener(...args)) : listener(...args)) : listener);
+      return client;
+    },
+  };
+  const hear = () => {
+    state.late = false;
+    for (const deliver of held.splice(0)) deliver();
+  };
+  return { pool, state, hear };
+}
+
+test("a claimant whose claim was let go, stalled at its write while B's message ran the task to COMPLETED, and that has not heard of it yet: its caller gets the task as it ended (D79)", async () => {
+  const leaseMs = 300;
+  const { pool, state, hear } = lateHearingPool();
+  const storeA = await createPostgresTaskStore({ pool, leaseMs });
+  testStores?.push(storeA);
+  const storeB = await instance({ leaseMs });
+  const atWrite = deferred();
+  const resume = deferred();
+  const update = storeA.update.bind(storeA);
+  storeA.update = async (record, change) => {
+    if (change.kind === "history" && !state.late) {
+      state.late = true;
+      atWrite.resolve();
+      await resume.promise;
+    }
+    return update(record, change);
+  };
+  const completes: A2AServiceExecutor = async function* ({ message: m }) {
+    if (said(m) === "start") yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+  };
+  const a = createA2AServiceTaskHandler(completes, { store: storeA });
+  const b = createA2AServiceTaskHandler(completes, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const answer = a.sendMessage(create(SendMessageRequestSchema, { message: message("late", waiting.id) }), callContext(tenant));
+    await within("A at its write", atWrite.promise);
+    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+    expect(TaskState[(await within("B's answer", sendTask(b, "go", tenant, waiting.id))).status!.state]).toBe("COMPLETED");
+    resume.resolve();
+    const shown = taskOf(await within("A's answer", answer));
+    expect([TaskState[shown.status!.state], shown.history.map(said)]).toEqual(["COMPLETED", ["start", "more?", "go"]]);
+  } finally {
+    resume.resolve();
+    hear();
+    await a.close();
+    await b.close();
+    // The store holds its listening connection of this pool until it closes.
+    await storeA.close();
+    await pool.end();
+  }
+});
+
+test("a claimant whose claim was let go, stalled at its write, whose read of why the message was not written fails: its caller gets ABORTED, and the task B runs now is not failed (D79)", async () => {
+  const leaseMs = 300;
+  const errors: unknown[] = [];
+  const storeA = await instance({ leaseMs, onError: (err) => void errors.push(err) });
+  const storeB = await instance({ leaseMs });
+  const atWrite = deferred();
+  const resume = deferred();
+  const update = storeA.update.bind(storeA);
+  let stalled = false;
+  storeA.update = async (record, change) => {
+    if (change.kind === "history" && !stalled) {
+      stalled = true;
+      atWrite.resolve();
+      await resume.promise;
+    }
+    return update(record, change);
+  };
+  const driver = (storeA as unknown as { driver: { query: (text: string, params?: readonly unknown[]) => Promise<unknown[]> } }).driver;
+  const query = driver.query.bind(driver);
+  driver.query = (text, params) => (text === queries.openAndVersion ? Promise.reject(new Error("connection reset (for the test)")) : query(text, params));
+  const gate = deferred();
+  const started: string[] = [];
+  const works: A2AServiceExecutor = async function* ({ message: m }) {
+    started.push(said(m));
+    if (said(m) === "start") {
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      return;
+    }
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  };
+  const a = createA2AServiceTaskHandler(works, { store: storeA, onError: (err) => void errors.push(err) });
+  const b = createA2AServiceTaskHandler(works, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const answer = a.sendMessage(create(SendMessageRequestSchema, { message: message("late", waiting.id) }), callContext(tenant)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await within("A at its write", atWrite.promise);
+    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+    await b.sendMessage(create(SendMessageRequestSchema, { message: message("go", waiting.id), configuration: { returnImmediately: true } }), callContext(tenant));
+    await until("B's run to work", async () => (await storeB.get(waiting.id))!.task.status?.state === TaskState.WORKING);
+    resume.resolve();
+    expect(await within("A's answer", answer)).toMatchObject({ name: "AbortedError" });
+    const stored = (await storeB.get(waiting.id))!.task;
+    expect([TaskState[stored.status!.state], stored.history.map(said), started]).toEqual(["WORKING", ["start", "more?", "go"], ["start", "go"]]);
+    expect(errors.map(String)).toEqual(["Error: connection reset (for the test)"]);
+  } finally {
+    resume.resolve();
+    gate.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a handler closed while a message's write is out answers that message once the store said whether it took it: ABORTED for a claim let go meanwhile, and close() waits for the write (D79)", async () => {
+  const leaseMs = 300;
+  const storeA = await instance({ leaseMs });
+  const storeB = await instance({ leaseMs });
+  const atWrite = deferred();
+  const resume = deferred();
+  const update = storeA.update.bind(storeA);
+  let stalled = false;
+  storeA.update = async (record, change) => {
+    if (change.kind === "history" && !stalled) {
+      stalled = true;
+      atWrite.resolve();
+      await resume.promise;
+    }
+    return update(record, change);
+  };
+  const agent = askingAgain();
+  const a = createA2AServiceTaskHandler(agent.executor, { store: storeA });
+  const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const answer = a.sendMessage(create(SendMessageRequestSchema, { message: message("late", waiting.id) }), callContext(tenant)).then(
+      (got) => ({ got }),
+      (err: unknown) => ({ err }),
+    );
+    await within("A at its write", atWrite.promise);
+    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+    let closed = false;
+    const closing = a.close().then(() => (closed = true));
+    // Nothing is answered, and close() does not resolve, while the write is out.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    resume.resolve();
+    expect(await within("A's answer", answer)).toMatchObject({ err: { name: "AbortedError" } });
+    await within("close()", closing);
+    expect(agent.started).toEqual(["start"]);
+    expect((await storeB.get(waiting.id))!.task.history.map(said)).toEqual(["start", "re: start"]);
+  } finally {
+    resume.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
 test("B's listening connection killed mid-task: B listens again and its stream still gets every event, in order", async () => {
   const gate = deferred();
   const chunks: A2AServiceExecutor = async function* () {

@@ -499,6 +499,11 @@ export class TaskRuntime {
     // is asked to stop, its caller answered with the task as it is (CANCELED when there is none
     // yet), its stream ended, even when the executor does not listen.
     for (const exec of this.#executions) {
+      // One whose message is being written is answered once the store said whether it took it.
+      if (exec.storing) {
+        exec.abort(reason);
+        continue;
+      }
       this.#letGo(exec, reason);
       exec.stream?.end();
     }
@@ -649,7 +654,7 @@ export class TaskRuntime {
     }
     task.history.push(exec.message);
     // The message is stored as the run's first step: a store that refuses it fails the run, as an executor that throws does.
-    await this.#run(exec, () => this.#storeMessage(live, exec));
+    await this.#run(exec, () => this.#storeMessage(live, exec, turn === "claimed"));
   }
 
   /**
@@ -660,11 +665,12 @@ export class TaskRuntime {
    * out of this process's copy and the executor is not run: on a task that ended first, its
    * caller gets the task as it is; when its claim was lost, it is told to send the message again.
    */
-  async #storeMessage(live: LiveTask, exec: Execution): Promise<void> {
+  async #storeMessage(live: LiveTask, exec: Execution, claimed: boolean): Promise<void> {
     live.writing++;
     exec.storing = true;
     try {
-      await this.#s.store.update(live.record, { kind: "history" });
+      // close() waits for it, and lets the run go once it is out (the run's own finally does).
+      await this.#closeWaitsFor(Promise.resolve(this.#s.store.update(live.record, claimed ? { kind: "history", claimed } : { kind: "history" })));
       this.#startStream(live, exec);
     } catch (err) {
       if (!(err instanceof MessageNotStoredError)) {
@@ -694,8 +700,9 @@ export class TaskRuntime {
     if (stream === undefined) return;
     const task = live.record.task;
     stream.push(this.#snapshotEvent(task, exec.historyLength));
-    // Ended meanwhile (a cancel through another instance): the snapshot says so, and there is nothing to follow.
-    if (this.#s.states.isTerminal(task.status?.state ?? 0)) stream.end();
+    // Ended meanwhile (a cancel through another instance): the snapshot says so, and there is nothing
+    // to follow; closed meanwhile, no stream is followed any more.
+    if (this.#closed || this.#s.states.isTerminal(task.status?.state ?? 0)) stream.end();
     else this.#follow(live, stream);
   }
 

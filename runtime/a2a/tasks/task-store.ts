@@ -41,8 +41,12 @@ export type TaskChange =
       /** The run that yielded it still works on the task (it has not interrupted it): a store of leases keeps it leased (D79). */
       readonly running?: boolean;
     }
-  /** A message added at the end of the history: a run takes the task up with it. */
-  | { readonly kind: "history" };
+  /**
+   * A message added at the end of the history: a run takes the task up with it. `claimed`: the
+   * runtime claimed the task for it (`claim`), and a store of leases writes it only while that
+   * claim holds (D79).
+   */
+  | { readonly kind: "history"; readonly claimed?: boolean };
 
 /** A change another process made to a task this one follows (TaskStore.follow); `metadata`, the executor's event metadata. */
 export type ForeignChange =

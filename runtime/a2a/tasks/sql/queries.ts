@@ -94,8 +94,8 @@ const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id =
 /** The task's version: the seq of its last event. */
 export const versionOf = `SELECT version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
 
-/** Whether task $1 is there and not finished. */
-export const isOpen = `SELECT 1 FROM a2a_tasks WHERE id = $1::text AND finished_ms IS NULL`;
+/** Whether task $1 is not finished, and its version; no row when it is gone. */
+export const openAndVersion = `SELECT finished_ms IS NULL AS open, version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
 
 export const getTask = `
 SELECT t.tenant, t.owner, t.version::float8 AS version, t.task, ${history}, ${artifacts}

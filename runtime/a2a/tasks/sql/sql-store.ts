@@ -532,7 +532,7 @@ class Store implements SqlTaskStore {
       this.#pushes.attached && change.kind !== "history",
       now + this.#leaseMs,
       change.kind === "history" || change.metadata === undefined ? null : JSON.stringify(change.metadata),
-      change.kind === "history",
+      change.kind === "history" && change.claimed === true,
     ];
     if (lapsedBefore !== null) return this.#reap(task.id, params, lapsedBefore);
     let written = false;
@@ -555,17 +555,33 @@ class Store implements SqlTaskStore {
         // rows claimed by this instance; they are sent now, not after a restart (none if another
         // instance finished the task: its rows are its own).
         if (row === undefined && attempt > 0) await this.#sendLost(task).catch(this.#onError);
-        // A message not written (D79): its claim was let go, or the task ended first. Asked apart
-        // from the write: a task that ends in between was ended first as far as the message goes.
-        if (row === undefined && change.kind === "history") {
-          if ((await this.driver.query(q.isOpen, [task.id])).length > 0) {
-            throw new MessageNotStoredError(`task ${task.id}: the claim for this message lapsed before the message was stored, and another instance may run the task now`, "claimLost");
-          }
-          throw new MessageNotStoredError(`task ${task.id}: the task ended before this message was stored`, "ended");
-        }
+        if (row === undefined && change.kind === "history") await this.#notStored(task.id);
         return;
       }
     }).then(() => written);
+  }
+
+  /**
+   * A message not written (D79): its claim was let go, or the task ended first (asked apart from
+   * the write: a task that ends in between was ended first as far as the message goes). Ended, the
+   * task's follower reads the log up to now first, so the runtime answers with the task as it
+   * ended, not as this instance last heard of it. Always throws: a read that fails here still
+   * leaves the message not written, and that is what the runtime is told.
+   */
+  async #notStored(id: string): Promise<never> {
+    let row: { open: boolean; version: number } | undefined;
+    let read = true;
+    try {
+      [row] = await this.driver.query<{ open: boolean; version: number }>(q.openAndVersion, [id]);
+    } catch (err) {
+      read = false;
+      this.#onError(err);
+    }
+    if (read && (row === undefined || !row.open)) {
+      if (row !== undefined) await this.#followers.through(id, row.version).catch(this.#onError);
+      throw new MessageNotStoredError(`task ${id}: the task ended before this message was stored`, "ended");
+    }
+    throw new MessageNotStoredError(`task ${id}: the claim for this message lapsed before the message was stored, and another instance may run the task now`, "claimLost");
   }
 
   /** The outbox rows this instance claimed for the task's last event, sent (see #update). */
