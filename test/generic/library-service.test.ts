@@ -262,23 +262,24 @@ describe("gRPC", () => {
 
   // D90: what a JSON binding could not write (nor read) is refused on gRPC too, for any service.
   test.each([
-    ["a year past 9999", { seconds: 253402300800n, nanos: 0 }, false],
-    ["negative nanos", { seconds: 0n, nanos: -1 }, false],
-    ["the last second of 9999", { seconds: 253402300799n, nanos: 999_999_999 }, true],
-    ["the first second of year 1", { seconds: -62135596800n, nanos: 0 }, true],
-  ])("WatchShelf with a Timestamp at %s (%j): INVALID_ARGUMENT unless writable (%s)", async (_, since, writable) => {
+    ["a year past 9999", { seconds: 253402300800n, nanos: 0 }, "seconds 253402300800, nanos 0"],
+    ["negative nanos", { seconds: 0n, nanos: -1 }, "seconds 0, nanos -1"],
+    ["the last second of 9999", { seconds: 253402300799n, nanos: 999_999_999 }, undefined],
+    ["the first second of year 1", { seconds: -62135596800n, nanos: 0 }, undefined],
+  ])("WatchShelf with a Timestamp at %s (%j): INVALID_ARGUMENT when ProtoJSON cannot write it (%s)", async (_, since, got) => {
     const stream = client.watchShelf(create(WatchShelfRequestSchema, { shelfId: "empty", since }), new grpc.Metadata());
     const status = await new Promise<grpc.StatusObject>((resolve) => {
       stream.on("data", () => undefined);
       stream.on("status", resolve);
       stream.on("error", () => undefined);
     });
-    if (writable) {
+    if (got === undefined) {
       expect(status.code).toBe(grpc.status.OK);
     } else {
       expect(status.code).toBe(grpc.status.INVALID_ARGUMENT);
       expect(status.details).toBe(
-        "invalid params: the request holds what its JSON form cannot: fixtures.v1.WatchShelfRequest.since: a google.protobuf.Timestamp must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, its nanos from 0 to 999999999 (ProtoJSON has no form for others)",
+        "invalid params: the request holds what its JSON form cannot: fixtures.v1.WatchShelfRequest.since: a google.protobuf.Timestamp must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, its nanos from 0 to 999999999 (ProtoJSON has no form for others); got " +
+          got,
       );
     }
   });

@@ -44,7 +44,9 @@ const notFinite = "a number in a google.protobuf.Value cannot be NaN or infinite
 const timestampRange = "a google.protobuf.Timestamp must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z, its nanos from 0 to 999999999 (ProtoJSON has no form for others)";
 const durationRange =
   "a google.protobuf.Duration must be within 315576000000 seconds either way, its nanos within 999999999 either way and of the seconds' sign (ProtoJSON has no form for others)";
-const irreversiblePath = "a google.protobuf.FieldMask path must be lower_snake_case that its lowerCamelCase JSON form reads back as (ProtoJSON has no form for others)";
+const irreversiblePath =
+  "a google.protobuf.FieldMask path must be lower_snake_case with no comma, which its lowerCamelCase JSON form reads back as (ProtoJSON has no form for others)";
+const lonePath = "a google.protobuf.FieldMask of one empty path reads back as no path in ProtoJSON";
 
 // ProtoJSON's ranges (google/protobuf/timestamp.proto, duration.proto).
 const timestampMinSeconds = -62135596800;
@@ -104,7 +106,7 @@ function itemProblem(item: unknown, desc: DescMessage): Problem | undefined {
     case durationType:
       return durationProblem(item as TimeLike);
     case fieldMaskType:
-      return inItems((item as { paths?: string[] }).paths ?? [], pathProblem);
+      return fieldMaskProblem((item as { paths?: string[] }).paths ?? []);
     default:
       return walk(planOf(desc), item as object);
   }
@@ -159,27 +161,42 @@ interface TimeLike {
   nanos?: number;
 }
 
+/** The value as it came, for the message: what to fix. */
+const timeText = (seconds: number, nanos: number) => `seconds ${seconds}, nanos ${nanos}`;
+
 function timestampProblem(value: TimeLike): Problem | undefined {
   const seconds = Number(value.seconds ?? 0);
   const nanos = value.nanos ?? 0;
-  return seconds >= timestampMinSeconds && seconds <= timestampMaxSeconds && nanos >= 0 && nanos <= 999_999_999 ? undefined : { why: timestampRange, path: [] };
+  if (seconds >= timestampMinSeconds && seconds <= timestampMaxSeconds && nanos >= 0 && nanos <= 999_999_999) return undefined;
+  return { why: `${timestampRange}; got ${timeText(seconds, nanos)}`, path: [] };
 }
 
 function durationProblem(value: TimeLike): Problem | undefined {
   const seconds = Number(value.seconds ?? 0);
   const nanos = value.nanos ?? 0;
   const inRange = Math.abs(seconds) <= durationMaxSeconds && Math.abs(nanos) <= 999_999_999;
-  return inRange && !(seconds > 0 && nanos < 0) && !(seconds < 0 && nanos > 0) ? undefined : { why: durationRange, path: [] };
+  if (inRange && !(seconds > 0 && nanos < 0) && !(seconds < 0 && nanos > 0)) return undefined;
+  return { why: `${durationRange}; got ${timeText(seconds, nanos)}`, path: [] };
 }
 
 /**
  * A path whose lowerCamelCase (protoc's: a letter after "_" upper-cased, the "_" dropped) reads
- * back as itself (each A-Z becoming "_" and its lower case): no A-Z, and each "_" before a-z.
+ * back as itself (each A-Z becoming "_" and its lower case): no A-Z, and each "_" before a-z; and
+ * no comma, which joins the paths in JSON. Written out rather than protobuf-es's
+ * protoCamelCase/protoSnakeCase, from "@bufbuild/protobuf/reflect": that entry point, loaded by
+ * the binding's dynamic import, failed jest's ESM loader; a test holds the two to agreeing.
  */
-const reversiblePath = /^(?:[^A-Z_]|_[a-z])*$/;
+const reversiblePath = /^(?:[^A-Z_,]|_[a-z])*$/;
+
+function fieldMaskProblem(paths: readonly string[]): Problem | undefined {
+  if (paths.length === 1 && paths[0] === "") return { why: lonePath, path: [".paths"] };
+  const problem = inItems(paths, pathProblem);
+  problem?.path.push(".paths");
+  return problem;
+}
 
 function pathProblem(path: string): Problem | undefined {
-  return reversiblePath.test(path) ? undefined : { why: irreversiblePath, path: [] };
+  return reversiblePath.test(path) ? undefined : { why: `${irreversiblePath}; got ${JSON.stringify(path)}`, path: [] };
 }
 
 /** A Struct field's JSON: only a number can be wrong in it (a Value with no kind became null on decode). */
