@@ -1259,6 +1259,85 @@ test("a handler closed while a message's write is out answers that message once 
   }
 });
 
+test.each([
+  ["before it heard of B's message", true],
+  ["after it heard of B's message", false],
+])(
+  "a claimant stalled at its write, whose claim was let go and whose write then fails with a database error %s: its caller gets ABORTED, the error is reported, and B's running task is not failed over it (D79)",
+  async (_, hearsLate) => {
+    const leaseMs = 300;
+    const errors: unknown[] = [];
+    const { pool, state, hear } = lateHearingPool();
+    const storeA = await createPostgresTaskStore({ pool, leaseMs, onError: (err) => void errors.push(err) });
+    testStores?.push(storeA);
+    const storeB = await instance({ leaseMs });
+    const atWrite = deferred();
+    const resume = deferred();
+    const update = storeA.update.bind(storeA);
+    let stalled = false;
+    storeA.update = async (record, change) => {
+      if (change.kind === "history" && !stalled) {
+        stalled = true;
+        state.late = hearsLate;
+        atWrite.resolve();
+        await resume.promise;
+      }
+      return update(record, change);
+    };
+    // The claimed message's write (updateTask's last parameter set) fails once, as a pool that timed out.
+    const driver = (storeA as unknown as { driver: { query: (text: string, params?: readonly unknown[]) => Promise<unknown[]> } }).driver;
+    const query = driver.query.bind(driver);
+    let failed = false;
+    driver.query = (text, params) => {
+      if (text === queries.updateTask && params?.[21] === true && !failed) {
+        failed = true;
+        return Promise.reject(new Error("timeout exceeded when trying to connect (for the test)"));
+      }
+      return query(text, params);
+    };
+    const gate = deferred();
+    const started: string[] = [];
+    const works: A2AServiceExecutor = async function* ({ message: m }) {
+      started.push(said(m));
+      if (said(m) === "start") {
+        yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+        return;
+      }
+      yield { state: TaskState.WORKING };
+      await gate.promise;
+    };
+    const a = createA2AServiceTaskHandler(works, { store: storeA, onError: (err) => void errors.push(err) });
+    const b = createA2AServiceTaskHandler(works, { store: storeB });
+    const tenant = unique("tenant");
+    try {
+      const waiting = await sendTask(b, "start", tenant);
+      const answer = a.sendMessage(create(SendMessageRequestSchema, { message: message("late", waiting.id) }), callContext(tenant)).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      await within("A at its write", atWrite.promise);
+      await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+      await b.sendMessage(create(SendMessageRequestSchema, { message: message("go", waiting.id), configuration: { returnImmediately: true } }), callContext(tenant));
+      await until("B's run to work", async () => (await storeB.get(waiting.id))!.task.status?.state === TaskState.WORKING);
+      if (!hearsLate) await until("A to hear of B's message", async () => (await a.getTask({ id: waiting.id }, callContext(tenant))).history.some((m) => said(m) === "go"));
+      resume.resolve();
+      expect(await within("A's answer", answer)).toMatchObject({ name: "AbortedError" });
+      expect(failed).toBe(true);
+      const stored = (await storeB.get(waiting.id))!.task;
+      expect([TaskState[stored.status!.state], stored.history.map(said), started]).toEqual(["WORKING", ["start", "more?", "go"], ["start", "go"]]);
+      expect(errors.map(String)).toContain("Error: timeout exceeded when trying to connect (for the test)");
+    } finally {
+      resume.resolve();
+      gate.resolve();
+      hear();
+      await a.close();
+      await b.close();
+      await storeA.close();
+      await pool.end();
+    }
+  },
+);
+
 test("B's listening connection killed mid-task: B listens again and its stream still gets every event, in order", async () => {
   const gate = deferred();
   const chunks: A2AServiceExecutor = async function* () {

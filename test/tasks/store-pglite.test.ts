@@ -7,8 +7,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPGliteTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
-import { describeTaskStore } from "./store-conformance.js";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { MessageNotStoredError, createPGliteTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
+import { MessageSchema, Role, TaskSchema, TaskState, TaskStatusSchema } from "../../generated/a2a_pb.js";
+import { describeTaskStore, schemas } from "./store-conformance.js";
 
 let dataDir: string;
 
@@ -26,4 +29,37 @@ describeTaskStore("PGlite", {
   open,
   reopen: open,
   close: async (store: TaskStore) => store.close?.(),
+});
+
+test("claims on PGlite (the same SQL as on Postgres, D79): a lapsed claim is let go, the claimant's message is then not written (claimLost), and a new claim writes it", async () => {
+  const store = await createPGliteTaskStore({ leaseMs: 300 });
+  store.attach!(schemas);
+  const said = (text: string) => create(MessageSchema, { messageId: text, role: Role.USER, parts: [{ content: { case: "text", value: text } }] });
+  try {
+    const task = create(TaskSchema, {
+      id: "t1",
+      contextId: "c1",
+      status: create(TaskStatusSchema, { state: TaskState.INPUT_REQUIRED, timestamp: timestampFromMs(Date.now()) }),
+      history: [said("start")],
+    });
+    await store.create({ tenant: "", owner: "o", task: task as never });
+    const record = (await store.get("t1"))!;
+    expect(await store.claim(record)).toBe(true);
+    expect(await store.reapLapsed(Date.now() + 10_000)).toBe(0);
+    record.task.history.push(said("late") as never);
+    const refused = await Promise.resolve(store.update(record, { kind: "history", claimed: true })).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(MessageNotStoredError);
+    expect((refused as MessageNotStoredError).why).toBe("claimLost");
+    const again = (await store.get("t1"))!;
+    expect(await store.claim(again)).toBe(true);
+    again.task.history.push(said("ok") as never);
+    await store.update(again, { kind: "history", claimed: true });
+    const stored = (await store.get("t1"))!;
+    expect([TaskState[stored.task.status!.state], stored.task.history.map((m) => m.messageId)]).toEqual(["INPUT_REQUIRED", ["start", "ok"]]);
+  } finally {
+    await store.close();
+  }
 });

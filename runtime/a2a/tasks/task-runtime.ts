@@ -675,6 +675,8 @@ export class TaskRuntime {
     } catch (err) {
       if (!(err instanceof MessageNotStoredError)) {
         // Refused: the run fails, and its stream, which has the message, follows the task to its FAILED.
+        // A run stopped meanwhile (canceled, closed) does not fail the task: the refusal is still reported.
+        if (exec.aborted) this.#s.onError(err, { taskId: exec.taskId });
         this.#startStream(live, exec);
         throw err;
       }
@@ -683,10 +685,14 @@ export class TaskRuntime {
       if (at >= 0) history.splice(at, 1);
       exec.over = true;
       if (err.why === "ended") {
-        this.#startStream(live, exec);
+        // The store has the task finished, whatever this copy says: its stream ends with it.
+        exec.stream?.push(this.#snapshotEvent(live.record.task, exec.historyLength));
+        exec.stream?.end();
       } else {
         exec.refusal = new RpcError("ABORTED", "the message was not stored: the task was taken up by another instance meanwhile; send it again", { cause: err });
         exec.stream?.end(exec.refusal);
+        // Still this instance's (it could not tell): given back, so that the task does not stay claimed by a run that is not coming.
+        if (claimed) this.#giveBack(live.record, exec);
       }
     } finally {
       exec.storing = false;

@@ -94,6 +94,9 @@ const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id =
 /** The task's version: the seq of its last event. */
 export const versionOf = `SELECT version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
 
+/** Whether instance $2 holds the lease of task $1, which is not finished. */
+export const holdsLease = `SELECT 1 FROM a2a_tasks WHERE id = $1::text AND lease_owner = $2::text AND lease_until IS NOT NULL AND finished_ms IS NULL`;
+
 /** Whether task $1 is not finished, and its version; no row when it is gone. */
 export const openAndVersion = `SELECT finished_ms IS NULL AS open, version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
 

@@ -289,7 +289,8 @@ class Store implements SqlTaskStore {
     let failed = 0;
     // A claim is not a run (D79): nothing ran, so the task is not failed; it waits for its input again.
     const running = [states.submitted, states.working];
-    await this.driver.query(q.dropLapsedClaims, [now, running]);
+    // Refused, the lapsed runs are still failed below; the claims are let go at the next round.
+    await this.driver.query(q.dropLapsedClaims, [now, running]).catch(this.#onError);
     for (const { id } of await this.driver.query<{ id: string }>(q.lapsedLeases, [now, running])) {
       const record = await this.get(id);
       if (record === undefined) continue;
@@ -545,6 +546,13 @@ class Store implements SqlTaskStore {
           // A terminal status the database refused is tried again (D72), in this write's turn: the
           // task's later writes wait for it, as for any write, and close() for its last try.
           if (terminal && (await this.#triedAgain(attempt, err, `task ${task.id}: the database refused its terminal status`))) continue;
+          // A claimed message whose write failed, by an instance that no longer holds the task: not
+          // written (it could not have been), and the run must not fail the task another instance
+          // may run now (D79). Still holding it, the write failed as any write does.
+          if (change.kind === "history" && change.claimed === true && !(await this.#holdsLease(task.id))) {
+            this.#onError(err);
+            throw new MessageNotStoredError(`task ${task.id}: the message's write failed, and this instance no longer holds the task`, "claimLost");
+          }
           throw err;
         }
         written = row !== undefined;
@@ -582,6 +590,16 @@ class Store implements SqlTaskStore {
       throw new MessageNotStoredError(`task ${id}: the task ended before this message was stored`, "ended");
     }
     throw new MessageNotStoredError(`task ${id}: the claim for this message lapsed before the message was stored, and another instance may run the task now`, "claimLost");
+  }
+
+  /** Whether this instance holds task `id`'s lease (its claim or its run's); false when that cannot be read. */
+  async #holdsLease(id: string): Promise<boolean> {
+    try {
+      return (await this.driver.query(q.holdsLease, [id, this.#writer])).length > 0;
+    } catch (err) {
+      this.#onError(err);
+      return false;
+    }
   }
 
   /** The outbox rows this instance claimed for the task's last event, sent (see #update). */
