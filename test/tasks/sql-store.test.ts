@@ -863,6 +863,27 @@ test("a message through B to a task whose instance died waits for its lease to l
   }
 });
 
+/** Holds `store`'s first message write until `resume` resolves; `atWrite` resolves when it is held. */
+function stallFirstMessage(store: SqlTaskStore) {
+  const atWrite = deferred();
+  const resume = deferred();
+  const update = store.update.bind(store);
+  let stalled = false;
+  store.update = async (record, change) => {
+    if (change.kind === "history" && !stalled) {
+      stalled = true;
+      atWrite.resolve();
+      await resume.promise;
+    }
+    return update(record, change);
+  };
+  return { atWrite, resume };
+}
+
+type Query = (text: string, params?: readonly unknown[]) => Promise<unknown[]>;
+/** The store's driver, whose `query` a test may wrap. */
+const driverOf = (store: SqlTaskStore) => (store as unknown as { driver: { query: Query } }).driver;
+
 /** Asks for input at every message (`re: <text>`); `started`: the texts its runs started with. */
 function askingAgain() {
   const started: string[] = [];
@@ -948,18 +969,7 @@ test.each(["sendMessage", "sendStreamingMessage"] as const)(
     const storeA = await instance({ leaseMs });
     const storeB = await instance({ leaseMs });
     // A stalls between its claim and its message's write (a stuck pool, a paused process).
-    const atWrite = deferred();
-    const resume = deferred();
-    const update = storeA.update.bind(storeA);
-    let stalled = false;
-    storeA.update = async (record, change) => {
-      if (change.kind === "history" && !stalled) {
-        stalled = true;
-        atWrite.resolve();
-        await resume.promise;
-      }
-      return update(record, change);
-    };
+    const { atWrite, resume } = stallFirstMessage(storeA);
     const onA = askingAgain();
     const onB = askingAgain();
     const a = createA2AServiceTaskHandler(onA.executor, { store: storeA });
@@ -1035,18 +1045,7 @@ test("a claimant stalled at its write while the reaper let its claim go and B's 
   const leaseMs = 300;
   const storeA = await instance({ leaseMs });
   const storeB = await instance({ leaseMs });
-  const atWrite = deferred();
-  const resume = deferred();
-  const update = storeA.update.bind(storeA);
-  let stalled = false;
-  storeA.update = async (record, change) => {
-    if (change.kind === "history" && !stalled) {
-      stalled = true;
-      atWrite.resolve();
-      await resume.promise;
-    }
-    return update(record, change);
-  };
+  const { atWrite, resume } = stallFirstMessage(storeA);
   const started: string[] = [];
   const completes: A2AServiceExecutor = async function* ({ message: m }) {
     started.push(said(m));
@@ -1162,19 +1161,8 @@ test("a claimant whose claim was let go, stalled at its write, whose read of why
   const errors: unknown[] = [];
   const storeA = await instance({ leaseMs, onError: (err) => void errors.push(err) });
   const storeB = await instance({ leaseMs });
-  const atWrite = deferred();
-  const resume = deferred();
-  const update = storeA.update.bind(storeA);
-  let stalled = false;
-  storeA.update = async (record, change) => {
-    if (change.kind === "history" && !stalled) {
-      stalled = true;
-      atWrite.resolve();
-      await resume.promise;
-    }
-    return update(record, change);
-  };
-  const driver = (storeA as unknown as { driver: { query: (text: string, params?: readonly unknown[]) => Promise<unknown[]> } }).driver;
+  const { atWrite, resume } = stallFirstMessage(storeA);
+  const driver = driverOf(storeA);
   const query = driver.query.bind(driver);
   driver.query = (text, params) => (text === queries.openAndVersion ? Promise.reject(new Error("connection reset (for the test)")) : query(text, params));
   const gate = deferred();
@@ -1218,18 +1206,7 @@ test("a handler closed while a message's write is out answers that message once 
   const leaseMs = 300;
   const storeA = await instance({ leaseMs });
   const storeB = await instance({ leaseMs });
-  const atWrite = deferred();
-  const resume = deferred();
-  const update = storeA.update.bind(storeA);
-  let stalled = false;
-  storeA.update = async (record, change) => {
-    if (change.kind === "history" && !stalled) {
-      stalled = true;
-      atWrite.resolve();
-      await resume.promise;
-    }
-    return update(record, change);
-  };
+  const { atWrite, resume } = stallFirstMessage(storeA);
   const agent = askingAgain();
   const a = createA2AServiceTaskHandler(agent.executor, { store: storeA });
   const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
@@ -1285,7 +1262,7 @@ test.each([
       return update(record, change);
     };
     // The claimed message's write (updateTask's last parameter set) fails once, as a pool that timed out.
-    const driver = (storeA as unknown as { driver: { query: (text: string, params?: readonly unknown[]) => Promise<unknown[]> } }).driver;
+    const driver = driverOf(storeA);
     const query = driver.query.bind(driver);
     let failed = false;
     driver.query = (text, params) => {
@@ -1337,6 +1314,95 @@ test.each([
     }
   },
 );
+
+test("a give-back never clears a run's lease: once the claimed message is written, unclaim leaves the lease (D79)", async () => {
+  const store = await instance();
+  const agent = askingAgain();
+  const b = createA2AServiceTaskHandler(agent.executor, { store: await instance() });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const record = (await store.get(waiting.id))!;
+    expect(await store.claim(record)).toBe(true);
+    record.task.history.push(message("go", waiting.id) as never);
+    await store.update(record, { kind: "history", claimed: true });
+    expect(await leaseOf(waiting.id)).toMatchObject({ lease_claim: false });
+    await store.unclaim(record);
+    expect((await leaseOf(waiting.id)).lease_until).not.toBeNull();
+  } finally {
+    await b.close();
+  }
+});
+
+test("a database outage over a claimed message's write, the reads after it and every try of its give-back: the claim is no longer renewed, lapses, and the reaper lets it go, so a message through B runs (D79)", async () => {
+  const leaseMs = 300;
+  const errors: unknown[] = [];
+  const storeA = await instance({ leaseMs, onError: (err) => void errors.push(err) });
+  const storeB = await instance({ leaseMs });
+  const driver = driverOf(storeA);
+  const query = driver.query.bind(driver);
+  let down = false;
+  driver.query = (text, params) => {
+    if (text === queries.updateTask && params?.[21] === true) down = true;
+    const refused = [queries.updateTask, queries.holdsLease, queries.openAndVersion, queries.unclaimTask].includes(text);
+    return down && refused ? Promise.reject(new Error("the database is down (for the test)")) : query(text, params);
+  };
+  const agent = askingAgain();
+  const a = createA2AServiceTaskHandler(agent.executor, { store: storeA, onError: (err) => void errors.push(err) });
+  const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const answer = await within("A's answer", sendTask(a, "late", tenant, waiting.id), 10_000).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(answer).toMatchObject({ name: "AbortedError" });
+    down = false;
+    // A is alive and renews its leases; the claim is not among them any more, so it lapses.
+    await until("A's claim to lapse", async () => Number((await leaseOf(waiting.id)).lease_until) < Date.now(), 5000);
+    await storeB.reapLapsed();
+    const next = await within("B's answer", sendTask(b, "go", tenant, waiting.id));
+    expect([TaskState[next.status!.state], next.history.map(said), agent.started]).toEqual(["INPUT_REQUIRED", ["start", "re: start", "go", "re: go"], ["start", "go"]]);
+  } finally {
+    down = false;
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a task canceled through B while A's claimed message write is out, which then fails outright: A's caller gets the CANCELED task, without its message (D79)", async () => {
+  const storeA = await instance({ onError: () => undefined });
+  const storeB = await instance();
+  const { atWrite, resume } = stallFirstMessage(storeA);
+  const driver = driverOf(storeA);
+  const query = driver.query.bind(driver);
+  let failed = false;
+  driver.query = (text, params) => {
+    if (text === queries.updateTask && params?.[21] === true && !failed) {
+      failed = true;
+      return Promise.reject(new Error("timeout exceeded when trying to connect (for the test)"));
+    }
+    return query(text, params);
+  };
+  const agent = askingAgain();
+  const a = createA2AServiceTaskHandler(agent.executor, { store: storeA, onError: () => undefined });
+  const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const answer = sendTask(a, "late", tenant, waiting.id);
+    await within("A at its write", atWrite.promise);
+    await b.cancelTask({ id: waiting.id }, callContext(tenant));
+    resume.resolve();
+    const shown = await within("A's answer", answer);
+    expect([failed, TaskState[shown.status!.state], shown.history.map(said), agent.started]).toEqual([true, "CANCELED", ["start", "re: start"], ["start"]]);
+  } finally {
+    resume.resolve();
+    await a.close();
+    await b.close();
+  }
+});
 
 test("B's listening connection killed mid-task: B listens again and its stream still gets every event, in order", async () => {
   const gate = deferred();

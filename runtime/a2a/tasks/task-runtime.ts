@@ -654,7 +654,8 @@ export class TaskRuntime {
     }
     task.history.push(exec.message);
     // The message is stored as the run's first step: a store that refuses it fails the run, as an executor that throws does.
-    await this.#run(exec, () => this.#storeMessage(live, exec, turn === "claimed"));
+    // close() waits for the write, and for a claim given back after it.
+    await this.#run(exec, () => this.#closeWaitsFor(this.#storeMessage(live, exec, turn === "claimed")));
   }
 
   /**
@@ -669,8 +670,8 @@ export class TaskRuntime {
     live.writing++;
     exec.storing = true;
     try {
-      // close() waits for it, and lets the run go once it is out (the run's own finally does).
-      await this.#closeWaitsFor(Promise.resolve(this.#s.store.update(live.record, claimed ? { kind: "history", claimed } : { kind: "history" })));
+      // Let go once it is out (the run's own finally does), close() or not.
+      await this.#s.store.update(live.record, claimed ? { kind: "history", claimed } : { kind: "history" });
       this.#startStream(live, exec);
     } catch (err) {
       if (!(err instanceof MessageNotStoredError)) {
@@ -691,8 +692,10 @@ export class TaskRuntime {
       } else {
         exec.refusal = new RpcError("ABORTED", "the message was not stored: the task was taken up by another instance meanwhile; send it again", { cause: err });
         exec.stream?.end(exec.refusal);
-        // Still this instance's (it could not tell): given back, so that the task does not stay claimed by a run that is not coming.
-        if (claimed) this.#giveBack(live.record, exec);
+        // Still this instance's (it could not tell): given back, so that the task does not stay
+        // claimed by a run that is not coming; before the run is let go, so that it is never the
+        // claim of the next message queued here.
+        if (claimed) await this.#unclaim(live.record, exec);
       }
     } finally {
       exec.storing = false;

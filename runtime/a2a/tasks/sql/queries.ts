@@ -94,8 +94,8 @@ const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id =
 /** The task's version: the seq of its last event. */
 export const versionOf = `SELECT version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
 
-/** Whether instance $2 holds the lease of task $1, which is not finished. */
-export const holdsLease = `SELECT 1 FROM a2a_tasks WHERE id = $1::text AND lease_owner = $2::text AND lease_until IS NOT NULL AND finished_ms IS NULL`;
+/** Whether instance $2 holds the lease of task $1, which is not finished, and it had not lapsed at $3. */
+export const holdsLease = `SELECT 1 FROM a2a_tasks WHERE id = $1::text AND lease_owner = $2::text AND lease_until >= $3::bigint AND finished_ms IS NULL`;
 
 /** Whether task $1 is not finished, and its version; no row when it is gone. */
 export const openAndVersion = `SELECT finished_ms IS NULL AS open, version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
@@ -121,10 +121,14 @@ SELECT (SELECT count(*) FROM c)::int AS taken, t.finished_ms IS NULL AS open,
   coalesce((SELECT version FROM c), t.version)::float8 AS version
 FROM a2a_tasks t WHERE t.id = $1::text`;
 
-/** Gives instance $2's claim of task $1 back: no lease, unless its state $3 (SUBMITTED, WORKING) has one of its own. */
+/**
+ * Gives instance $2's claim of task $1 back: no lease, unless its state $3 (SUBMITTED, WORKING) has
+ * one of its own. Only a claim: a run's lease (a message written since, of this instance's next
+ * run) is never given back.
+ */
 export const unclaimTask = `
 UPDATE a2a_tasks SET lease_until = NULL, lease_claim = false
-WHERE id = $1::text AND lease_owner = $2::text AND finished_ms IS NULL AND NOT (state = ANY($3::int[]))`;
+WHERE id = $1::text AND lease_owner = $2::text AND lease_claim AND finished_ms IS NULL AND NOT (state = ANY($3::int[]))`;
 
 /**
  * ListTasks' filter (spec 3.1.4), always within one tenant and owner (D26). The time bound is

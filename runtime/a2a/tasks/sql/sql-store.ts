@@ -419,14 +419,18 @@ class Store implements SqlTaskStore {
   async unclaim(record: StoredTask): Promise<void> {
     const states = this.#states!;
     const id = record.task.id;
-    // Refused, it is tried again as a terminal status is (D72): a claim not given back lapses, and
-    // the reaper then fails a task that was only waiting for its input (D79).
+    // Refused, it is tried again as a terminal status is (D72). Refused through every try, it is no
+    // longer renewed: it lapses, and the reaper lets it go (D79), rather than this instance holding
+    // the task for as long as it lives.
     for (let attempt = 0; ; attempt++) {
       try {
         await this.driver.query(q.unclaimTask, [id, this.#writer, [states.submitted, states.working]]);
         return;
       } catch (err) {
-        if (!(await this.#triedAgain(attempt, err, `task ${id}: the database refused to give back its claim`))) throw err;
+        if (!(await this.#triedAgain(attempt, err, `task ${id}: the database refused to give back its claim`))) {
+          this.#abandoned.add(id);
+          throw err;
+        }
       }
     }
   }
@@ -551,7 +555,7 @@ class Store implements SqlTaskStore {
           // may run now (D79). Still holding it, the write failed as any write does.
           if (change.kind === "history" && change.claimed === true && !(await this.#holdsLease(task.id))) {
             this.#onError(err);
-            throw new MessageNotStoredError(`task ${task.id}: the message's write failed, and this instance no longer holds the task`, "claimLost");
+            await this.#notStored(task.id);
           }
           throw err;
         }
@@ -589,16 +593,24 @@ class Store implements SqlTaskStore {
       if (row !== undefined) await this.#followers.through(id, row.version).catch(this.#onError);
       throw new MessageNotStoredError(`task ${id}: the task ended before this message was stored`, "ended");
     }
+    // Not renewed from now on, should a lease still be this instance's (the runtime gives it back
+    // too): it lapses, and no claim outlives its message. A new claim renews it again.
+    this.#abandoned.add(id);
     throw new MessageNotStoredError(`task ${id}: the claim for this message lapsed before the message was stored, and another instance may run the task now`, "claimLost");
   }
 
-  /** Whether this instance holds task `id`'s lease (its claim or its run's); false when that cannot be read. */
+  /**
+   * Whether this instance holds task `id`'s lease (its claim or its run's), not lapsed. A refused
+   * read is tried again as a terminal status is: a write whose answer was lost may have been
+   * taken, and only this read tells a run's lease from a lost claim. False once the tries are spent.
+   */
   async #holdsLease(id: string): Promise<boolean> {
-    try {
-      return (await this.driver.query(q.holdsLease, [id, this.#writer])).length > 0;
-    } catch (err) {
-      this.#onError(err);
-      return false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.driver.query(q.holdsLease, [id, this.#writer, Date.now()])).length > 0;
+      } catch (err) {
+        if (!(await this.#triedAgain(attempt, err, `task ${id}: the database refused to say whether this instance holds it`))) return false;
+      }
     }
   }
 
