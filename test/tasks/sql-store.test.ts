@@ -1404,6 +1404,83 @@ test("a task canceled through B while A's claimed message write is out, which th
   }
 });
 
+test("a cancel through A while A asks, after its claimed write failed outright, whether it still holds the task: its caller gets the CANCELED task, not ABORTED (D79)", async () => {
+  const storeA = await instance({ onError: () => undefined });
+  const storeB = await instance();
+  const driver = driverOf(storeA);
+  const query = driver.query.bind(driver);
+  let failedWrite = false;
+  let holdsRefusals = 0;
+  const atHolds = deferred();
+  driver.query = (text, params) => {
+    if (text === queries.updateTask && params?.[21] === true && !failedWrite) {
+      failedWrite = true;
+      return Promise.reject(new Error("timeout exceeded when trying to connect (for the test)"));
+    }
+    // Every try of the read refused: the instance cannot tell, and counts the claim lost.
+    if (text === queries.holdsLease && holdsRefusals < 4) {
+      holdsRefusals++;
+      atHolds.resolve();
+      return Promise.reject(new Error("connection reset (for the test)"));
+    }
+    return query(text, params);
+  };
+  const agent = askingAgain();
+  const a = createA2AServiceTaskHandler(agent.executor, { store: storeA, onError: () => undefined });
+  const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const answer = sendTask(a, "late", tenant, waiting.id);
+    await within("A asking whether it holds the task", atHolds.promise);
+    await within("the cancel through A", a.cancelTask({ id: waiting.id }, callContext(tenant)), 10_000);
+    const shown = await within("A's answer", answer, 10_000);
+    expect([TaskState[shown.status!.state], shown.history.map(said), agent.started]).toEqual(["CANCELED", ["start", "re: start"], ["start"]]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test("a caller whose claim was lost is answered before the claim's give-back is tried again (D79)", async () => {
+  const leaseMs = 300;
+  const storeA = await instance({ leaseMs, onError: () => undefined });
+  const storeB = await instance({ leaseMs });
+  const { atWrite, resume } = stallFirstMessage(storeA);
+  const driver = driverOf(storeA);
+  const query = driver.query.bind(driver);
+  let giveBacks = 0;
+  driver.query = (text, params) => {
+    if (text === queries.unclaimTask) {
+      giveBacks++;
+      return Promise.reject(new Error("the database refused the give-back (for the test)"));
+    }
+    return query(text, params);
+  };
+  const agent = askingAgain();
+  const a = createA2AServiceTaskHandler(agent.executor, { store: storeA, onError: () => undefined });
+  const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const answer = sendTask(a, "late", tenant, waiting.id).then(
+      () => undefined,
+      (err: unknown) => ({ err, giveBacks }),
+    );
+    await within("A at its write", atWrite.promise);
+    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+    resume.resolve();
+    // Its tries take 2.1 s; the caller has its answer before the second.
+    expect(await within("A's answer", answer)).toMatchObject({ err: { name: "AbortedError" }, giveBacks: expect.any(Number) });
+    expect((await answer)!.giveBacks).toBeLessThan(2);
+    await until("the give-back's tries to be spent", () => giveBacks === 4, 5000);
+  } finally {
+    resume.resolve();
+    await a.close();
+    await b.close();
+  }
+});
+
 test("B's listening connection killed mid-task: B listens again and its stream still gets every event, in order", async () => {
   const gate = deferred();
   const chunks: A2AServiceExecutor = async function* () {

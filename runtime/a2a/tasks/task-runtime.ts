@@ -669,6 +669,7 @@ export class TaskRuntime {
   async #storeMessage(live: LiveTask, exec: Execution, claimed: boolean): Promise<void> {
     live.writing++;
     exec.storing = true;
+    let giveBack = false;
     try {
       // Let go once it is out (the run's own finally does), close() or not.
       await this.#s.store.update(live.record, claimed ? { kind: "history", claimed } : { kind: "history" });
@@ -681,26 +682,31 @@ export class TaskRuntime {
         this.#startStream(live, exec);
         throw err;
       }
-      const history = live.record.task.history;
-      const at = history.lastIndexOf(exec.message);
-      if (at >= 0) history.splice(at, 1);
+      const task = live.record.task;
+      const at = task.history.lastIndexOf(exec.message);
+      if (at >= 0) task.history.splice(at, 1);
       exec.over = true;
-      if (err.why === "ended") {
+      // Ended for the store, or here (a cancel through this instance, its write queued behind this one).
+      if (err.why === "ended" || this.#s.states.isTerminal(task.status?.state ?? 0)) {
         // The store has the task finished, whatever this copy says: its stream ends with it.
-        exec.stream?.push(this.#snapshotEvent(live.record.task, exec.historyLength));
+        exec.stream?.push(this.#snapshotEvent(task, exec.historyLength));
         exec.stream?.end();
       } else {
         exec.refusal = new RpcError("ABORTED", "the message was not stored: the task was taken up by another instance meanwhile; send it again", { cause: err });
         exec.stream?.end(exec.refusal);
-        // Still this instance's (it could not tell): given back, so that the task does not stay
-        // claimed by a run that is not coming; before the run is let go, so that it is never the
-        // claim of the next message queued here.
-        if (claimed) await this.#unclaim(live.record, exec);
+        // Told now: the give-back below changes nothing of its answer.
+        this.#answer(exec);
+        exec.settled.resolve();
+        giveBack = claimed;
       }
     } finally {
       exec.storing = false;
       this.#wrote(live);
     }
+    // Still this instance's (it could not tell): given back, so that the task does not stay claimed
+    // by a run that is not coming; before the run is let go, so that it is never the claim of the
+    // next message queued here.
+    if (giveBack) await this.#unclaim(live.record, exec);
   }
 
   /** The stream of a message that continued the task: the task with the message first, then what follows. */
