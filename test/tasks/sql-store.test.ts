@@ -884,6 +884,22 @@ type Query = (text: string, params?: readonly unknown[]) => Promise<unknown[]>;
 /** The store's driver, whose `query` a test may wrap. */
 const driverOf = (store: SqlTaskStore) => (store as unknown as { driver: { query: Query } }).driver;
 
+/** Asks for input ("more?") on "start"; any other message goes WORKING and waits for `gate`. `started`: the texts its runs started with. */
+function workingOnGate() {
+  const gate = deferred();
+  const started: string[] = [];
+  const executor: A2AServiceExecutor = async function* ({ message: m }) {
+    started.push(said(m));
+    if (said(m) === "start") {
+      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      return;
+    }
+    yield { state: TaskState.WORKING };
+    await gate.promise;
+  };
+  return { executor, started, gate };
+}
+
 /** Asks for input at every message (`re: <text>`); `started`: the texts its runs started with. */
 function askingAgain() {
   const started: string[] = [];
@@ -905,17 +921,23 @@ async function leaseOf(id: string): Promise<{ lease_until: string | null; lease_
   }
 }
 
-test("a claim whose instance died before it wrote its message is let go by the reaper, not failed: the task still waits for its input, and a message through another instance runs (D79)", async () => {
+/** Instances A and B (leases of 300 ms): B's task waits for input (askingAgain), and A has claimed it for a message. */
+async function claimedByA() {
   const leaseMs = 300;
   const storeA = await instance({ leaseMs });
   const storeB = await instance({ leaseMs });
   const agent = askingAgain();
   const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
   const tenant = unique("tenant");
+  const waiting = await sendTask(b, "start", tenant);
+  expect(await storeA.claim((await storeA.get(waiting.id))!)).toBe(true);
+  return { leaseMs, storeA, storeB, agent, b, tenant, waiting };
+}
+
+test("a claim whose instance died before it wrote its message is let go by the reaper, not failed: the task still waits for its input, and a message through another instance runs (D79)", async () => {
+  const { leaseMs, storeA, storeB, agent, b, tenant, waiting } = await claimedByA();
   try {
-    const waiting = await sendTask(b, "start", tenant);
-    // A takes the task for a message, then dies: it renews nothing, writes nothing, gives nothing back.
-    expect(await storeA.claim((await storeA.get(waiting.id))!)).toBe(true);
+    // A took the task for a message, then dies: it renews nothing, writes nothing, gives nothing back.
     expect(await leaseOf(waiting.id)).toMatchObject({ lease_claim: true });
     await storeA.close();
     // Reaped as of a time past A's lease (a waited lease, without the wait).
@@ -1018,15 +1040,8 @@ test.each(["sendMessage", "sendStreamingMessage"] as const)(
 );
 
 test("a claim on a task that another instance's run then moved on (WORKING), its claimant dead: the lapsed lease is a run's, and the reaper fails the task (D79, D72)", async () => {
-  const leaseMs = 300;
-  const storeA = await instance({ leaseMs });
-  const storeB = await instance({ leaseMs });
-  const agent = askingAgain();
-  const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
-  const tenant = unique("tenant");
+  const { leaseMs, storeA, storeB, b, waiting } = await claimedByA();
   try {
-    const waiting = await sendTask(b, "start", tenant);
-    expect(await storeA.claim((await storeA.get(waiting.id))!)).toBe(true);
     // B's run, which asked for input and moved on by itself (it heard of no message), writes WORKING; A's claim stays A's.
     const record = (await storeB.get(waiting.id))!;
     record.task.status = create(TaskStatusSchema, { state: TaskState.WORKING, timestamp: timestampFromMs(Date.now()) }) as never;
@@ -1165,17 +1180,7 @@ test("a claimant whose claim was let go, stalled at its write, whose read of why
   const driver = driverOf(storeA);
   const query = driver.query.bind(driver);
   driver.query = (text, params) => (text === queries.openAndVersion ? Promise.reject(new Error("connection reset (for the test)")) : query(text, params));
-  const gate = deferred();
-  const started: string[] = [];
-  const works: A2AServiceExecutor = async function* ({ message: m }) {
-    started.push(said(m));
-    if (said(m) === "start") {
-      yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
-      return;
-    }
-    yield { state: TaskState.WORKING };
-    await gate.promise;
-  };
+  const { executor: works, started, gate } = workingOnGate();
   const a = createA2AServiceTaskHandler(works, { store: storeA, onError: (err) => void errors.push(err) });
   const b = createA2AServiceTaskHandler(works, { store: storeB });
   const tenant = unique("tenant");
@@ -1272,17 +1277,7 @@ test.each([
       }
       return query(text, params);
     };
-    const gate = deferred();
-    const started: string[] = [];
-    const works: A2AServiceExecutor = async function* ({ message: m }) {
-      started.push(said(m));
-      if (said(m) === "start") {
-        yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
-        return;
-      }
-      yield { state: TaskState.WORKING };
-      await gate.promise;
-    };
+    const { executor: works, started, gate } = workingOnGate();
     const a = createA2AServiceTaskHandler(works, { store: storeA, onError: (err) => void errors.push(err) });
     const b = createA2AServiceTaskHandler(works, { store: storeB });
     const tenant = unique("tenant");
