@@ -9,6 +9,7 @@
 import { jest } from "@jest/globals";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import * as grpc from "@grpc/grpc-js";
 import pg from "pg";
 import { TaskState as S } from "@a2a-js/sdk";
 import { createPostgresTaskStore, type SqlTaskStore, type StoredTask, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
@@ -19,7 +20,7 @@ import { decodeBinary } from "../../runtime/core/codec/binary-codec.js";
 import * as queries from "../../runtime/a2a/tasks/sql/queries.js";
 import { createOpeningStore } from "../../runtime/a2a/tasks/opening-store.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { BINDINGS, Receiver, asTask, callContext, deferred, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type Deferred, type TestAgent } from "../support/task-clients.js";
+import { BINDINGS, Receiver, asTask, callContext, deferred, errorKind, follow, label as sdkLabel, listParams, send as sdkSend, startAgent, until, within, type Deferred, type TestAgent } from "../support/task-clients.js";
 import { schemas } from "./store-conformance.js";
 
 jest.setTimeout(30_000);
@@ -884,6 +885,22 @@ type Query = (text: string, params?: readonly unknown[]) => Promise<unknown[]>;
 /** The store's driver, whose `query` a test may wrap. */
 const driverOf = (store: SqlTaskStore) => (store as unknown as { driver: { query: Query } }).driver;
 
+/** Makes `store`'s driver refuse the statements `match` picks, `times` times, with `message`; `refused` counts them. */
+function refuseQueries(store: SqlTaskStore, match: (text: string, params?: readonly unknown[]) => boolean, message: string, times = Infinity) {
+  const driver = driverOf(store);
+  const query = driver.query.bind(driver);
+  const counted = { refused: 0 };
+  driver.query = (text, params) => {
+    if (counted.refused >= times || !match(text, params)) return query(text, params);
+    counted.refused++;
+    return Promise.reject(new Error(message));
+  };
+  return counted;
+}
+
+/** A claimed message's write: updateTask with its last parameter (D79's claim) set. */
+const claimedWrite = (text: string, params?: readonly unknown[]) => text === queries.updateTask && params?.[21] === true;
+
 /** Asks for input ("more?") on "start"; any other message goes WORKING and waits for `gate`. `started`: the texts its runs started with. */
 function workingOnGate() {
   const gate = deferred();
@@ -899,6 +916,26 @@ function workingOnGate() {
   };
   return { executor, started, gate };
 }
+
+/**
+ * B's task (workingOnGate) waits for input; A's message "late" to it stalls at its write (`atWrite`),
+ * the reaper lets A's claim go, and B's message "go" runs and works (WORKING). `answer`: what A's
+ * caller gets, an error or undefined, once the test lets A's write go on.
+ */
+async function letGoWhileBWorks(a: TaskHandlerOf, b: TaskHandlerOf, storeB: SqlTaskStore, atWrite: Promise<void>) {
+  const tenant = unique("tenant");
+  const waiting = await sendTask(b, "start", tenant);
+  const answer = a.sendMessage(create(SendMessageRequestSchema, { message: message("late", waiting.id) }), callContext(tenant)).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  await within("A at its write", atWrite);
+  await storeB.reapLapsed(Date.now() + 3_000);
+  await b.sendMessage(create(SendMessageRequestSchema, { message: message("go", waiting.id), configuration: { returnImmediately: true } }), callContext(tenant));
+  await until("B's run to work", async () => (await storeB.get(waiting.id))!.task.status?.state === TaskState.WORKING);
+  return { tenant, waiting, answer };
+}
+type TaskHandlerOf = ReturnType<typeof createA2AServiceTaskHandler>;
 
 /** Asks for input at every message (`re: <text>`); `started`: the texts its runs started with. */
 function askingAgain() {
@@ -1177,23 +1214,12 @@ test("a claimant whose claim was let go, stalled at its write, whose read of why
   const storeA = await instance({ leaseMs, onError: (err) => void errors.push(err) });
   const storeB = await instance({ leaseMs });
   const { atWrite, resume } = stallFirstMessage(storeA);
-  const driver = driverOf(storeA);
-  const query = driver.query.bind(driver);
-  driver.query = (text, params) => (text === queries.openAndVersion ? Promise.reject(new Error("connection reset (for the test)")) : query(text, params));
+  refuseQueries(storeA, (text) => text === queries.openAndVersion, "connection reset (for the test)");
   const { executor: works, started, gate } = workingOnGate();
   const a = createA2AServiceTaskHandler(works, { store: storeA, onError: (err) => void errors.push(err) });
   const b = createA2AServiceTaskHandler(works, { store: storeB });
-  const tenant = unique("tenant");
   try {
-    const waiting = await sendTask(b, "start", tenant);
-    const answer = a.sendMessage(create(SendMessageRequestSchema, { message: message("late", waiting.id) }), callContext(tenant)).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    await within("A at its write", atWrite.promise);
-    await storeB.reapLapsed(Date.now() + 3 * leaseMs);
-    await b.sendMessage(create(SendMessageRequestSchema, { message: message("go", waiting.id), configuration: { returnImmediately: true } }), callContext(tenant));
-    await until("B's run to work", async () => (await storeB.get(waiting.id))!.task.status?.state === TaskState.WORKING);
+    const { waiting, answer } = await letGoWhileBWorks(a, b, storeB, atWrite.promise);
     resume.resolve();
     expect(await within("A's answer", answer)).toMatchObject({ name: "AbortedError" });
     const stored = (await storeB.get(waiting.id))!.task;
@@ -1266,35 +1292,17 @@ test.each([
       }
       return update(record, change);
     };
-    // The claimed message's write (updateTask's last parameter set) fails once, as a pool that timed out.
-    const driver = driverOf(storeA);
-    const query = driver.query.bind(driver);
-    let failed = false;
-    driver.query = (text, params) => {
-      if (text === queries.updateTask && params?.[21] === true && !failed) {
-        failed = true;
-        return Promise.reject(new Error("timeout exceeded when trying to connect (for the test)"));
-      }
-      return query(text, params);
-    };
+    // The claimed message's write fails once, as a pool that timed out.
+    const write = refuseQueries(storeA, claimedWrite, "timeout exceeded when trying to connect (for the test)", 1);
     const { executor: works, started, gate } = workingOnGate();
     const a = createA2AServiceTaskHandler(works, { store: storeA, onError: (err) => void errors.push(err) });
     const b = createA2AServiceTaskHandler(works, { store: storeB });
-    const tenant = unique("tenant");
     try {
-      const waiting = await sendTask(b, "start", tenant);
-      const answer = a.sendMessage(create(SendMessageRequestSchema, { message: message("late", waiting.id) }), callContext(tenant)).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
-      await within("A at its write", atWrite.promise);
-      await storeB.reapLapsed(Date.now() + 3 * leaseMs);
-      await b.sendMessage(create(SendMessageRequestSchema, { message: message("go", waiting.id), configuration: { returnImmediately: true } }), callContext(tenant));
-      await until("B's run to work", async () => (await storeB.get(waiting.id))!.task.status?.state === TaskState.WORKING);
+      const { tenant, waiting, answer } = await letGoWhileBWorks(a, b, storeB, atWrite.promise);
       if (!hearsLate) await until("A to hear of B's message", async () => (await a.getTask({ id: waiting.id }, callContext(tenant))).history.some((m) => said(m) === "go"));
       resume.resolve();
       expect(await within("A's answer", answer)).toMatchObject({ name: "AbortedError" });
-      expect(failed).toBe(true);
+      expect(write.refused).toBe(1);
       const stored = (await storeB.get(waiting.id))!.task;
       expect([TaskState[stored.status!.state], stored.history.map(said), started]).toEqual(["WORKING", ["start", "more?", "go"], ["start", "go"]]);
       expect(errors.map(String)).toContain("Error: timeout exceeded when trying to connect (for the test)");
@@ -1370,16 +1378,7 @@ test("a task canceled through B while A's claimed message write is out, which th
   const storeA = await instance({ onError: () => undefined });
   const storeB = await instance();
   const { atWrite, resume } = stallFirstMessage(storeA);
-  const driver = driverOf(storeA);
-  const query = driver.query.bind(driver);
-  let failed = false;
-  driver.query = (text, params) => {
-    if (text === queries.updateTask && params?.[21] === true && !failed) {
-      failed = true;
-      return Promise.reject(new Error("timeout exceeded when trying to connect (for the test)"));
-    }
-    return query(text, params);
-  };
+  const write = refuseQueries(storeA, claimedWrite, "timeout exceeded when trying to connect (for the test)", 1);
   const agent = askingAgain();
   const a = createA2AServiceTaskHandler(agent.executor, { store: storeA, onError: () => undefined });
   const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
@@ -1391,7 +1390,7 @@ test("a task canceled through B while A's claimed message write is out, which th
     await b.cancelTask({ id: waiting.id }, callContext(tenant));
     resume.resolve();
     const shown = await within("A's answer", answer);
-    expect([failed, TaskState[shown.status!.state], shown.history.map(said), agent.started]).toEqual([true, "CANCELED", ["start", "re: start"], ["start"]]);
+    expect([write.refused, TaskState[shown.status!.state], shown.history.map(said), agent.started]).toEqual([1, "CANCELED", ["start", "re: start"], ["start"]]);
   } finally {
     resume.resolve();
     await a.close();
@@ -1402,24 +1401,9 @@ test("a task canceled through B while A's claimed message write is out, which th
 test("a cancel through A while A asks, after its claimed write failed outright, whether it still holds the task: its caller gets the CANCELED task, not ABORTED (D79)", async () => {
   const storeA = await instance({ onError: () => undefined });
   const storeB = await instance();
-  const driver = driverOf(storeA);
-  const query = driver.query.bind(driver);
-  let failedWrite = false;
-  let holdsRefusals = 0;
-  const atHolds = deferred();
-  driver.query = (text, params) => {
-    if (text === queries.updateTask && params?.[21] === true && !failedWrite) {
-      failedWrite = true;
-      return Promise.reject(new Error("timeout exceeded when trying to connect (for the test)"));
-    }
-    // Every try of the read refused: the instance cannot tell, and counts the claim lost.
-    if (text === queries.holdsLease && holdsRefusals < 4) {
-      holdsRefusals++;
-      atHolds.resolve();
-      return Promise.reject(new Error("connection reset (for the test)"));
-    }
-    return query(text, params);
-  };
+  refuseQueries(storeA, claimedWrite, "timeout exceeded when trying to connect (for the test)", 1);
+  // Every try of the read refused: the instance cannot tell, and counts the claim lost.
+  const holds = refuseQueries(storeA, (text) => text === queries.holdsLease, "connection reset (for the test)", 4);
   const agent = askingAgain();
   const a = createA2AServiceTaskHandler(agent.executor, { store: storeA, onError: () => undefined });
   const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
@@ -1427,7 +1411,7 @@ test("a cancel through A while A asks, after its claimed write failed outright, 
   try {
     const waiting = await sendTask(b, "start", tenant);
     const answer = sendTask(a, "late", tenant, waiting.id);
-    await within("A asking whether it holds the task", atHolds.promise);
+    await until("A asking whether it holds the task", () => holds.refused > 0);
     await within("the cancel through A", a.cancelTask({ id: waiting.id }, callContext(tenant)), 10_000);
     const shown = await within("A's answer", answer, 10_000);
     expect([TaskState[shown.status!.state], shown.history.map(said), agent.started]).toEqual(["CANCELED", ["start", "re: start"], ["start"]]);
@@ -1442,16 +1426,7 @@ test("a caller whose claim was lost is answered before the claim's give-back is 
   const storeA = await instance({ leaseMs, onError: () => undefined });
   const storeB = await instance({ leaseMs });
   const { atWrite, resume } = stallFirstMessage(storeA);
-  const driver = driverOf(storeA);
-  const query = driver.query.bind(driver);
-  let giveBacks = 0;
-  driver.query = (text, params) => {
-    if (text === queries.unclaimTask) {
-      giveBacks++;
-      return Promise.reject(new Error("the database refused the give-back (for the test)"));
-    }
-    return query(text, params);
-  };
+  const giveBacks = refuseQueries(storeA, (text) => text === queries.unclaimTask, "the database refused the give-back (for the test)");
   const agent = askingAgain();
   const a = createA2AServiceTaskHandler(agent.executor, { store: storeA, onError: () => undefined });
   const b = createA2AServiceTaskHandler(agent.executor, { store: storeB });
@@ -1460,7 +1435,7 @@ test("a caller whose claim was lost is answered before the claim's give-back is 
     const waiting = await sendTask(b, "start", tenant);
     const answer = sendTask(a, "late", tenant, waiting.id).then(
       () => undefined,
-      (err: unknown) => ({ err, giveBacks }),
+      (err: unknown) => ({ err, giveBacks: giveBacks.refused }),
     );
     await within("A at its write", atWrite.promise);
     await storeB.reapLapsed(Date.now() + 3 * leaseMs);
@@ -1468,7 +1443,7 @@ test("a caller whose claim was lost is answered before the claim's give-back is 
     // Its tries take 2.1 s; the caller has its answer before the second.
     expect(await within("A's answer", answer)).toMatchObject({ err: { name: "AbortedError" }, giveBacks: expect.any(Number) });
     expect((await answer)!.giveBacks).toBeLessThan(2);
-    await until("the give-back's tries to be spent", () => giveBacks === 4, 5000);
+    await until("the give-back's tries to be spent", () => giveBacks.refused === 4, 5000);
   } finally {
     resume.resolve();
     await a.close();
@@ -1976,5 +1951,36 @@ describe("two agents on one database, through the SDK clients", () => {
     expect(onB.events.map(sdkLabel)).toEqual(["task:WORKING", "artifact:out:a", "artifact:out:b+", "status:CANCELED"]);
     const listed = await clientB.listTasks(listParams({ contextId }));
     expect(listed.tasks.map((t) => [t.id, t.status?.state, t.artifacts.length])).toEqual([[id, S.TASK_STATE_CANCELED, 0]]);
+  });
+});
+
+describe("a message whose claim was lost, through the SDK clients", () => {
+  // The checklist's generic mapping (ABORTED: HTTP 409) and D20/D4's codes for a core code outside A2A's table.
+  const aborted = { JSONRPC: "jsonrpc -31409", "HTTP+JSON": "http 409", GRPC: `grpc ${grpc.status.ABORTED}` } as const;
+
+  test.each(BINDINGS)("%s: its caller is answered ABORTED, and the task has nothing of it (D79)", async (binding) => {
+    const leaseMs = 300;
+    const storeA = await instance({ leaseMs });
+    const storeB = await instance({ leaseMs });
+    const { atWrite, resume } = stallFirstMessage(storeA);
+    const agent = askingAgain();
+    const agentA = await startAgent(agent.executor, { store: storeA });
+    const agentB = await startAgent(agent.executor, { store: storeB });
+    try {
+      const waiting = asTask(await (await agentB.client(binding)).sendMessage(sdkSend("start")));
+      const answer = (await agentA.client(binding)).sendMessage(sdkSend("late", { taskId: waiting.id, contextId: waiting.contextId })).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      await within("A at its write", atWrite.promise);
+      await storeB.reapLapsed(Date.now() + 3 * leaseMs);
+      resume.resolve();
+      expect(errorKind(binding, await within("A's answer", answer))).toBe(aborted[binding]);
+      expect([agent.started, (await storeB.get(waiting.id))!.task.history.map(said)]).toEqual([["start"], ["start", "re: start"]]);
+    } finally {
+      resume.resolve();
+      await agentA.close();
+      await agentB.close();
+    }
   });
 });

@@ -91,13 +91,10 @@ RETURNING seq::float8 AS seq, (SELECT count(*) FROM o)::int AS pushes`;
 const history = `ARRAY(SELECT message FROM a2a_task_messages WHERE task_id = t.id ORDER BY seq) AS history`;
 const artifacts = `ARRAY(SELECT artifact FROM a2a_task_artifacts WHERE task_id = t.id ORDER BY idx) AS artifacts`;
 
-/** The task's version: the seq of its last event. */
-export const versionOf = `SELECT version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
-
 /** Whether instance $2 holds the lease of task $1, which is not finished, and it had not lapsed at $3. */
 export const holdsLease = `SELECT 1 FROM a2a_tasks WHERE id = $1::text AND lease_owner = $2::text AND lease_until >= $3::bigint AND finished_ms IS NULL`;
 
-/** Whether task $1 is not finished, and its version; no row when it is gone. */
+/** Whether task $1 is not finished, and its version (the seq of its last event); no row when it is gone. */
 export const openAndVersion = `SELECT finished_ms IS NULL AS open, version::float8 AS version FROM a2a_tasks WHERE id = $1::text`;
 
 export const getTask = `

@@ -200,6 +200,8 @@ class Store implements SqlTaskStore {
   #renewing: Promise<unknown> | undefined;
   #reaping: Promise<unknown> | undefined;
   #states: TaskStates | undefined;
+  /** SUBMITTED and WORKING: the states a run holds a lease in of its own (D72), whatever claim came before (D79). */
+  #running: number[] = [];
   readonly #onError: (error: unknown) => void;
   #closed = false;
   /** This instance, in the event log: its own events are not handed to `follow`. */
@@ -264,6 +266,7 @@ class Store implements SqlTaskStore {
     }
     this.#schemas = schemas;
     this.#states = taskStatesOf(schemas.taskState);
+    this.#running = [this.#states.submitted, this.#states.working];
   }
 
   /**
@@ -288,10 +291,9 @@ class Store implements SqlTaskStore {
     const agent = s.role.values.find((v) => v.name === "ROLE_AGENT")?.number ?? 0;
     let failed = 0;
     // A claim is not a run (D79): nothing ran, so the task is not failed; it waits for its input again.
-    const running = [states.submitted, states.working];
     // Refused, the lapsed runs are still failed below; the claims are let go at the next round.
-    await this.driver.query(q.dropLapsedClaims, [now, running]).catch(this.#onError);
-    for (const { id } of await this.driver.query<{ id: string }>(q.lapsedLeases, [now, running])) {
+    await this.driver.query(q.dropLapsedClaims, [now, this.#running]).catch(this.#onError);
+    for (const { id } of await this.driver.query<{ id: string }>(q.lapsedLeases, [now, this.#running])) {
       const record = await this.get(id);
       if (record === undefined) continue;
       const task = record.task;
@@ -417,20 +419,25 @@ class Store implements SqlTaskStore {
   }
 
   async unclaim(record: StoredTask): Promise<void> {
-    const states = this.#states!;
     const id = record.task.id;
     // Refused, it is tried again as a terminal status is (D72). Refused through every try, it is no
     // longer renewed: it lapses, and the reaper lets it go (D79), rather than this instance holding
     // the task for as long as it lives.
+    try {
+      await this.#withTries(`task ${id}: the database refused to give back its claim`, () => this.driver.query(q.unclaimTask, [id, this.#writer, this.#running]));
+    } catch (err) {
+      this.#abandoned.add(id);
+      throw err;
+    }
+  }
+
+  /** `call`, tried again after a refusal as a terminal status is (#triedAgain); its last refusal thrown. */
+  async #withTries<T>(what: string, call: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.driver.query(q.unclaimTask, [id, this.#writer, [states.submitted, states.working]]);
-        return;
+        return await call();
       } catch (err) {
-        if (!(await this.#triedAgain(attempt, err, `task ${id}: the database refused to give back its claim`))) {
-          this.#abandoned.add(id);
-          throw err;
-        }
+        if (!(await this.#triedAgain(attempt, err, what))) throw err;
       }
     }
   }
@@ -605,19 +612,17 @@ class Store implements SqlTaskStore {
    * taken, and only this read tells a run's lease from a lost claim. False once the tries are spent.
    */
   async #holdsLease(id: string): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return (await this.driver.query(q.holdsLease, [id, this.#writer, Date.now()])).length > 0;
-      } catch (err) {
-        if (!(await this.#triedAgain(attempt, err, `task ${id}: the database refused to say whether this instance holds it`))) return false;
-      }
+    try {
+      return (await this.#withTries(`task ${id}: the database refused to say whether this instance holds it`, () => this.driver.query(q.holdsLease, [id, this.#writer, Date.now()]))).length > 0;
+    } catch {
+      return false;
     }
   }
 
   /** The outbox rows this instance claimed for the task's last event, sent (see #update). */
   async #sendLost(task: TaskLike): Promise<void> {
     if (!this.#pushes.attached) return;
-    const [row] = await this.driver.query<{ version: number }>(q.versionOf, [task.id]);
+    const [row] = await this.driver.query<{ version: number }>(q.openAndVersion, [task.id]);
     if (row !== undefined) await this.#pushes.send([{ taskId: task.id, seq: row.version }], task);
   }
 
@@ -629,8 +634,7 @@ class Store implements SqlTaskStore {
    */
   async #reap(taskId: string, params: readonly unknown[], lapsedBefore: number): Promise<boolean> {
     const done = await this.driver.transaction(async (query) => {
-      const states = this.#states!;
-      if ((await query(q.lockLapsedTask, [taskId, lapsedBefore, [states.submitted, states.working]])).length === 0) return undefined;
+      if ((await query(q.lockLapsedTask, [taskId, lapsedBefore, this.#running])).length === 0) return undefined;
       const claimed = await this.#pushes.claimTask(query, taskId, lapsedBefore, Date.now() + this.#leaseMs);
       const [row] = await query<{ seq: number; pushes: number }>(q.updateTask, params);
       return { written: row !== undefined, seqs: row !== undefined && row.pushes > 0 ? [...claimed, row.seq] : claimed };
