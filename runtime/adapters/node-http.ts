@@ -6,12 +6,14 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
+import { endTogether } from "./end-together.js";
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** The node:http request listener of a binding core; its unary answers are written at the end of the turn they finish in (D115). */
 export function createNodeListener(core: Endpoint): NodeListener {
   return (req, res) => {
-    serveNodeRequest(core, req, res).catch((err: unknown) => failUnanswered(core, err, req, res));
+    serve(core, req, res, undefined, true).catch((err: unknown) => failUnanswered(core, err, req, res));
   };
 }
 
@@ -35,7 +37,7 @@ export interface NodeServeOptions {
  * `answerFailure`, a framework adapter may hand it on.
  */
 export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: ServerResponse, options?: NodeServeOptions): Promise<void> {
-  return serve(core, req, res, options);
+  return serve(core, req, res, options, false);
 }
 
 /**
@@ -140,7 +142,12 @@ class NodeCoreRequest implements CoreRequest {
   }
 }
 
-async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, options: NodeServeOptions | undefined): Promise<void> {
+/**
+ * `together`: the answer is written at the end of the turn with the others
+ * finished in it (D115). Only the plain listener does: a framework adapter's
+ * caller may go on with the response once the returned promise settles.
+ */
+async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, options: NodeServeOptions | undefined, together: boolean): Promise<void> {
   const request = new NodeCoreRequest(req, res, options);
   const response = await core.handle(request);
   if (response.kind === "stream") {
@@ -151,12 +158,14 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
   try {
     if (response.kind === "empty") {
       res.writeHead(response.status, response.headers);
-      res.end();
+      if (together) endTogether(res, undefined);
+      else res.end();
       return;
     }
     if (request.refusedAt !== undefined) drainRefused(req, request.refusedAt);
     res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
-    res.end(response.body);
+    if (together) endTogether(res, response.body);
+    else res.end(response.body);
   } finally {
     request.release();
   }

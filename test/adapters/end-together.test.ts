@@ -1,0 +1,135 @@
+/**
+ * D115: the node:http listener writes the unary answers that finish in one
+ * turn of the event loop together, at the turn's end, in groups of at most
+ * MOST_ANSWERS_TOGETHER; a client that left, or an answer whose end()
+ * throws, keeps no other client from its answer. Real sockets; the order of
+ * "answered" (the core returned) and "ended" (node's res.end ran) shows
+ * when each answer was written.
+ */
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeListener, type Endpoint } from "protoc-gen-a2a/runtime";
+import { MOST_ANSWERS_TOGETHER } from "../../runtime/adapters/end-together.js";
+
+interface Turn {
+  server: Server;
+  port: number;
+  /** "answered <n>" when the core returned the answer to request n, "ended <n>" when node's end() ran for it. */
+  readonly events: string[];
+  /** Request n's response, for a test to break. */
+  readonly responses: Map<number, ServerResponse>;
+}
+
+/**
+ * A server whose core holds every request until `count` have arrived, then
+ * answers each in a macrotask of its own within one turn (setImmediate
+ * callbacks queued together run in the same check phase): the way answers
+ * finish when requests arrive together on many sockets.
+ */
+async function holdingServer(count: number, beforeAnswer: (n: number, turn: Turn) => void = () => {}): Promise<Turn> {
+  let arrived = 0;
+  let release!: () => void;
+  const all = new Promise<void>((resolve) => (release = resolve));
+  const turn = { events: [] as string[], responses: new Map<number, ServerResponse>() } as Turn;
+  const listener = createNodeListener({
+    async handle(req: Parameters<Endpoint["handle"]>[0]): ReturnType<Endpoint["handle"]> {
+      const n = Number(req.header("x-n"));
+      if (++arrived === count) release();
+      await all;
+      await new Promise((resolve) => setImmediate(resolve));
+      beforeAnswer(n, turn);
+      turn.events.push(`answered ${n}`);
+      return { kind: "body", status: 200, headers: { "content-type": "text/plain" }, body: `answer ${n}` };
+    },
+  });
+  turn.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const n = Number(req.headers["x-n"]);
+    turn.responses.set(n, res);
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.end = ((...args: unknown[]) => {
+      turn.events.push(`ended ${n}`);
+      return end(...args);
+    }) as ServerResponse["end"];
+    listener(req, res);
+  });
+  await new Promise<void>((resolve) => turn.server.listen(0, "127.0.0.1", resolve));
+  turn.port = (turn.server.address() as AddressInfo).port;
+  return turn;
+}
+
+/** GETs with header x-n on a connection of its own: the answer's text, or the error the socket ended with. */
+function get(port: number, n: number): Promise<string> {
+  return new Promise((resolve) => {
+    const req = request({ host: "127.0.0.1", port, path: "/", headers: { "x-n": String(n) }, agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve(text));
+      res.on("error", (err) => resolve(`error ${err.message}`));
+    });
+    req.on("error", (err) => resolve(`error ${err.message}`));
+    // An answer that never comes fails the test rather than hanging it.
+    req.setTimeout(5000, () => req.destroy(new Error("no answer within 5 s")));
+    req.end();
+  });
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+test("answers that finish in one turn are written after the last of them, each with its own body", async () => {
+  const turn = await holdingServer(8);
+  try {
+    const texts = await Promise.all(range(8).map((n) => get(turn.port, n)));
+    expect(texts).toEqual(range(8).map((n) => `answer ${n}`));
+    const answered = turn.events.filter((e) => e.startsWith("answered"));
+    // Every answer was out of the core before the first was written: one wake-up of the clients, not eight.
+    expect(turn.events.slice(0, 8)).toEqual(answered);
+    expect([...turn.events.slice(8)].sort()).toEqual(range(8).map((n) => `ended ${n}`).sort());
+  } finally {
+    turn.server.close();
+  }
+});
+
+test(`a turn that finishes more than ${MOST_ANSWERS_TOGETHER} answers writes them in groups of ${MOST_ANSWERS_TOGETHER}`, async () => {
+  const count = MOST_ANSWERS_TOGETHER + 6;
+  const turn = await holdingServer(count);
+  try {
+    const texts = await Promise.all(range(count).map((n) => get(turn.port, n)));
+    expect(texts).toEqual(range(count).map((n) => `answer ${n}`));
+    const firstEnd = turn.events.findIndex((e) => e.startsWith("ended"));
+    // The group was written as its last answer joined it, before the next answer finished.
+    expect(firstEnd).toBe(MOST_ANSWERS_TOGETHER);
+    expect(turn.events.slice(firstEnd, firstEnd + MOST_ANSWERS_TOGETHER).every((e) => e.startsWith("ended"))).toBe(true);
+    expect(turn.events.slice(firstEnd + MOST_ANSWERS_TOGETHER, firstEnd + MOST_ANSWERS_TOGETHER + 6).every((e) => e.startsWith("answered"))).toBe(true);
+    expect(turn.events.filter((e) => e.startsWith("ended"))).toHaveLength(count);
+  } finally {
+    turn.server.close();
+  }
+});
+
+test("a client that left before its turn ended, and an answer whose end() throws, keep no other client from its answer", async () => {
+  const turn = await holdingServer(6, (n, t) => {
+    const res = t.responses.get(n)!;
+    if (n === 1) res.socket!.destroy();
+    if (n === 4) {
+      const end = res.end;
+      res.end = (() => {
+        t.events.push("ended 4");
+        throw new Error("end() broke");
+      }) as unknown as typeof end;
+    }
+  });
+  try {
+    const texts = await Promise.all(range(6).map((n) => get(turn.port, n)));
+    expect(texts[0]).toBe("answer 0");
+    expect(texts[1]).toMatch(/^error /);
+    expect(texts[2]).toBe("answer 2");
+    expect(texts[3]).toBe("answer 3");
+    // Its socket was destroyed rather than left open with no answer to come.
+    expect(texts[4]).toMatch(/^error /);
+    expect(texts[5]).toBe("answer 5");
+    expect(turn.responses.get(4)!.destroyed).toBe(true);
+  } finally {
+    turn.server.close();
+  }
+});
