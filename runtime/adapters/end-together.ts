@@ -16,33 +16,44 @@ export const MOST_ANSWERS_TOGETHER = 64;
 
 let responses: ServerResponse[] = [];
 let bodies: (string | undefined)[] = [];
+let failures: ((err: unknown) => void)[] = [];
 
-/** Ends `res` with `body` at the end of this turn (setImmediate), or at once when the batch is full. */
-export function endTogether(res: ServerResponse, body: string | undefined): void {
+/**
+ * Ends `res` with `body` at the end of this turn (setImmediate), or at once
+ * when the batch is full. Should `end()` throw (a body node refuses: a HEAD
+ * or 204 answer on a server made with `rejectNonStandardBodyWrites`), `failed`
+ * answers it as a failure `serve` let escape would have been, and the rest
+ * are still written.
+ */
+export function endTogether(res: ServerResponse, body: string | undefined, failed: (err: unknown) => void): void {
   if (responses.length === 0) setImmediate(endAll);
   responses.push(res);
   bodies.push(body);
+  failures.push(failed);
   if (responses.length >= MOST_ANSWERS_TOGETHER) endAll();
 }
 
 function endAll(): void {
   const rs = responses;
   const bs = bodies;
+  const fs = failures;
   if (rs.length === 0) return;
   responses = [];
   bodies = [];
+  failures = [];
   for (let i = 0; i < rs.length; i++) {
     const res = rs[i]!;
     const body = bs[i];
     try {
       if (body === undefined) res.end();
       else res.end(body);
-    } catch {
-      // The headers were accepted when the answer was queued, so end() has
-      // nothing left to refuse; should it throw all the same, that client
-      // must not wait for an answer that will not come, and the others
-      // must still get theirs.
-      res.destroy();
+    } catch (err) {
+      try {
+        fs[i]!(err);
+      } catch {
+        // Not even an empty answer could be written: the client must not wait for one.
+        res.destroy();
+      }
     }
   }
 }

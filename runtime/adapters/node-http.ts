@@ -158,13 +158,13 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
   try {
     if (response.kind === "empty") {
       res.writeHead(response.status, response.headers);
-      if (together) endTogether(res, undefined);
+      if (together) endTogether(res, undefined, (err) => failUnanswered(core, err, req, res));
       else res.end();
       return;
     }
     if (request.refusedAt !== undefined) drainRefused(req, request.refusedAt);
     res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
-    if (together) endTogether(res, response.body);
+    if (together) endTogether(res, response.body, (err) => failUnanswered(core, err, req, res));
     else res.end(response.body);
   } finally {
     request.release();

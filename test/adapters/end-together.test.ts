@@ -6,10 +6,14 @@
  * "answered" (the core returned) and "ended" (node's res.end ran) shows
  * when each answer was written.
  */
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeListener, type Endpoint } from "protoc-gen-a2a/runtime";
 import { MOST_ANSWERS_TOGETHER } from "../../runtime/adapters/end-together.js";
+import { serveA2AService } from "../../generated/a2a_server.js";
+import { TaskState } from "../../generated/a2a_pb.js";
+import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { deferred, taskCard, within } from "../support/task-clients.js";
 
 interface Turn {
   server: Server;
@@ -69,7 +73,7 @@ function get(port: number, n: number): Promise<string> {
     });
     req.on("error", (err) => resolve(`error ${err.message}`));
     // An answer that never comes fails the test rather than hanging it.
-    req.setTimeout(5000, () => req.destroy(new Error("no answer within 5 s")));
+    req.setTimeout(2000, () => req.destroy(new Error("no answer within 2 s")));
     req.end();
   });
 }
@@ -133,3 +137,64 @@ test("a client that left before its turn ended, and an answer whose end() throws
     turn.server.close();
   }
 });
+
+test("an end() node refuses (a body on a HEAD answer, rejectNonStandardBodyWrites) is answered as any escaped failure: the headers without the body, and reported", async () => {
+  const reported: string[] = [];
+  const listener = createNodeListener({
+    handle: async () => ({ kind: "body", status: 405, headers: { "content-type": "application/json" }, body: "{}" }),
+    report: (err) => void reported.push((err as NodeJS.ErrnoException).code ?? String(err)),
+  });
+  const server = createServer({ rejectNonStandardBodyWrites: true }, listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const status = await new Promise<number | string>((resolve) => {
+      const req = request({ host: "127.0.0.1", port, method: "HEAD", path: "/", agent: false }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", (err) => resolve(`error ${err.message}`));
+      req.end();
+    });
+    expect(status).toBe(405);
+    expect(reported).toEqual(["ERR_HTTP_BODY_NOT_ALLOWED"]);
+  } finally {
+    server.close();
+  }
+});
+
+test("serveA2AService's close() lets go of a keep-alive connection whose call was answered after close() began, without waiting for its keep-alive timeout", async () => {
+  const gate = deferred();
+  const running = deferred();
+  const executor: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    running.resolve();
+    await gate.promise;
+  };
+  // drainMs far beyond node's keep-alive timeout (5 s): only the connection's own close can end close() early.
+  const served = await serveA2AService(createA2AServiceTaskHandler(executor), taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", drainMs: 30_000 });
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const url = new URL(served.jsonRpcUrl as string);
+    const answered = new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m-close", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", "a2a-version": "1.0" } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    await within("the executor to run", running.promise);
+    let closedAt = 0;
+    const closing = served.close().then(() => void (closedAt = Date.now()));
+    // The call is answered (the task COMPLETED) once close() began.
+    gate.resolve();
+    expect(await within("the answer", answered)).toBe(200);
+    const answeredAt = Date.now();
+    await within("close()", closing, 4000);
+    expect(closedAt - answeredAt).toBeLessThan(2000);
+  } finally {
+    agent.destroy();
+  }
+}, 20_000);
