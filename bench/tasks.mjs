@@ -47,7 +47,8 @@
 // BENCH_GRPC_STREAMS, BENCH_OTHER_MAX, BENCH_RETRIES, BENCH_PIN):
 //   BENCH_TASKS_PARTS=unary,streams,idle
 //   BENCH_TASKS_BINDINGS=jsonrpc,http-json,grpc           (unary part)
-//   BENCH_TARGETS=ours-tasks,ours,a2a-js-full,ceiling     (unary part)
+//   BENCH_TARGETS=ours-tasks,ours,a2a-js-full,ceiling     (unary part; also ceiling-together,
+//                 the JSON ceilings with their answers written at the end of their turn, D115)
 //   BENCH_STREAM_TARGETS=ours-tasks-http-json,ours-tasks-jsonrpc,a2a-js-full-rest,a2a-js-full-jsonrpc,ours-http-json,ceiling-sse
 //   BENCH_STREAM_SIZES=100,1000,10000
 //   BENCH_FULL_STREAM_SIZES=100,1000   (a2a-js-full-*; 10000 takes minutes per stream)
