@@ -393,14 +393,10 @@ function closeHandler(handler: object): Promise<void> | undefined {
 function closeHttp(server: HttpServer, drainMs: number): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), drainMs);
-    // A call answered after close() leaves its keep-alive connection idle, and node closes only
-    // the connections idle when asked: it is asked again until close() is done, or each such
-    // connection would hold close() open until its keep-alive timeout (5 s by default). D115's
-    // answers are written at the end of their turn, so one just answered is among them.
-    const idle = setInterval(() => server.closeIdleConnections(), 25);
+    // A call answered after this says `connection: close` (the node adapter, D115), so its
+    // connection ends once the answer is out and does not hold close() for its keep-alive timeout.
     server.close(() => {
       clearTimeout(force);
-      clearInterval(idle);
       resolve();
     });
     // Keep-alive connections with no request in flight would hold close() open.

@@ -9,7 +9,18 @@
  * loopback that wake-up is paid inside the server's `writev`, and it was
  * the largest single cost of a small JSON answer.
  */
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/**
+ * Whether the server `req` came to stopped listening: its close() began. An answer written then
+ * says `connection: close`, so node closes the connection once the answer is out rather than
+ * keeping it for its keep-alive timeout (5 s by default), which held close() open. `socket.server`
+ * is net's own link from an accepted socket to its server; a socket without one is taken as open.
+ */
+export function serverClosing(req: IncomingMessage): boolean {
+  const socket = req.socket as (IncomingMessage["socket"] & { server?: { listening?: boolean } }) | null;
+  return socket?.server?.listening === false;
+}
 
 /** A turn that finishes more answers writes them in groups of this size, so no answer waits on an unbounded batch. */
 export const MOST_ANSWERS_TOGETHER = 64;
@@ -47,6 +58,9 @@ function endAll(): void {
     try {
       if (body === undefined) res.end();
       else res.end(body);
+      // Queued before its server's close() began, so its headers kept the connection alive: it is
+      // closed once the answer is out, as `connection: close` would have had it (serverClosing).
+      if (serverClosing(res.req)) closeAfter(res);
     } catch (err) {
       try {
         fs[i]!(err);
@@ -56,4 +70,10 @@ function endAll(): void {
       }
     }
   }
+}
+
+function closeAfter(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket === null) return;
+  res.once("finish", () => socket.end());
 }

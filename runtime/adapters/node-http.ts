@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
-import { endTogether } from "./end-together.js";
+import { endTogether, serverClosing } from "./end-together.js";
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -156,14 +156,17 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
     return;
   }
   try {
+    const closing = serverClosing(req);
     if (response.kind === "empty") {
-      res.writeHead(response.status, response.headers);
+      res.writeHead(response.status, closing ? { ...response.headers, connection: "close" } : response.headers);
       if (together) endTogether(res, undefined, (err) => failUnanswered(core, err, req, res));
       else res.end();
       return;
     }
     if (request.refusedAt !== undefined) drainRefused(req, request.refusedAt);
-    res.writeHead(response.status, rawHeaders(response.headers, Buffer.byteLength(response.body)));
+    const raw = rawHeaders(response.headers, Buffer.byteLength(response.body));
+    if (closing) raw.push("connection", "close");
+    res.writeHead(response.status, raw);
     if (together) endTogether(res, response.body, (err) => failUnanswered(core, err, req, res));
     else res.end(response.body);
   } finally {

@@ -163,7 +163,7 @@ test("an end() node refuses (a body on a HEAD answer, rejectNonStandardBodyWrite
   }
 });
 
-test("serveA2AService's close() lets go of a keep-alive connection whose call was answered after close() began, without waiting for its keep-alive timeout", async () => {
+test("serveA2AService's close() lets go of a keep-alive connection whose call was answered after close() began (connection: close), without waiting for its keep-alive timeout", async () => {
   const gate = deferred();
   const running = deferred();
   const executor: A2AServiceExecutor = async function* () {
@@ -176,11 +176,11 @@ test("serveA2AService's close() lets go of a keep-alive connection whose call wa
   const agent = new Agent({ keepAlive: true });
   try {
     const url = new URL(served.jsonRpcUrl as string);
-    const answered = new Promise<number>((resolve, reject) => {
+    const answered = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
       const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m-close", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
       const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", "a2a-version": "1.0" } }, (res) => {
         res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
       });
       req.on("error", reject);
       req.end(body);
@@ -190,7 +190,8 @@ test("serveA2AService's close() lets go of a keep-alive connection whose call wa
     const closing = served.close().then(() => void (closedAt = Date.now()));
     // The call is answered (the task COMPLETED) once close() began.
     gate.resolve();
-    expect(await within("the answer", answered)).toBe(200);
+    // Answered after close() began: the answer says so, and node closes the connection once it is out.
+    expect(await within("the answer", answered)).toEqual({ status: 200, connection: "close" });
     const answeredAt = Date.now();
     await within("close()", closing, 4000);
     expect(closedAt - answeredAt).toBeLessThan(2000);
@@ -198,3 +199,84 @@ test("serveA2AService's close() lets go of a keep-alive connection whose call wa
     agent.destroy();
   }
 }, 20_000);
+
+test("an answer queued before its server's close() began, and written after, still ends its keep-alive connection once it is out", async () => {
+  let server!: Server;
+  let closedAt = 0;
+  let closing: Promise<void> | undefined;
+  server = createServer(
+    createNodeListener({
+      async handle() {
+        // Runs before the answer's own end of turn: close() begins while the answer waits in the queue.
+        setImmediate(() => (closing = new Promise<void>((resolve) => server.close(() => resolve(void (closedAt = Date.now()))))));
+        return { kind: "body", status: 200, headers: { "content-type": "text/plain" }, body: "queued" };
+      },
+    }),
+  );
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const { port } = server.address() as AddressInfo;
+    const answer = await new Promise<{ text: string; connection: string | undefined }>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, path: "/", agent }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ text, connection: res.headers.connection }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    const answeredAt = Date.now();
+    // Its headers were written before close() began: they kept the connection alive.
+    expect(answer).toEqual({ text: "queued", connection: "keep-alive" });
+    expect(closing).toBeDefined();
+    await within("close()", closing as Promise<void>, 4000);
+    expect(closedAt - answeredAt).toBeLessThan(2000);
+  } finally {
+    agent.destroy();
+    server.close();
+  }
+});
+
+test("a large answer written after close() began reaches a slow reader whole before its connection ends", async () => {
+  const gate = deferred();
+  const running = deferred();
+  // Larger than loopback's socket buffers take at once, so part of it waits in node's own buffer.
+  const big = "x".repeat(8_000_000);
+  const executor: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    running.resolve();
+    await gate.promise;
+    yield { artifact: { artifactId: "big", parts: [{ content: { case: "text", value: big } }] } };
+  };
+  const served = await serveA2AService(createA2AServiceTaskHandler(executor), taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", drainMs: 30_000 });
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const url = new URL(served.jsonRpcUrl as string);
+    const answered = new Promise<string>((resolve) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m-big", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", "a2a-version": "1.0" } }, (res) => {
+        const want = Number(res.headers["content-length"]);
+        let got = 0;
+        // A reader slower than loopback (a client across a network): it starts reading later.
+        res.pause();
+        setTimeout(() => res.resume(), 300);
+        res.on("data", (c: Buffer) => (got += c.length));
+        res.on("end", () => resolve(`status ${res.statusCode} got ${got} of ${want}`));
+        res.on("aborted", () => resolve(`aborted after ${got} of ${want}`));
+        res.on("error", (err) => resolve(`error ${err.message} after ${got} of ${want}`));
+      });
+      req.on("error", (err) => resolve(`error ${err.message}`));
+      req.end(body);
+    });
+    await within("the executor to run", running.promise);
+    const closing = served.close();
+    gate.resolve();
+    expect(await within("the answer", answered, 10_000)).toMatch(/^status 200 got (\d+) of \1$/);
+    await within("close()", closing, 10_000);
+  } finally {
+    agent.destroy();
+  }
+}, 30_000);
