@@ -58,9 +58,8 @@ function endAll(): void {
     try {
       if (body === undefined) res.end();
       else res.end(body);
-      // Queued before its server's close() began, so its headers kept the connection alive: it is
-      // closed once the answer is out, as `connection: close` would have had it (serverClosing).
-      if (serverClosing(res.req)) closeAfter(res);
+      // Queued before its server's close() began, so its headers kept the connection alive.
+      endConnectionIfClosing(res);
     } catch (err) {
       try {
         fs[i]!(err);
@@ -72,8 +71,17 @@ function endAll(): void {
   }
 }
 
-function closeAfter(res: ServerResponse): void {
+/**
+ * An answer just ended whose headers kept its connection alive (a queued answer, an SSE stream,
+ * a last-resort 500), while its server's close() began: the connection is ended once the answer
+ * is out, as node ends one whose answer said `connection: close` (destroySoon: the rest of the
+ * answer is written first; end() alone would wait for a client that keeps its side open).
+ * A pipelined request node already read on it goes unanswered, as after `connection: close`.
+ */
+export function endConnectionIfClosing(res: ServerResponse): void {
+  if (!serverClosing(res.req)) return;
   const socket = res.socket;
   if (socket === null) return;
-  res.once("finish", () => socket.end());
+  if (res.writableFinished) socket.destroySoon();
+  else res.once("finish", () => socket.destroySoon());
 }

@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
-import { endTogether, serverClosing } from "./end-together.js";
+import { endConnectionIfClosing, endTogether, serverClosing } from "./end-together.js";
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -63,6 +63,7 @@ export function answerFailure(res: ServerResponse): void {
   // The cores answer every failure themselves; this never leaks what went wrong.
   if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
   res.end();
+  endConnectionIfClosing(res);
 }
 
 /**
@@ -325,7 +326,10 @@ class SseWriter {
   #end(): void {
     const events = this.#events;
     if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
-    if (!this.#closed) this.#res.end();
+    if (!this.#closed) {
+      this.#res.end();
+      endConnectionIfClosing(this.#res);
+    }
     this.#request.release();
   }
 

@@ -7,7 +7,7 @@
  * when each answer was written.
  */
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { createNodeListener, type Endpoint } from "protoc-gen-a2a/runtime";
 import { MOST_ANSWERS_TOGETHER } from "../../runtime/adapters/end-together.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
@@ -200,7 +200,7 @@ test("serveA2AService's close() lets go of a keep-alive connection whose call wa
   }
 }, 20_000);
 
-test("an answer queued before its server's close() began, and written after, still ends its keep-alive connection once it is out", async () => {
+test("an answer queued before its server's close() began, and written after, still ends its keep-alive connection once it is out, even for a client that keeps its side open", async () => {
   let server!: Server;
   let closedAt = 0;
   let closing: Promise<void> | undefined;
@@ -215,28 +215,65 @@ test("an answer queued before its server's close() began, and written after, sti
   );
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const agent = new Agent({ keepAlive: true });
+  const { port } = server.address() as AddressInfo;
+  // A client that never closes its side (allowHalfOpen): only the server can end the connection.
+  const socket = connect({ host: "127.0.0.1", port, allowHalfOpen: true });
   try {
-    const { port } = server.address() as AddressInfo;
-    const answer = await new Promise<{ text: string; connection: string | undefined }>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, path: "/", agent }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ text, connection: res.headers.connection }));
-      });
-      req.on("error", reject);
-      req.end();
-    });
+    let text = "";
+    const answered = new Promise<void>((resolve) =>
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString("utf8");
+        if (text.endsWith("\r\n\r\nqueued")) resolve();
+      }),
+    );
+    socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    await within("the answer", answered);
     const answeredAt = Date.now();
     // Its headers were written before close() began: they kept the connection alive.
-    expect(answer).toEqual({ text: "queued", connection: "keep-alive" });
+    expect(text).toMatch(/\r\nConnection: keep-alive\r\n/i);
     expect(closing).toBeDefined();
     await within("close()", closing as Promise<void>, 4000);
     expect(closedAt - answeredAt).toBeLessThan(2000);
   } finally {
-    agent.destroy();
+    socket.destroy();
     server.close();
+  }
+});
+
+test("an SSE stream that ends after serveA2AService's close() began ends its keep-alive connection once it is out", async () => {
+  const gate = deferred();
+  const running = deferred();
+  const executor: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    running.resolve();
+    await gate.promise;
+  };
+  const served = await serveA2AService(createA2AServiceTaskHandler(executor), taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", drainMs: 30_000 });
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const url = new URL(served.jsonRpcUrl as string);
+    const ended = new Promise<string>((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m-sse", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", accept: "text/event-stream", "a2a-version": "1.0" } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve(text));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    await within("the executor to run", running.promise);
+    let closedAt = 0;
+    const closing = served.close().then(() => void (closedAt = Date.now()));
+    // The executor returns: the task COMPLETES and its stream ends, after close() began.
+    gate.resolve();
+    expect(await within("the stream's end", ended)).toContain("TASK_STATE_COMPLETED");
+    const endedAt = Date.now();
+    await within("close()", closing, 4000);
+    expect(closedAt - endedAt).toBeLessThan(2000);
+  } finally {
+    agent.destroy();
   }
 });
 
