@@ -80,6 +80,44 @@ function get(port: number, n: number): Promise<string> {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
+/**
+ * serveA2AService over an executor that goes WORKING, says it runs, waits for `gate`, then goes
+ * on with `afterGate` (the task COMPLETES when it returns). drainMs is far beyond node's keep-alive
+ * timeout (5 s): only a connection's own end can let close() finish early.
+ */
+async function gatedServer(afterGate?: A2AServiceExecutor) {
+  const gate = deferred();
+  const running = deferred();
+  const executor: A2AServiceExecutor = async function* (context) {
+    yield { state: TaskState.WORKING };
+    running.resolve();
+    await gate.promise;
+    if (afterGate !== undefined) yield* afterGate(context);
+  };
+  const served = await serveA2AService(createA2AServiceTaskHandler(executor), taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", drainMs: 30_000 });
+  return { served, gate, running, agent: new Agent({ keepAlive: true }) };
+}
+
+/** A JSON-RPC call of `method` with a message over `agent`; `onResponse` settles what it returns. */
+function callJsonRpc<T>(jsonRpcUrl: string, agent: Agent, method: string, onResponse: (res: IncomingMessage, resolve: (value: T) => void) => void): Promise<T> {
+  const url = new URL(jsonRpcUrl);
+  return new Promise<T>((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { message: { messageId: `m-${method}`, role: "ROLE_USER", parts: [{ text: "hi" }] } } });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "a2a-version": "1.0" };
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers }, (res) => onResponse(res, resolve));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Starts close(), lets the executor go on, and gives when close() finished. */
+function closeThenRelease(served: { close(): Promise<void> }, gate: { resolve(): void }): { closedAt(): number; closing: Promise<void> } {
+  let at = 0;
+  const closing = served.close().then(() => void (at = Date.now()));
+  gate.resolve();
+  return { closedAt: () => at, closing };
+}
+
 test("answers that finish in one turn are written after the last of them, each with its own body", async () => {
   const turn = await holdingServer(8);
   try {
@@ -164,41 +202,24 @@ test("an end() node refuses (a body on a HEAD answer, rejectNonStandardBodyWrite
 });
 
 test("serveA2AService's close() lets go of a keep-alive connection whose call was answered after close() began (connection: close), without waiting for its keep-alive timeout", async () => {
-  const gate = deferred();
-  const running = deferred();
-  const executor: A2AServiceExecutor = async function* () {
-    yield { state: TaskState.WORKING };
-    running.resolve();
-    await gate.promise;
-  };
-  // drainMs far beyond node's keep-alive timeout (5 s): only the connection's own close can end close() early.
-  const served = await serveA2AService(createA2AServiceTaskHandler(executor), taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", drainMs: 30_000 });
-  const agent = new Agent({ keepAlive: true });
+  const { served, gate, running, agent } = await gatedServer();
   try {
-    const url = new URL(served.jsonRpcUrl as string);
-    const answered = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m-close", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", "a2a-version": "1.0" } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
-      });
-      req.on("error", reject);
-      req.end(body);
+    const answered = callJsonRpc<{ status: number; connection: string | undefined }>(served.jsonRpcUrl as string, agent, "SendMessage", (res, resolve) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
     });
     await within("the executor to run", running.promise);
-    let closedAt = 0;
-    const closing = served.close().then(() => void (closedAt = Date.now()));
     // The call is answered (the task COMPLETED) once close() began.
-    gate.resolve();
+    const { closedAt, closing } = closeThenRelease(served, gate);
     // Answered after close() began: the answer says so, and node closes the connection once it is out.
     expect(await within("the answer", answered)).toEqual({ status: 200, connection: "close" });
     const answeredAt = Date.now();
     await within("close()", closing, 4000);
-    expect(closedAt - answeredAt).toBeLessThan(2000);
+    expect(closedAt() - answeredAt).toBeLessThan(2000);
   } finally {
     agent.destroy();
   }
-}, 20_000);
+});
 
 test("an answer queued before its server's close() began, and written after, still ends its keep-alive connection once it is out, even for a client that keeps its side open", async () => {
   let server!: Server;
@@ -241,76 +262,46 @@ test("an answer queued before its server's close() began, and written after, sti
 });
 
 test("an SSE stream that ends after serveA2AService's close() began ends its keep-alive connection once it is out", async () => {
-  const gate = deferred();
-  const running = deferred();
-  const executor: A2AServiceExecutor = async function* () {
-    yield { state: TaskState.WORKING };
-    running.resolve();
-    await gate.promise;
-  };
-  const served = await serveA2AService(createA2AServiceTaskHandler(executor), taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", drainMs: 30_000 });
-  const agent = new Agent({ keepAlive: true });
+  const { served, gate, running, agent } = await gatedServer();
   try {
-    const url = new URL(served.jsonRpcUrl as string);
-    const ended = new Promise<string>((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m-sse", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", accept: "text/event-stream", "a2a-version": "1.0" } }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve(text));
-      });
-      req.on("error", reject);
-      req.end(body);
+    const ended = callJsonRpc<string>(served.jsonRpcUrl as string, agent, "SendStreamingMessage", (res, resolve) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve(text));
     });
     await within("the executor to run", running.promise);
-    let closedAt = 0;
-    const closing = served.close().then(() => void (closedAt = Date.now()));
     // The executor returns: the task COMPLETES and its stream ends, after close() began.
-    gate.resolve();
+    const { closedAt, closing } = closeThenRelease(served, gate);
     expect(await within("the stream's end", ended)).toContain("TASK_STATE_COMPLETED");
     const endedAt = Date.now();
     await within("close()", closing, 4000);
-    expect(closedAt - endedAt).toBeLessThan(2000);
+    expect(closedAt() - endedAt).toBeLessThan(2000);
   } finally {
     agent.destroy();
   }
 });
 
 test("a large answer written after close() began reaches a slow reader whole before its connection ends", async () => {
-  const gate = deferred();
-  const running = deferred();
   // Larger than loopback's socket buffers take at once, so part of it waits in node's own buffer.
   const big = "x".repeat(8_000_000);
-  const executor: A2AServiceExecutor = async function* () {
-    yield { state: TaskState.WORKING };
-    running.resolve();
-    await gate.promise;
+  const { served, gate, running, agent } = await gatedServer(async function* () {
     yield { artifact: { artifactId: "big", parts: [{ content: { case: "text", value: big } }] } };
-  };
-  const served = await serveA2AService(createA2AServiceTaskHandler(executor), taskCard, { port: 0, grpcPort: false, host: "127.0.0.1", drainMs: 30_000 });
-  const agent = new Agent({ keepAlive: true });
+  });
   try {
-    const url = new URL(served.jsonRpcUrl as string);
-    const answered = new Promise<string>((resolve) => {
-      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m-big", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", "a2a-version": "1.0" } }, (res) => {
-        const want = Number(res.headers["content-length"]);
-        let got = 0;
-        // A reader slower than loopback (a client across a network): it starts reading later.
-        res.pause();
-        setTimeout(() => res.resume(), 300);
-        res.on("data", (c: Buffer) => (got += c.length));
-        res.on("end", () => resolve(`status ${res.statusCode} got ${got} of ${want}`));
-        res.on("aborted", () => resolve(`aborted after ${got} of ${want}`));
-        res.on("error", (err) => resolve(`error ${err.message} after ${got} of ${want}`));
-      });
-      req.on("error", (err) => resolve(`error ${err.message}`));
-      req.end(body);
-    });
+    const answered = callJsonRpc<string>(served.jsonRpcUrl as string, agent, "SendMessage", (res, resolve) => {
+      const want = Number(res.headers["content-length"]);
+      let got = 0;
+      // A reader slower than loopback (a client across a network): it starts reading later.
+      res.pause();
+      setTimeout(() => res.resume(), 300);
+      res.on("data", (c: Buffer) => (got += c.length));
+      res.on("end", () => resolve(`status ${res.statusCode} got ${got} of ${want}`));
+      res.on("aborted", () => resolve(`aborted after ${got} of ${want}`));
+      res.on("error", (err) => resolve(`error ${err.message} after ${got} of ${want}`));
+    }).catch((err: Error) => `error ${err.message}`);
     await within("the executor to run", running.promise);
-    const closing = served.close();
-    gate.resolve();
+    const { closing } = closeThenRelease(served, gate);
     expect(await within("the answer", answered, 10_000)).toMatch(/^status 200 got (\d+) of \1$/);
     await within("close()", closing, 10_000);
   } finally {
