@@ -8,6 +8,10 @@
  * once per answer; written back to back, it is woken once per turn. On
  * loopback that wake-up is paid inside the server's `writev`, and it was
  * the largest single cost of a small JSON answer.
+ *
+ * Also here: how an answer ends its connection once its server's close()
+ * began, which an answer written later than it would have been otherwise
+ * (queued past the close) has to do itself.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 
