@@ -864,8 +864,8 @@ test("a message through B to a task whose instance died waits for its lease to l
   }
 });
 
-/** Holds `store`'s first message write until `resume` resolves; `atWrite` resolves when it is held. */
-function stallFirstMessage(store: SqlTaskStore) {
+/** Holds `store`'s first message write until `resume` resolves (`atStall` runs as it is held); `atWrite` resolves when it is held. */
+function stallFirstMessage(store: SqlTaskStore, atStall: () => void = () => {}) {
   const atWrite = deferred();
   const resume = deferred();
   const update = store.update.bind(store);
@@ -873,6 +873,7 @@ function stallFirstMessage(store: SqlTaskStore) {
   store.update = async (record, change) => {
     if (change.kind === "history" && !stalled) {
       stalled = true;
+      atStall();
       atWrite.resolve();
       await resume.promise;
     }
@@ -1171,17 +1172,8 @@ test("a claimant whose claim was let go, stalled at its write while B's message 
   const storeA = await createPostgresTaskStore({ pool, leaseMs });
   testStores?.push(storeA);
   const storeB = await instance({ leaseMs });
-  const atWrite = deferred();
-  const resume = deferred();
-  const update = storeA.update.bind(storeA);
-  storeA.update = async (record, change) => {
-    if (change.kind === "history" && !state.late) {
-      state.late = true;
-      atWrite.resolve();
-      await resume.promise;
-    }
-    return update(record, change);
-  };
+  // A hears of nothing from the moment it stalls at its write.
+  const { atWrite, resume } = stallFirstMessage(storeA, () => (state.late = true));
   const completes: A2AServiceExecutor = async function* ({ message: m }) {
     if (said(m) === "start") yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
   };
@@ -1279,19 +1271,7 @@ test.each([
     const storeA = await createPostgresTaskStore({ pool, leaseMs, onError: (err) => void errors.push(err) });
     testStores?.push(storeA);
     const storeB = await instance({ leaseMs });
-    const atWrite = deferred();
-    const resume = deferred();
-    const update = storeA.update.bind(storeA);
-    let stalled = false;
-    storeA.update = async (record, change) => {
-      if (change.kind === "history" && !stalled) {
-        stalled = true;
-        state.late = hearsLate;
-        atWrite.resolve();
-        await resume.promise;
-      }
-      return update(record, change);
-    };
+    const { atWrite, resume } = stallFirstMessage(storeA, () => (state.late = hearsLate));
     // The claimed message's write fails once, as a pool that timed out.
     const write = refuseQueries(storeA, claimedWrite, "timeout exceeded when trying to connect (for the test)", 1);
     const { executor: works, started, gate } = workingOnGate();
