@@ -6,7 +6,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
-import { endConnectionIfClosing, endTogether, serverClosing } from "./end-together.js";
+import { failUnanswered } from "./answer-failure.js";
+import { endConnectionIfClosing, serverClosing } from "./closing.js";
+import { endTogether } from "./end-together.js";
+
+export { answerFailure, failUnanswered } from "./answer-failure.js";
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -40,31 +44,6 @@ export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: Serv
   return serve(core, req, res, options, false);
 }
 
-/**
- * A failure `serveNodeRequest` let escape: answered with answerFailure, then
- * reported to the core (a bug of ours), unless the client's connection is
- * gone (it left while its body was read: no failure of ours). Not
- * `req.destroyed`: node destroys a request once its body was read to the
- * end. A `report` that throws changes nothing.
- */
-export function failUnanswered(core: Endpoint, err: unknown, req: IncomingMessage, res: ServerResponse, url = req.url ?? "/"): void {
-  answerFailure(res);
-  const socket = req.socket as IncomingMessage["socket"] | null;
-  if (socket === null || socket.destroyed) return;
-  try {
-    core.report?.(err, url);
-  } catch {
-    // Nothing is left to tell: the reporter itself failed.
-  }
-}
-
-/** The last resort: an empty 500 if nothing was sent yet, never what went wrong. */
-export function answerFailure(res: ServerResponse): void {
-  // The cores answer every failure themselves; this never leaks what went wrong.
-  if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-  res.end();
-  endConnectionIfClosing(res);
-}
 
 /**
  * The CoreRequest of a node:http request. Headers and the abort signal are
@@ -160,7 +139,7 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
     const closing = serverClosing(req);
     if (response.kind === "empty") {
       res.writeHead(response.status, closing ? { ...response.headers, connection: "close" } : response.headers);
-      if (together) endTogether(res, undefined, (err) => failUnanswered(core, err, req, res));
+      if (together) endTogether(res, undefined, core);
       else res.end();
       return;
     }
@@ -168,7 +147,7 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
     const raw = rawHeaders(response.headers, Buffer.byteLength(response.body));
     if (closing) raw.push("connection", "close");
     res.writeHead(response.status, raw);
-    if (together) endTogether(res, response.body, (err) => failUnanswered(core, err, req, res));
+    if (together) endTogether(res, response.body, core);
     else res.end(response.body);
   } finally {
     request.release();
