@@ -9,6 +9,7 @@ import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js
 import { failUnanswered } from "./answer-failure.js";
 import { endConnectionIfClosing, serverClosing } from "./closing.js";
 import { endTogether } from "./end-together.js";
+import { SlotSet } from "../core/slots.js";
 
 export { answerFailure, failUnanswered } from "./answer-failure.js";
 
@@ -155,25 +156,31 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
 }
 
 // One timer per heartbeat period for all open streams, not one per stream: an
-// idle stream then costs only its entry in a set (the idle-stream memory target).
-const heartbeats = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly streams: Set<ServerResponse> }>();
+// idle stream then costs only its slot (the idle-stream memory target). Slots,
+// not a Set: streams come and go with calls (D116).
+const heartbeats = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly streams: SlotSet<ServerResponse> }>();
 
-/** Writes a heartbeat comment to `res` every `ms` until `removeHeartbeat`. */
-function addHeartbeat(ms: number, res: ServerResponse): void {
+/** Writes a heartbeat comment to `res` every `ms` until `removeHeartbeat`; returns its slot. */
+function addHeartbeat(ms: number, res: ServerResponse): number {
   let group = heartbeats.get(ms);
   if (group === undefined) {
-    const streams = new Set<ServerResponse>();
+    const streams = new SlotSet<ServerResponse>();
     // A stream whose client is not reading gets none: its write buffer would only grow.
-    group = { streams, timer: setInterval(() => streams.forEach((r) => r.writableNeedDrain || r.write(sseHeartbeat)), ms) };
+    group = {
+      streams,
+      timer: setInterval(() => {
+        for (const r of streams) r.writableNeedDrain || r.write(sseHeartbeat);
+      }, ms),
+    };
     heartbeats.set(ms, group);
   }
-  group.streams.add(res);
+  return group.streams.add(res);
 }
 
-/** Stops `res`'s heartbeat; safe to call more than once. */
-function removeHeartbeat(ms: number, res: ServerResponse): void {
+/** Stops `res`'s heartbeat (at `slot`); safe to call more than once. */
+function removeHeartbeat(ms: number, slot: number, res: ServerResponse): void {
   const group = heartbeats.get(ms);
-  if (group === undefined || !group.streams.delete(res) || group.streams.size > 0) return;
+  if (group === undefined || !group.streams.delete(slot, res) || group.streams.size > 0) return;
   clearInterval(group.timer);
   heartbeats.delete(ms);
 }
@@ -200,6 +207,8 @@ class SseWriter {
   readonly #onClose = (): void => this.#clientLeft();
 
   readonly #request: NodeCoreRequest;
+  /** Its slot among the streams its heartbeat timer writes to. */
+  #heartbeat = -1;
 
   constructor(res: ServerResponse, events: EventSource, request: NodeCoreRequest) {
     this.#res = res;
@@ -210,7 +219,7 @@ class SseWriter {
   start(headers: Readonly<Record<string, string>>): void {
     const res = this.#res;
     const events = this.#events;
-    if (events.heartbeatMs > 0) addHeartbeat(events.heartbeatMs, res);
+    if (events.heartbeatMs > 0) this.#heartbeat = addHeartbeat(events.heartbeatMs, res);
     res.on("close", this.#onClose);
     try {
       res.writeHead(200, headers);
@@ -218,7 +227,7 @@ class SseWriter {
     } catch (err) {
       // Headers node refuses (an activated extension whose name a header cannot hold): the stream
       // never opens. Its source is let go as on a disconnect, and the failure is answered as any.
-      if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, res);
+      if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#heartbeat, res);
       res.off("close", this.#onClose);
       this.#closed = true;
       events.cancel();
@@ -304,7 +313,7 @@ class SseWriter {
   /** The stream is over (or its source failed): end the response. */
   #end(): void {
     const events = this.#events;
-    if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
+    if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#heartbeat, this.#res);
     if (!this.#closed) {
       this.#res.end();
       endConnectionIfClosing(this.#res);
@@ -319,7 +328,7 @@ class SseWriter {
     // Now, not when the pending pull settles: a handler that ignores its
     // signal would otherwise keep the heartbeat writing forever.
     const events = this.#events;
-    if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#res);
+    if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#heartbeat, this.#res);
     events.cancel();
     this.#request.release();
   }
@@ -358,20 +367,23 @@ function toHeaders(raw: readonly string[]): Headers {
 interface PendingBody {
   readonly startedAt: number;
   readonly refuse: () => void;
+  /** Its slot in its watch's reads. */
+  slot: number;
 }
 
 /**
  * Body reads in progress, by timeout, each group checked by one timer a few
  * times per timeout (a late body is refused up to a quarter of its timeout
  * late): a timer per request would cost every call a Timeout object, and
- * nearly every body is in before anyone could look.
+ * nearly every body is in before anyone could look. The reads are slots,
+ * not a Set: one comes and goes per call (D116).
  */
-const bodyWatches = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly reads: Set<PendingBody> }>();
+const bodyWatches = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly reads: SlotSet<PendingBody> }>();
 
 function watchBody(timeoutMs: number, pending: PendingBody): void {
   let group = bodyWatches.get(timeoutMs);
   if (group === undefined) {
-    const reads = new Set<PendingBody>();
+    const reads = new SlotSet<PendingBody>();
     const timer = setInterval(() => {
       // Stopped once a whole period passed with nothing to watch, not at every empty moment: busy servers would restart it per request.
       if (reads.size === 0) {
@@ -386,11 +398,11 @@ function watchBody(timeoutMs: number, pending: PendingBody): void {
     group = { timer, reads };
     bodyWatches.set(timeoutMs, group);
   }
-  group.reads.add(pending);
+  pending.slot = group.reads.add(pending);
 }
 
 function unwatchBody(timeoutMs: number, pending: PendingBody): void {
-  bodyWatches.get(timeoutMs)?.reads.delete(pending);
+  bodyWatches.get(timeoutMs)?.reads.delete(pending.slot, pending);
 }
 
 /**
@@ -431,7 +443,7 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number, refuse
       req.pause();
       reject(err);
     };
-    const pending: PendingBody = { startedAt: performance.now(), refuse };
+    const pending: PendingBody = { startedAt: performance.now(), refuse, slot: -1 };
     watchBody(timeoutMs, pending);
     const onData = (chunk: Buffer) => {
       size += chunk.length;

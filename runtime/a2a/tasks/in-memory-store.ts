@@ -11,6 +11,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBinaryWith, ownBytesReadOptions } from "../../core/codec/binary-codec.js";
+import { SlotMap } from "../../core/slots.js";
 import { FinishedTasks } from "./finished-tasks.js";
 import type { PushConfigLike, TaskLike } from "./model.js";
 import { NewestFirstPage } from "./newest-first.js";
@@ -48,8 +49,11 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     throw new Error("createInMemoryTaskStore: terminalTtlMs must be > 0, maxTerminalTasks >= 0 and maxHistory >= 1");
   }
 
-  /** Every task by id: a running one as the runtime's record (changed in place), a finished one as its seq in `finished`. */
-  const tasks = new Map<string, StoredTask | number>();
+  /**
+   * Every task by id: a running one as the runtime's record (changed in place), a finished one as
+   * its seq in `finished`. Slots, not a Map: a task comes and goes per call (D116).
+   */
+  const tasks = new SlotMap<StoredTask | number>();
   const finished = new FinishedTasks();
   const configs = new Map<string, Map<string, PushConfigLike>>();
   /** The Task message type, once a task handler attached the store: without it finished tasks stay objects. */

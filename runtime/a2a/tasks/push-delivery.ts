@@ -8,6 +8,7 @@
  */
 import { validateHeaderValue } from "node:http";
 import { Agent, request } from "undici";
+import { SlotMap } from "../../core/slots.js";
 import { PushGuardError, createPushGuard } from "./push-guard.js";
 
 /** Where one push config sends: taken from a TaskPushNotificationConfig. */
@@ -206,7 +207,8 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
     if (next !== undefined) next();
     else if (--slot.active === 0) origins.delete(origin);
   }
-  const lanes = new Map<string, Lane>();
+  // Slots, not a Map: a task's lane comes and goes with its notifications (D116).
+  const lanes = new SlotMap<Lane>();
   let idleWaiters: (() => void)[] = [];
   // While someone waits for idle(), a ref'd timer keeps the process up: the lanes' own timers
   // (backoffs, timeouts) are unref'd, and a drain at shutdown must not end with the process.

@@ -21,6 +21,7 @@ import { snapshotOf } from "./snapshot.js";
 import { Subscriber } from "./subscriber.js";
 import { MessageNotStoredError, type ForeignChange, type StoredTask, type TaskOwner, type TaskStore } from "./task-store.js";
 import { RpcError } from "../../core/errors.js";
+import { SlotMap, SlotSet } from "../../core/slots.js";
 
 type StreamEvent = object;
 
@@ -200,6 +201,8 @@ export class Execution {
   /** The store refused to create the task: it never came to be, and is not tried again. */
   createRefused = false;
   live: LiveTask | undefined;
+  /** Its slot in the runtime's executions (-1: in none). */
+  slot = -1;
 
   constructor(
     readonly owner: TaskOwner,
@@ -294,7 +297,8 @@ function buildersOf(schemas: TaskSchemas): Builders {
 
 export class TaskRuntime {
   readonly #s: TaskRuntimeSettings;
-  readonly #live = new Map<string, LiveTask>();
+  /** Tasks with a run, a queued message, a stream or a write: slots, not a Map, as they come and go per call (D116). */
+  readonly #live = new SlotMap<LiveTask>();
   /** Which task each stream follows. */
   readonly #following = new WeakMap<Subscriber<StreamEvent>, LiveTask>();
   readonly #writeJson: (value: unknown) => unknown;
@@ -304,13 +308,13 @@ export class TaskRuntime {
   readonly #outbox: boolean;
   #closed = false;
   /** Executions started and not ended: close() reaches those no live task holds yet (before their first event, queued). */
-  readonly #executions = new Set<Execution>();
+  readonly #executions = new SlotSet<Execution>();
   /**
    * Store calls close() waits for, so the store is closed after them: creates (or first configs)
    * not answered yet, with the CANCELED a create ended by close() writes (#stopClosed); claims
    * (D79), one answered after close() being given back.
    */
-  readonly #storeCalls = new Set<Promise<unknown>>();
+  readonly #storeCalls = new SlotSet<Promise<unknown>>();
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
@@ -353,7 +357,7 @@ export class TaskRuntime {
   start(exec: Execution, record: StoredTask | undefined): void | Promise<void> {
     if (this.#closed) throw new Error("the task runtime is closed");
     if (record !== undefined) return this.#startContinued(exec, record);
-    this.#executions.add(exec);
+    exec.slot = this.#executions.add(exec);
     // A message for the new task waits for this run (the task's chain starts with it, #ensureTask).
     void this.#run(exec);
   }
@@ -361,7 +365,7 @@ export class TaskRuntime {
   #startContinued(exec: Execution, record: StoredTask): Promise<void> {
     return this.#liveOf(record, (live) => {
       // Counted once it holds a place on the task: a read that failed before leaves nothing to end.
-      this.#executions.add(exec);
+      exec.slot = this.#executions.add(exec);
       live.queued++;
       exec.live = live;
       // A run that left the task interrupted had its turn (D77): a new message takes the task over
@@ -774,8 +778,8 @@ export class TaskRuntime {
 
   /** `call`, which close() waits for until it settles. */
   #closeWaitsFor<T>(call: Promise<T>): Promise<T> {
-    this.#storeCalls.add(call);
-    const done = () => void this.#storeCalls.delete(call);
+    const slot = this.#storeCalls.add(call);
+    const done = () => void this.#storeCalls.delete(slot, call);
     call.then(done, done);
     return call;
   }
@@ -1179,7 +1183,7 @@ export class TaskRuntime {
     if (!exec.answered) this.#answer(exec);
     exec.settled.resolve();
     exec.released.resolve();
-    this.#executions.delete(exec);
+    this.#executions.delete(exec.slot, exec);
   }
 
   #publish(live: LiveTask, event: StreamEvent, push: boolean): void {

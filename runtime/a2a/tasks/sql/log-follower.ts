@@ -13,6 +13,7 @@
  * published them when it wrote them), but counted, so no read returns them
  * again.
  */
+import { SlotMap } from "../../../core/slots.js";
 import type { SqlDriver } from "./driver.js";
 
 export const eventChannel = "a2a_task_events";
@@ -33,7 +34,8 @@ interface Follower<R extends LogRow> {
 }
 
 export class LogFollowers<R extends LogRow> {
-  readonly #followers = new Map<string, Follower<R>>();
+  /** Slots, not a Map: a task is followed while it runs (D116). */
+  readonly #followers = new SlotMap<Follower<R>>();
   #listening: Promise<void> | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   #closed = false;
@@ -122,7 +124,7 @@ export class LogFollowers<R extends LogRow> {
       this.#retry = undefined;
       if (this.#closed) return;
       void this.#listen().then(() => {
-        for (const [taskId, follower] of this.#followers) void this.#read(taskId, follower);
+        this.#followers.forEach((follower, taskId) => void this.#read(taskId, follower));
       });
     }, wait);
     this.#retry.unref();

@@ -25,6 +25,7 @@ import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfi
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
 import { MessageNotStoredError, type ConfigPage, type ForeignChange, type PushOutbox, type StoredTask, type TaskChange, type TaskOwner, type TaskPage, type TaskQuery, type TaskStore } from "../task-store.js";
 import { importPeer, pgDriver, pgliteDriver, type PGliteLike, type PgPoolLike, type SqlDriver } from "./driver.js";
+import { SlotMap } from "../../../core/slots.js";
 import { LogFollowers } from "./log-follower.js";
 import { migrate } from "./migrations.js";
 import { PushOutboxSender, keysOf } from "./push-outbox.js";
@@ -183,8 +184,8 @@ interface TaskRow {
 class Store implements SqlTaskStore {
   readonly engine: string;
   #schemas: TaskSchemas | undefined;
-  /** Per task, the last write reported: the next one waits for it. */
-  readonly #writes = new Map<string, Promise<void>>();
+  /** Per task, the last write reported: the next one waits for it. Slots, not a Map (D116). */
+  readonly #writes = new SlotMap<Promise<void>>();
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   #sweep: Promise<unknown> | undefined;
   readonly #leaseMs: number;
