@@ -47,7 +47,11 @@ export class SlotSet<T> {
     return true;
   }
 
-  /** The members, in slot order; one added or removed meanwhile is seen or not, as a Set's iterator would. */
+  /**
+   * The members, in slot order. One removed before the loop reaches it is not met; one added
+   * meanwhile may not be (it can take a freed slot the loop has passed), where a Set's iterator
+   * would meet it: no caller adds while it iterates.
+   */
   *[Symbol.iterator](): IterableIterator<T> {
     const members = this.#members;
     for (let i = 0; i < members.length; i++) {
@@ -113,7 +117,7 @@ export class SlotMap<V> {
     return true;
   }
 
-  /** The values, in slot order; one added or removed meanwhile is seen or not, as a Map's iterator would. */
+  /** The values, in slot order; as with SlotSet's iterator, one added meanwhile may not be met. */
   *values(): IterableIterator<V> {
     const values = this.#values;
     for (let i = 0; i < values.length; i++) {
@@ -122,7 +126,7 @@ export class SlotMap<V> {
     }
   }
 
-  /** Each value with its key, in slot order. */
+  /** Each value with its key, in slot order (as `values`). */
   forEach(fn: (value: V, key: string) => void): void {
     const values = this.#values;
     const keys = this.#keys;
