@@ -66,7 +66,22 @@ export interface PostgresTaskStoreOptions extends SqlTaskStoreOptions {
   readonly connectionString?: string;
   /** How many connections that pool opens at most. Default 10. */
   readonly maxConnections?: number;
-  /** A node-postgres Pool of your own instead (not closed by the store); the store holds one of its connections to LISTEN. */
+  /**
+   * How long one statement of that pool may run before the server cancels it (`statement_timeout`:
+   * a lock that is never released, a query stuck behind another), and, one second more, how long
+   * the store waits for any answer (node-postgres's `query_timeout`: a server or network that no
+   * longer answers). A call whose write timed out is answered as when the database is down
+   * (D117), and `close()` waits no longer than this for a write. Default 30 s.
+   */
+  readonly queryTimeoutMs?: number;
+  /** How long that pool waits for a connection (a new one, or a free one when all are busy). Default 10 s. */
+  readonly connectTimeoutMs?: number;
+  /**
+   * A node-postgres Pool of your own instead (not closed by the store); the store holds one of its
+   * connections to LISTEN. Its timeouts are yours to set (`statement_timeout`, `query_timeout`,
+   * `connectionTimeoutMillis`): without them a database that stops answering holds calls and
+   * `close()` for as long.
+   */
   readonly pool?: PgPoolLike;
 }
 
@@ -124,13 +139,32 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
   let pool = options.pool;
   if (pool === undefined) {
     if (options.connectionString === undefined) throw new Error("createPostgresTaskStore: give a connectionString or a pool");
+    const queryTimeoutMs = positiveMs("queryTimeoutMs", options.queryTimeoutMs, 30_000);
+    const connectTimeoutMs = positiveMs("connectTimeoutMs", options.connectTimeoutMs, 10_000);
     const pg = await importPeer("pg", () => import("pg"));
     const Pool = (pg.default ?? pg).Pool;
-    const own = new Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+    const own = new Pool({
+      connectionString: options.connectionString,
+      max: options.maxConnections ?? 10,
+      // D117: the server cancels a statement first (its transaction rolls back: no write lands after
+      // its caller was told it failed); the client's own bound is for a server that cannot answer.
+      statement_timeout: queryTimeoutMs,
+      query_timeout: queryTimeoutMs + 1000,
+      connectionTimeoutMillis: connectTimeoutMs,
+    });
     own.on("error", options.onError ?? reportError);
     pool = own as unknown as PgPoolLike;
+  } else if (options.queryTimeoutMs !== undefined || options.connectTimeoutMs !== undefined) {
+    throw new Error("createPostgresTaskStore: queryTimeoutMs and connectTimeoutMs set the pool the store opens; on a pool of your own set statement_timeout, query_timeout and connectionTimeoutMillis");
   }
   return openSqlTaskStore(pgDriver(pool, options.pool === undefined), options);
+}
+
+/** A whole number of milliseconds above 0, or `fallback` when unset. */
+function positiveMs(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`createPostgresTaskStore: ${name} must be a whole number of milliseconds above 0 (got ${value})`);
+  return value;
 }
 
 /** Migrates the database, then serves the store on it. Closes the driver if migrating fails. */
