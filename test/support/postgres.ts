@@ -23,6 +23,8 @@ export interface TestPostgres {
   /** `postgres://a2a@127.0.0.1:<port>/postgres`, trust authentication. */
   readonly url: string;
   readonly port: number;
+  /** The server's data directory (its postmaster.pid names the server's main process). */
+  readonly dataDir: string;
   /** Stops the server (fast shutdown) and removes its directory. */
   stop(): Promise<void>;
 }
@@ -84,6 +86,7 @@ export async function startPostgres(options: { readonly fsync?: boolean } = {}):
     return {
       url: `postgres://a2a@127.0.0.1:${port}/postgres`,
       port,
+      dataDir: data,
       async stop() {
         if (stopped) return;
         stopped = true;

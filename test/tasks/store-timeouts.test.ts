@@ -6,6 +6,8 @@
  * all: node-postgres's query_timeout). Real Postgres (test/support/
  * postgres.ts); the stuck server is its backends stopped with SIGSTOP.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import pg from "pg";
 import { createPostgresTaskStore, type SqlTaskStore } from "protoc-gen-a2a/runtime/tasks";
@@ -37,10 +39,38 @@ async function send(handler: ReturnType<typeof createA2AServiceTaskHandler>, tex
   return answer.payload.value;
 }
 
+/** Stops (SIGSTOP) the given processes; the returned function lets them go on. */
+function stopProcesses(pids: readonly number[]): () => void {
+  const stopped: number[] = [];
+  const resume = () => {
+    for (const pid of stopped) {
+      try {
+        process.kill(pid, "SIGCONT");
+      } catch {
+        // Gone already.
+      }
+    }
+  };
+  try {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGSTOP");
+        stopped.push(pid);
+      } catch {
+        // A backend that ended meanwhile (another test's pool closing) needs no stopping.
+      }
+    }
+  } catch (err) {
+    resume();
+    throw err;
+  }
+  return resume;
+}
+
 /** A store with a short timeout, its handler, and what both reported. */
-async function agent(queryTimeoutMs: number) {
+async function agent(queryTimeoutMs: number, more: { leaseMs?: number; connectTimeoutMs?: number } = {}) {
   const reported: unknown[] = [];
-  const store: SqlTaskStore = await createPostgresTaskStore({ connectionString: server.url, queryTimeoutMs, onError: (e) => reported.push(e) });
+  const store: SqlTaskStore = await createPostgresTaskStore({ connectionString: server.url, queryTimeoutMs, ...more, onError: (e) => reported.push(e) });
   const handler = createA2AServiceTaskHandler(echo, { store, onError: (e) => reported.push(e) });
   // The pool's connections are open and the schema is there before anything is held up.
   expect((await send(handler, "warm")).status?.state).toBe(TaskState.COMPLETED);
@@ -81,8 +111,7 @@ test("a server that stops answering: the call is answered FAILED once the store 
   // The backends serving the store's pool (every other connection but this one), stopped as a hung host would be.
   const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
   expect(rows.length).toBeGreaterThan(0);
-  const stopped = rows.map((r) => r.pid);
-  for (const pid of stopped) process.kill(pid, "SIGSTOP");
+  const resume = stopProcesses(rows.map((r) => r.pid));
   try {
     const started = Date.now();
     const task = await within("the answer from a stopped server", send(handler, "unanswered"), 15_000);
@@ -95,19 +124,79 @@ test("a server that stops answering: the call is answered FAILED once the store 
       await store.close();
     })(), 15_000);
   } finally {
-    for (const pid of stopped) {
-      try {
-        process.kill(pid, "SIGCONT");
-      } catch {
-        // Gone already.
-      }
-    }
+    resume();
     await admin.end();
   }
 }, 40_000);
 
+test("close() with the whole server stopped waits for the lease round under way, not for each of its steps in turn", async () => {
+  // A lease round every 200 ms (renewal every 133 ms), each statement bounded at 0.5 s, a connection at 1 s.
+  const { store, handler } = await agent(500, { leaseMs: 400, connectTimeoutMs: 1000 });
+  await handler.close();
+  const postmaster = Number(readFileSync(join(server.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid()");
+  await admin.end();
+  // The server and every process of it: nothing answers, no connection is made.
+  const resume = stopProcesses([postmaster, ...rows.map((r) => r.pid)]);
+  try {
+    // Rounds start against the stopped server (their steps: claims, leases, unrenewed, outbox).
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    await within("close() with the server stopped", store.close(), 10_000);
+    // One step's bound (a statement's 1.5 s, or a connection's 1 s), not four of them in turn.
+    expect(Date.now() - started).toBeLessThan(2500);
+  } finally {
+    resume();
+  }
+}, 30_000);
+
+test("a migration that waits longer than queryTimeoutMs fails to open with a message saying so", async () => {
+  // Another instance migrating: it holds the migration lock.
+  const holder = new pg.Client({ connectionString: server.url });
+  await holder.connect();
+  try {
+    await holder.query("SELECT pg_advisory_lock($1)", [0x0a2a_5747]);
+    await expect(createPostgresTaskStore({ connectionString: server.url, queryTimeoutMs: 300 })).rejects.toThrow(
+      /migrating the postgres task store timed out \(another instance migrating it, or a migration on a large table, ran longer than queryTimeoutMs\): open it with a larger queryTimeoutMs/,
+    );
+  } finally {
+    await holder.end();
+  }
+});
+
+test("deleteFinished deletes a backlog in batches, each a statement well within the timeout, and counts them all", async () => {
+  const store = await createPostgresTaskStore({ connectionString: server.url });
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    const before = Date.now() - 60_000;
+    // 1,234 finished tasks (more than two batches) and one that is not finished.
+    await admin.query(
+      `INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, status_ms, finished_ms, version, history_len, task)
+       SELECT 'backlog-' || n, '', '', 'c', 3, $1::bigint, $1::bigint, 1, 0, '\\x'::bytea FROM generate_series(1, 1234) AS n`,
+      [before],
+    );
+    await admin.query(
+      `INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, status_ms, finished_ms, version, history_len, task) VALUES ('backlog-running', '', '', 'c', 2, $1::bigint, NULL, 1, 0, '\\x'::bytea)`,
+      [before],
+    );
+    // Tasks the other tests finished just now are not old enough to go.
+    expect(await store.deleteFinished(before + 1)).toBe(1234);
+    const { rows } = await admin.query("SELECT id FROM a2a_tasks WHERE id LIKE 'backlog-%'");
+    expect(rows).toEqual([{ id: "backlog-running" }]);
+    await admin.query("DELETE FROM a2a_tasks WHERE id = 'backlog-running'");
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});
+
 test("the timeouts are checked, and refused on a pool of one's own, naming what to set instead", async () => {
-  await expect(createPostgresTaskStore({ connectionString: server.url, queryTimeoutMs: 0 })).rejects.toThrow(/queryTimeoutMs must be a whole number of milliseconds above 0 \(got 0\)/);
+  await expect(createPostgresTaskStore({ connectionString: server.url, queryTimeoutMs: 0 })).rejects.toThrow(/queryTimeoutMs must be a whole number of milliseconds from 1 to 2000000000 \(got 0\)/);
+  // A bound past what a timer can wait would make every query time out at once.
+  await expect(createPostgresTaskStore({ connectionString: server.url, queryTimeoutMs: 2 ** 31 })).rejects.toThrow(/queryTimeoutMs must be/);
   await expect(createPostgresTaskStore({ connectionString: server.url, connectTimeoutMs: 1.5 })).rejects.toThrow(/connectTimeoutMs must be/);
   const pool = new pg.Pool({ connectionString: server.url });
   try {

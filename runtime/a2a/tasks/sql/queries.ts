@@ -150,7 +150,11 @@ LIMIT $8::int`;
 export const countTasks = `SELECT count(*)::int AS n FROM a2a_tasks t WHERE ${listFilter}`;
 
 /** Finished tasks before a time, with everything of theirs (ON DELETE CASCADE). */
-export const deleteFinished = `DELETE FROM a2a_tasks WHERE finished_ms IS NOT NULL AND finished_ms < $1::bigint RETURNING 1`;
+/** At most $2 of the tasks finished before $1 (a batch: each statement stays short under statement_timeout, D117). */
+export const deleteFinished = `
+DELETE FROM a2a_tasks WHERE id IN (
+  SELECT id FROM a2a_tasks WHERE finished_ms IS NOT NULL AND finished_ms < $1::bigint LIMIT $2::integer
+) RETURNING 1`;
 
 const configColumns = `task_id, id, tenant, url, token, auth_scheme, auth_credentials, protocol_version`;
 

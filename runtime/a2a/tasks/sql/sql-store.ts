@@ -160,10 +160,15 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
   return openSqlTaskStore(pgDriver(pool, options.pool === undefined), options);
 }
 
+const maxTimeoutMs = 2_000_000_000;
+
 /** A whole number of milliseconds above 0, or `fallback` when unset. */
 function positiveMs(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`createPostgresTaskStore: ${name} must be a whole number of milliseconds above 0 (got ${value})`);
+  // Node runs a timer longer than 2^31 - 1 ms at once, and Postgres refuses a statement_timeout past it.
+  if (!Number.isInteger(value) || value <= 0 || value > maxTimeoutMs) {
+    throw new Error(`createPostgresTaskStore: ${name} must be a whole number of milliseconds from 1 to ${maxTimeoutMs} (got ${value})`);
+  }
   return value;
 }
 
@@ -174,9 +179,18 @@ export async function openSqlTaskStore(driver: SqlDriver, options: SqlTaskStoreO
     version = await migrate(driver);
   } catch (err) {
     await driver.close().catch(() => undefined);
-    throw err;
+    if (!timedOut(err)) throw err;
+    throw new Error(
+      `migrating the ${driver.engine} task store timed out (another instance migrating it, or a migration on a large table, ran longer than queryTimeoutMs): open it with a larger queryTimeoutMs`,
+      { cause: err },
+    );
   }
   return new Store(driver, version, options);
+}
+
+/** A statement the server cancelled at its statement_timeout, or a query node-postgres gave up on (D117). */
+function timedOut(err: unknown): boolean {
+  return (err as { code?: unknown })?.code === "57014" || (err instanceof Error && err.message === "Query read timeout");
 }
 
 const reportError = (err: unknown) => console.error("SQL task store:", err);
@@ -185,6 +199,8 @@ const reportError = (err: unknown) => console.error("SQL task store:", err);
 const msOf = (task: TaskLike): number => (task.status?.timestamp === undefined ? 0 : Math.floor(timestampMs(task.status.timestamp)));
 
 const defaultConfigPage = 50;
+/** Finished tasks deleted per statement by deleteFinished. */
+const deleteBatch = 500;
 
 interface ConfigRow {
   task_id: string;
@@ -265,11 +281,13 @@ class Store implements SqlTaskStore {
     const reap = setInterval(() => {
       if (this.#schemas === undefined) return;
       // Failing a task takes its notifications with it; what is left are those of tasks no one runs.
+      // Each step checks for close(), which waits for the round: against a database that stopped
+      // answering, each would wait out its own timeout (D117).
       this.#reaping ??= this.reapLapsed()
         .catch(this.#onError)
-        .then(() => this.#forgetUnrenewed())
+        .then(() => (this.#closed ? undefined : this.#forgetUnrenewed()))
         .catch(this.#onError)
-        .then(() => this.#pushes.claimLapsed(Date.now(), Date.now() + leaseMs))
+        .then(() => (this.#closed ? undefined : this.#pushes.claimLapsed(Date.now(), Date.now() + leaseMs)))
         .catch(this.#onError)
         .finally(() => (this.#reaping = undefined));
     }, Math.max(1, Math.floor(leaseMs / 2)));
@@ -279,13 +297,13 @@ class Store implements SqlTaskStore {
     if (ttl !== undefined) {
       if (!(ttl > 0)) throw new Error("terminalTtlMs must be > 0");
       // Finished tasks expire while the agent is idle too; the timer never keeps the process alive.
-      // One sweep at a time; close() waits for the one under way. A failed sweep is tried again at the next tick.
+      // One sweep at a time; close() waits for the one under way. A failed sweep is reported and
+      // tried again at the next tick (what it deleted in batches before failing stays deleted).
       this.#timer = setInterval(() => {
         if (this.#sweep !== undefined) return;
-        this.#sweep = this.deleteFinished(Date.now() - ttl).then(
-          () => (this.#sweep = undefined),
-          () => (this.#sweep = undefined),
-        );
+        this.#sweep = this.deleteFinished(Date.now() - ttl)
+          .catch(this.#onError)
+          .finally(() => (this.#sweep = undefined));
       }, Math.min(ttl, 60_000));
       this.#timer.unref();
     }
@@ -328,7 +346,9 @@ class Store implements SqlTaskStore {
     // A claim is not a run (D79): nothing ran, so the task is not failed; it waits for its input again.
     // Refused, the lapsed runs are still failed below; the claims are let go at the next round.
     await this.driver.query(q.dropLapsedClaims, [now, this.#running]).catch(this.#onError);
+    if (this.#closed) return failed;
     for (const { id } of await this.driver.query<{ id: string }>(q.lapsedLeases, [now, this.#running])) {
+      if (this.#closed) break;
       const record = await this.get(id);
       if (record === undefined) continue;
       const task = record.task;
@@ -775,8 +795,14 @@ class Store implements SqlTaskStore {
   }
 
   async deleteFinished(beforeMs: number): Promise<number> {
-    const rows = await this.driver.query(q.deleteFinished, [Math.floor(beforeMs)]);
-    return rows.length;
+    // In batches, each its own statement: a backlog of finished tasks (with their messages,
+    // artifacts and events) is deleted over several statements, none near the statement timeout.
+    let deleted = 0;
+    for (;;) {
+      const rows = await this.driver.query(q.deleteFinished, [Math.floor(beforeMs), deleteBatch]);
+      deleted += rows.length;
+      if (rows.length < deleteBatch || this.#closed) return deleted;
+    }
   }
 
   async close(): Promise<void> {
@@ -786,8 +812,9 @@ class Store implements SqlTaskStore {
     for (const timer of this.#leaseTimers) clearInterval(timer);
     for (const wake of this.#wakeOnClose) wake();
     this.#wakeOnClose.clear();
-    await Promise.allSettled([...this.#writes.values(), this.#sweep, this.#renewing, this.#reaping]);
-    await this.#followers.close();
+    // The listening connection is let go meanwhile, not after: against a database that stopped
+    // answering, its UNLISTEN would wait out a timeout of its own (D117).
+    await Promise.allSettled([...this.#writes.values(), this.#sweep, this.#renewing, this.#reaping, this.#followers.close()]);
     await this.driver.close();
   }
 }
