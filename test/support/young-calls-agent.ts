@@ -10,24 +10,15 @@
  */
 import v8 from "node:v8";
 import { create } from "@bufbuild/protobuf";
-import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { MessageSchema, Role, SendMessageRequestSchema } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { callContext } from "./task-clients.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined || process.send === undefined) throw new Error("young-calls-agent.ts runs forked, with --expose-gc");
 
-const context: A2ACallContext = {
-  binding: "JSONRPC",
-  headers: new Headers(),
-  signal: new AbortController().signal,
-  principal: undefined,
-  protocolVersion: "1.0",
-  requestedExtensions: [],
-  activatedExtensions: new Set(),
-  tenant: undefined,
-};
+const context = callContext("");
 
 const echo: A2AServiceExecutor = async function* ({ message }) {
   yield { artifact: { parts: message.parts } };
