@@ -9,9 +9,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { createPostgresTaskStore, type SqlTaskStore } from "protoc-gen-a2a/runtime/tasks";
-import { MessageSchema, Role, SendMessageRequestSchema, TaskState, type Task } from "../../generated/a2a_pb.js";
+import { MessageNotStoredError, createPGliteTaskStore, createPostgresTaskStore, type SqlTaskStore } from "protoc-gen-a2a/runtime/tasks";
+import type { PGliteLike, PgPoolLike } from "../../runtime/a2a/tasks/sql/driver.js";
+import { MessageSchema, Role, SendMessageRequestSchema, TaskSchema, TaskState, TaskStatusSchema, type Task } from "../../generated/a2a_pb.js";
+import { schemas } from "./store-conformance.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
 import { callContext, within } from "../support/task-clients.js";
@@ -167,7 +171,18 @@ test("a migration that waits longer than queryTimeoutMs fails to open with a mes
 });
 
 test("deleteFinished deletes a backlog in batches, each a statement well within the timeout, and counts them all", async () => {
-  const store = await createPostgresTaskStore({ connectionString: server.url });
+  // A pool of one's own, to count the statements the store sends.
+  const pool = new pg.Pool({ connectionString: server.url });
+  let deletes = 0;
+  const counted: PgPoolLike = {
+    query: (text, params) => {
+      if (text.includes("DELETE FROM a2a_tasks")) deletes++;
+      return pool.query(text, params);
+    },
+    connect: () => pool.connect(),
+    end: () => pool.end(),
+  };
+  const store = await createPostgresTaskStore({ pool: counted });
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
@@ -184,12 +199,50 @@ test("deleteFinished deletes a backlog in batches, each a statement well within 
     );
     // Tasks the other tests finished just now are not old enough to go.
     expect(await store.deleteFinished(before + 1)).toBe(1234);
+    // 500, 500, 234.
+    expect(deletes).toBe(3);
     const { rows } = await admin.query("SELECT id FROM a2a_tasks WHERE id LIKE 'backlog-%'");
     expect(rows).toEqual([{ id: "backlog-running" }]);
     await admin.query("DELETE FROM a2a_tasks WHERE id = 'backlog-running'");
   } finally {
     await admin.end();
     await store.close();
+    await pool.end();
+  }
+});
+
+test("a message refused because the task ended elsewhere, while its store closes, still catches the task up from the log", async () => {
+  // Two instances on one database; A's copy of the task is older than what B wrote.
+  const db = await PGlite.create();
+  const a = await createPGliteTaskStore({ db: db as unknown as PGliteLike });
+  const b = await createPGliteTaskStore({ db: db as unknown as PGliteLike });
+  try {
+    a.attach?.(schemas);
+    b.attach?.(schemas);
+    const said = (text: string) => create(MessageSchema, { messageId: text, role: Role.USER, parts: [{ content: { case: "text", value: text } }] });
+    const status = (state: TaskState) => create(TaskStatusSchema, { state, timestamp: timestampFromMs(Date.now()) });
+    await a.create({ tenant: "", owner: "o", task: create(TaskSchema, { id: "t1", contextId: "c1", status: status(TaskState.INPUT_REQUIRED), history: [said("start")] }) as never });
+    const mine = (await a.get("t1"))!;
+    const theirs = (await b.get("t1"))!;
+    theirs.task.status = status(TaskState.COMPLETED) as never;
+    await b.update(theirs, { kind: "status", terminal: true });
+    // A follows from its old version without catching up: only the refusal's read of the log tells it.
+    const heard: string[] = [];
+    a.follow("t1", mine.version, (change) => heard.push(change.kind), false);
+    mine.task.history.push(said("late") as never);
+    const refused = Promise.resolve(a.update(mine, { kind: "history" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const closing = a.close();
+    expect(await refused).toMatchObject({ why: "ended" });
+    expect(await refused).toBeInstanceOf(MessageNotStoredError);
+    await closing;
+    expect(heard).toContain("status");
+  } finally {
+    await a.close();
+    await b.close();
+    await db.close();
   }
 });
 

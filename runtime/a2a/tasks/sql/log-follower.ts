@@ -39,6 +39,8 @@ export class LogFollowers<R extends LogRow> {
   #listening: Promise<void> | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   #closed = false;
+  /** No more listening (the store is closing); followers still read the log when asked (`through`). */
+  #stopped = false;
   #retryMs = 100;
   #retry: ReturnType<typeof setTimeout> | undefined;
 
@@ -90,22 +92,33 @@ export class LogFollowers<R extends LogRow> {
     return true;
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
+  /**
+   * Lets the listening connection go (UNLISTEN, back to its pool) and listens no more, while the
+   * followers stay: a write still under way when the store closes may need `through` to read the
+   * log (D117: the store lets the connection go alongside its last writes, not after them).
+   */
+  async stopListening(): Promise<void> {
+    this.#stopped = true;
     if (this.#retry !== undefined) clearTimeout(this.#retry);
-    this.#followers.clear();
     await this.#listening?.catch(() => undefined);
     const unlisten = this.#unlisten;
     this.#unlisten = undefined;
     await unlisten?.().catch(() => undefined);
   }
 
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#followers.clear();
+    await this.stopListening();
+  }
+
   #listen(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
     return (this.#listening ??= this.driver
       .listen(eventChannel, (payload) => this.#notified(payload), (err) => this.#lost(err))
       .then((unlisten) => {
         this.#retryMs = 100;
-        if (this.#closed) return void unlisten().catch(() => undefined);
+        if (this.#stopped) return void unlisten().catch(() => undefined);
         this.#unlisten = unlisten;
       })
       .catch((err: unknown) => this.#lost(err)));
@@ -113,7 +126,7 @@ export class LogFollowers<R extends LogRow> {
 
   /** The listening connection is gone: listen again (with backoff), then read every followed task again. */
   #lost(err: unknown): void {
-    if (this.#closed) return;
+    if (this.#stopped) return;
     this.onError(err);
     this.#unlisten = undefined;
     this.#listening = undefined;
@@ -122,7 +135,7 @@ export class LogFollowers<R extends LogRow> {
     this.#retryMs = Math.min(this.#retryMs * 2, 5000);
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
-      if (this.#closed) return;
+      if (this.#stopped) return;
       void this.#listen().then(() => {
         this.#followers.forEach((follower, taskId) => void this.#read(taskId, follower));
       });

@@ -181,7 +181,7 @@ export async function openSqlTaskStore(driver: SqlDriver, options: SqlTaskStoreO
     await driver.close().catch(() => undefined);
     if (!timedOut(err)) throw err;
     throw new Error(
-      `migrating the ${driver.engine} task store timed out (another instance migrating it, or a migration on a large table, ran longer than queryTimeoutMs): open it with a larger queryTimeoutMs`,
+      `migrating the ${driver.engine} task store timed out (another instance migrating it, or a migration on a large table, ran longer than queryTimeoutMs): open it with a larger queryTimeoutMs (on a pool of your own, a larger statement_timeout and query_timeout)`,
       { cause: err },
     );
   }
@@ -190,7 +190,9 @@ export async function openSqlTaskStore(driver: SqlDriver, options: SqlTaskStoreO
 
 /** A statement the server cancelled at its statement_timeout, or a query node-postgres gave up on (D117). */
 function timedOut(err: unknown): boolean {
-  return (err as { code?: unknown })?.code === "57014" || (err instanceof Error && err.message === "Query read timeout");
+  if (!(err instanceof Error)) return false;
+  // 57014 is also a cancel by hand (pg_cancel_backend): only the statement timeout's counts.
+  return ((err as { code?: unknown }).code === "57014" && err.message.includes("statement timeout")) || err.message === "Query read timeout";
 }
 
 const reportError = (err: unknown) => console.error("SQL task store:", err);
@@ -813,8 +815,10 @@ class Store implements SqlTaskStore {
     for (const wake of this.#wakeOnClose) wake();
     this.#wakeOnClose.clear();
     // The listening connection is let go meanwhile, not after: against a database that stopped
-    // answering, its UNLISTEN would wait out a timeout of its own (D117).
-    await Promise.allSettled([...this.#writes.values(), this.#sweep, this.#renewing, this.#reaping, this.#followers.close()]);
+    // answering, its UNLISTEN would wait out a timeout of its own (D117). The followers stay until
+    // the writes are done: a message refused as the task ended reads the log through them first.
+    await Promise.allSettled([...this.#writes.values(), this.#sweep, this.#renewing, this.#reaping, this.#followers.stopListening()]);
+    await this.#followers.close();
     await this.driver.close();
   }
 }
