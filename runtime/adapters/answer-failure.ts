@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Endpoint } from "../core/transport.js";
-import { endConnectionIfClosing } from "./closing.js";
+import { endAnswer } from "./closing.js";
 
 /**
  * A failure `serveNodeRequest` let escape: answered with answerFailure, then
@@ -28,6 +28,5 @@ export function failUnanswered(core: Endpoint, err: unknown, req: IncomingMessag
 export function answerFailure(res: ServerResponse): void {
   // The cores answer every failure themselves; this never leaks what went wrong.
   if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-  res.end();
-  endConnectionIfClosing(res);
+  endAnswer(res);
 }

@@ -17,13 +17,15 @@ export function serverClosing(req: IncomingMessage): boolean {
 }
 
 /**
- * An answer just ended whose headers kept its connection alive (a queued answer, an SSE stream,
- * a last-resort 500), while its server's close() began: the connection is ended once the answer
- * is out, as node ends one whose answer said `connection: close` (destroySoon: the rest of the
- * answer is written first; end() alone would wait for a client that keeps its side open).
+ * Ends an answer whose headers kept its connection alive (a queued answer, an SSE stream, a
+ * last-resort 500): if its server's close() began meanwhile, the connection is ended once the
+ * answer is out, as node ends one whose answer said `connection: close` (destroySoon: the rest of
+ * the answer is written first; end() alone would wait for a client that keeps its side open).
  * A pipelined request node already read on it goes unanswered, as after `connection: close`.
  */
-export function endConnectionIfClosing(res: ServerResponse): void {
+export function endAnswer(res: ServerResponse, body?: string): void {
+  if (body === undefined) res.end();
+  else res.end(body);
   if (!serverClosing(res.req)) return;
   const socket = res.socket;
   if (socket === null) return;

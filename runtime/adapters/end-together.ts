@@ -12,7 +12,7 @@
 import type { ServerResponse } from "node:http";
 import type { Endpoint } from "../core/transport.js";
 import { failUnanswered } from "./answer-failure.js";
-import { endConnectionIfClosing } from "./closing.js";
+import { endAnswer } from "./closing.js";
 
 /** A turn that finishes more answers writes them in groups of this size, so no answer waits on an unbounded batch. */
 export const MOST_ANSWERS_TOGETHER = 64;
@@ -46,12 +46,9 @@ function endAll(): void {
   cores = [];
   for (let i = 0; i < rs.length; i++) {
     const res = rs[i]!;
-    const body = bs[i];
     try {
-      if (body === undefined) res.end();
-      else res.end(body);
       // Queued before its server's close() began, so its headers kept the connection alive.
-      endConnectionIfClosing(res);
+      endAnswer(res, bs[i]);
     } catch (err) {
       try {
         failUnanswered(cs[i]!, err, res.req, res);

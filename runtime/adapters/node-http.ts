@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
 import { failUnanswered } from "./answer-failure.js";
-import { endConnectionIfClosing, serverClosing } from "./closing.js";
+import { endAnswer, serverClosing } from "./closing.js";
 import { endTogether } from "./end-together.js";
 import { SlotSet } from "../core/slots.js";
 
@@ -44,7 +44,6 @@ export interface NodeServeOptions {
 export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: ServerResponse, options?: NodeServeOptions): Promise<void> {
   return serve(core, req, res, options, false);
 }
-
 
 /**
  * The CoreRequest of a node:http request. Headers and the abort signal are
@@ -314,10 +313,7 @@ class SseWriter {
   #end(): void {
     const events = this.#events;
     if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#heartbeat, this.#res);
-    if (!this.#closed) {
-      this.#res.end();
-      endConnectionIfClosing(this.#res);
-    }
+    if (!this.#closed) endAnswer(this.#res);
     this.#request.release();
   }
 
