@@ -47,6 +47,9 @@
 // BENCH_GRPC_STREAMS, BENCH_OTHER_MAX, BENCH_RETRIES, BENCH_PIN):
 //   BENCH_TASKS_PARTS=unary,streams,idle
 //   BENCH_TASKS_BINDINGS=jsonrpc,http-json,grpc           (unary part)
+//   BENCH_GRPC_DRIVER=h2load   gRPC unary driven by nghttp2's h2load (C; apt-get
+//                 install nghttp2-client) instead of the node:http2 driver, which
+//                 shares the 2 cores with the server (bench/lib/load-h2load.mjs)
 //   BENCH_TARGETS=ours-tasks,ours,a2a-js-full,ceiling     (unary part; also ceiling-together,
 //                 the JSON ceilings with their answers written at the end of their turn, D115)
 //   BENCH_STREAM_TARGETS=ours-tasks-http-json,ours-tasks-jsonrpc,a2a-js-full-rest,a2a-js-full-jsonrpc,ours-http-json,ceiling-sse
@@ -193,7 +196,8 @@ const unaryBindings = {
     dir: "grpc",
     required: "a2a_grpc.ts",
     ceilingModule: "raw",
-    driver: "lib/load-grpc.mjs",
+    // BENCH_GRPC_DRIVER=h2load: nghttp2's h2load instead (bench/lib/load-h2load.mjs says why and what it cannot check).
+    driver: process.env.BENCH_GRPC_DRIVER === "h2load" ? "lib/load-h2load.mjs" : "lib/load-grpc.mjs",
     async request() {
       const { metadata, path, requestBytes } = await import("./grpc/fixture.mjs");
       const sessions = Math.round(num("BENCH_GRPC_SESSIONS", 4));
@@ -283,7 +287,7 @@ async function unaryPart() {
     console.log(
       `\n${b.name} on loopback: ${targets.map((t) => labelOf(binding, t)).join(", ")}; ${runs} x ${seconds} s per target (after ${warmup} s warm-up)` +
         (binding === "grpc"
-          ? `, ${request.driverOptions.sessions} HTTP/2 sessions x ${request.driverOptions.streams} streams, node:http2 driver`
+          ? `, ${request.driverOptions.sessions} HTTP/2 sessions x ${request.driverOptions.streams} streams, ${b.driver.endsWith("h2load.mjs") ? "h2load" : "node:http2"} driver`
           : `, ${settings.connections} connections, pipelining ${settings.pipelining}, autocannon`) +
         " in its own process",
     );
@@ -304,14 +308,16 @@ async function unaryPart() {
               ? "the echo task with the user's message in its history, as the SDK adds it"
               : "the echo task";
         console.log(`  verified ${s.target}: ${what} (${bytes} bytes)`);
+        // What every OK call to it carries, for a driver that cannot read grpc-status (h2load).
+        s.request = { ...request, driverOptions: { ...request.driverOptions, answerBytes: bytes } };
       }
       if (warmup > 0) {
-        for (const s of servers) await load(driver, s, request, warmup, settings);
+        for (const s of servers) await load(driver, s, s.request, warmup, settings);
         for (const s of servers) await verifyUnary(binding, s, request);
       }
       for (let i = 0; i < runs; i++) {
         console.log(`run ${i + 1}/${runs}`);
-        for (const s of servers) await measureUnary(driver, s, request, settings);
+        for (const s of servers) await measureUnary(driver, s, s.request, settings);
       }
       for (const s of servers) await verifyUnary(binding, s, request);
     } finally {
