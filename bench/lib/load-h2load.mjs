@@ -19,9 +19,10 @@
 // the DATA bytes received are checked instead: at least (answerBytes + 5 - 3)
 // per call that completed (3 bytes of slack: a timestamp's varint varies in
 // width). A run below that counts as failed, which the harness discards; a
-// failure rate inside the slack (one call in ~60 for a 186-byte answer, one
-// in ~20 for a 61-byte one) goes unseen, which the node:http2 driver (the
-// default) does see.
+// failure rate inside the slack (about one call in 50 for a ~186-byte answer,
+// one in 20 for a 61-byte one) goes unseen, which the node:http2 driver (the
+// default) does see. Nor does h2load count a lost connection as a failure:
+// see `lost` below for what is seen of one.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,65 +45,96 @@ export function parseH2loadOutput(text) {
     const m = re.exec(text);
     return m === null ? undefined : Number(m[1].replace(/,/g, ""));
   };
+  // Under a second h2load says "finished in 500.93ms", from one on "finished in 2.01s".
+  const finished = /finished in ([\d.]+)(ms|s)\b/.exec(text);
+  // Per connection ("client"): min, max, mean, sd of its calls/s.
+  const perClient = /^req\/s\s*:\s*([\d.]+)\s+([\d.]+)/m.exec(text);
   return {
-    seconds: num(/finished in ([\d.]+)s/),
+    seconds: finished === null ? undefined : Number(finished[1]) / (finished[2] === "ms" ? 1000 : 1),
     done: num(/requests: \d+ total, \d+ started, (\d+) done/),
+    // h2load counts 3xx as succeeded, 4xx and 5xx as failed, and every errored stream as failed too.
     succeeded: num(/(\d+) succeeded/),
-    failed: num(/(\d+) failed/),
     errored: num(/(\d+) errored/),
     timeout: num(/(\d+) timeout/),
+    status3xx: num(/(\d+) 3xx/) ?? 0,
     non2xx: ["3xx", "4xx", "5xx"].reduce((n, c) => n + (num(new RegExp(`(\\d+) ${c}`)) ?? 0), 0),
     dataBytes: num(/\((\d+)\) data/),
+    clientRate: perClient === null ? undefined : { min: Number(perClient[1]), max: Number(perClient[2]) },
   };
 }
 
-/** p50 and p99 (ms) of the per-request log's third column (µs), OK (2xx) rows only. */
-export function latencies(log) {
-  const us = [];
-  for (const line of log.split("\n")) {
-    const [, status, elapsed] = line.split("\t");
-    if (status !== undefined && status.startsWith("2")) us.push(Number(elapsed));
-  }
-  if (us.length === 0) return { p50: 0, p99: 0, mean: 0 };
-  us.sort((a, b) => a - b);
-  const at = (q) => us[Math.min(us.length - 1, Math.floor(q * us.length))] / 1000;
-  return { p50: at(0.5), p99: at(0.99), mean: us.reduce((a, b) => a + b, 0) / us.length / 1000 };
+/** CPU ms of a shell's reaped children (cutime + cstime) from its /proc/<pid>/stat line. */
+export function childCpuMs(statLine) {
+  // The comm field (2nd) is in parentheses and may hold spaces or ")": count from the last ")".
+  const fields = statLine.slice(statLine.lastIndexOf(")") + 2).split(" ");
+  // After comm: state is field 3, so cutime (16) and cstime (17) are at 13 and 14 here.
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return Number.isFinite(ticks) ? (ticks * 1000) / ticksPerSecond : 0;
 }
 
 /**
+ * From h2load's per-request log (start µs since epoch, HTTP status, µs to the
+ * response's end): p50, p99 and mean (ms) of the 2xx calls, and how long
+ * after the first call started the last one ended (ms).
+ */
+export function readLog(log) {
+  const us = [];
+  let first = Infinity;
+  let last = -Infinity;
+  for (const line of log.split("\n")) {
+    const [start, status, elapsed] = line.split("\t");
+    if (elapsed === undefined) continue;
+    const begin = Number(start);
+    first = Math.min(first, begin);
+    last = Math.max(last, begin + Number(elapsed));
+    if (status.startsWith("2")) us.push(Number(elapsed));
+  }
+  const spanMs = us.length === 0 ? 0 : (last - first) / 1000;
+  if (us.length === 0) return { p50: 0, p99: 0, mean: 0, spanMs };
+  us.sort((a, b) => a - b);
+  const at = (q) => us[Math.min(us.length - 1, Math.floor(q * us.length))] / 1000;
+  return { p50: at(0.5), p99: at(0.99), mean: us.reduce((a, b) => a + b, 0) / us.length / 1000, spanMs };
+}
+
+/** The h2load run under way and its folder, let go of if the harness goes away mid-run. */
+let current;
+
+/**
  * Runs h2load under a shell that prints its own /proc stat after h2load was
- * reaped: fields 16 and 17 (cutime, cstime) are then h2load's CPU.
+ * reaped: its cutime and cstime are then h2load's CPU.
  */
 function runH2load(args) {
   return new Promise((resolve, reject) => {
     const child = spawn("sh", ["-c", 'h2load "$@"; status=$?; echo "@@stat $(cat /proc/$$/stat)"; exit $status', "sh", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    current.child = child;
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
     child.on("error", reject);
     child.on("close", (code) => {
+      current.child = undefined;
       if (/h2load: (not found|command not found)|h2load: No such file/.test(err + out) || code === 127) {
         reject(new Error("BENCH_GRPC_DRIVER=h2load needs nghttp2's h2load (Debian: apt-get install nghttp2-client)"));
         return;
       }
       const stat = /@@stat (.*)/.exec(out)?.[1];
-      // The comm field may hold spaces: the fields counted after its closing parenthesis.
-      const fields = stat === undefined ? [] : stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const cpuMs = ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond;
-      resolve({ code, out, err, cpuMs: Number.isFinite(cpuMs) ? cpuMs : 0 });
+      resolve({ code, out, err, cpuMs: stat === undefined ? 0 : childCpuMs(stat) });
     });
   });
 }
 
 async function run({ url, headers = {}, body, sessions = 4, streams = 16, duration, answerBytes = 0 }) {
   const dir = mkdtempSync(join(tmpdir(), "bench-h2load-"));
+  current = { dir, child: undefined };
   try {
     const dataFile = join(dir, "request.bin");
     const logFile = join(dir, "requests.log");
     writeFileSync(dataFile, grpcFrame(Buffer.from(body, "base64")));
+    // -D takes whole units: a fractional BENCH_SECONDS goes as milliseconds.
+    const durationMs = Math.max(1, Math.round(duration * 1000));
     const args = [
-      "-D", String(duration), "-c", String(sessions), "-m", String(streams), "-t", "1",
+      "-D", `${durationMs}ms`, "-c", String(sessions), "-m", String(streams), "-t", "1",
       "-d", dataFile, `--log-file=${logFile}`,
       "-H", "content-type: application/grpc", "-H", "te: trailers",
       ...Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]),
@@ -115,29 +147,43 @@ async function run({ url, headers = {}, body, sessions = 4, streams = 16, durati
     if (code !== 0 || p.seconds === undefined || p.done === undefined) {
       throw new Error(`h2load failed (exit ${code}): ${(err || out).trim().split("\n").slice(-3).join(" | ")}`);
     }
-    const failedStreams = (p.failed ?? 0) + (p.errored ?? 0);
-    const requests = Math.max(0, (p.succeeded ?? 0) - p.non2xx);
+    if (p.done === 0) throw new Error(`h2load completed no call in ${durationMs} ms (could it connect to ${url}?)`);
+    const requests = Math.max(0, (p.succeeded ?? 0) - p.status3xx);
+    const { p50, p99, mean, spanMs } = readLog(readFileSync(logFile, "utf8"));
     // A call answered without its message (a trailers-only gRPC error) brings no DATA.
     const least = Math.max(0, answerBytes + 5 - 3);
     const dataPerCall = requests > 0 ? (p.dataBytes ?? 0) / requests : 0;
     const short = answerBytes > 0 && dataPerCall < least;
-    const { p50, p99, mean } = latencies(readFileSync(logFile, "utf8"));
+    // Under -D h2load neither reconnects nor counts a connection it lost as a failure; a dropped
+    // one's calls in flight count as errored, a graceful GOAWAY's none. So: calls that stopped
+    // completing early (every connection gone), or a connection at under half another's rate (its
+    // rate is over its own life, so this sees only some). One connection of several let go
+    // gracefully while the others go on can pass unseen: the server under test is still answering.
+    const stopped = spanMs < 0.9 * durationMs;
+    const uneven = sessions > 1 && p.clientRate !== undefined && p.clientRate.min < p.clientRate.max / 2;
+    const lost = stopped
+      ? `calls stopped completing ${Math.round(spanMs)} ms into the ${durationMs} ms run (a connection closed?)`
+      : uneven
+        ? `a connection ran at ${p.clientRate.min} calls/s against another's ${p.clientRate.max} (closed early?)`
+        : undefined;
     return {
       requests,
-      duration: p.seconds,
+      // h2load's own rate divides by the duration asked for; "finished in" adds its teardown.
+      duration: durationMs / 1000,
       mean,
       p50,
       p99,
       non2xx: p.non2xx + (short ? requests : 0),
-      errors: failedStreams,
+      errors: (p.errored ?? 0) + (lost === undefined ? 0 : 1),
       timeouts: p.timeout ?? 0,
       bytesPerRequest: dataPerCall,
       cpuMs,
       wallMs,
       failedLabel: short ? "calls without their answer (DATA below the verified answer's size)" : "non-2xx",
-      firstFailure: short ? `${dataPerCall.toFixed(1)} bytes of DATA per call, at least ${least} expected` : undefined,
+      firstFailure: lost ?? (short ? `${dataPerCall.toFixed(1)} bytes of DATA per call, at least ${least} expected` : undefined),
     };
   } finally {
+    current = undefined;
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -152,4 +198,11 @@ process.on("message", async (msg) => {
     });
   }
 });
-process.on("disconnect", () => process.exit(0));
+process.on("disconnect", () => {
+  // The harness went away mid-run: h2load would run out its duration, and the folder stay.
+  if (current !== undefined) {
+    current.child?.kill("SIGKILL");
+    rmSync(current.dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+});

@@ -7,7 +7,7 @@
  */
 import { jest } from "@jest/globals";
 import { fork, spawnSync, type ChildProcess } from "node:child_process";
-import { createServer, type Http2Server, type ServerHttp2Stream } from "node:http2";
+import { createServer, constants, type Http2Server, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { projectRoot } from "../support/protos.js";
@@ -21,6 +21,8 @@ answer.writeUInt32BE(answerBytes, 1);
 
 interface DriverResult {
   requests: number;
+  duration: number;
+  wallMs: number;
   non2xx: number;
   errors: number;
   bytesPerRequest: number;
@@ -34,6 +36,9 @@ interface DriverResult {
 let server: Http2Server;
 let driver: ChildProcess;
 let calls = 0;
+/** Calls per session, for the paths that close one. */
+const served = new WeakMap<Http2Session, number>();
+const sessions: Http2Session[] = [];
 
 function ok(stream: ServerHttp2Stream): void {
   stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
@@ -51,13 +56,30 @@ beforeAll(async () => {
     throw new Error("h2load is not installed (apt-get install nghttp2-client; .ci/run installs it)");
   }
   server = createServer();
+  server.on("session", (session) => sessions.push(session));
   server.on("stream", (stream, headers) => {
     stream.resume();
     stream.on("end", () => {
       const path = headers[":path"];
+      const session = stream.session!;
+      const n = (served.get(session) ?? 0) + 1;
+      served.set(session, n);
       if (path === "/pkg.Service/Ok") ok(stream);
       else if (path === "/pkg.Service/OneInTenFails") (calls++ % 10 === 9 ? refuse : ok)(stream);
-      else refuse(stream);
+      else if (path === "/pkg.Service/OneInTen500") {
+        if (calls++ % 10 === 9) stream.respond({ ":status": 500 }, { endStream: true });
+        else ok(stream);
+      } else if (path === "/pkg.Service/OneInTenReset") {
+        if (calls++ % 10 === 9) stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+        else ok(stream);
+      } else if (path === "/pkg.Service/GoAwaySoon") {
+        ok(stream);
+        // Every connection is sent away after 300 calls; h2load does not reconnect.
+        if (n === 300) session.goaway();
+      } else if (path === "/pkg.Service/OneConnectionDies") {
+        ok(stream);
+        if (n === 300 && session === sessions.at(-1)) session.destroy();
+      } else refuse(stream);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -66,6 +88,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   driver?.kill();
+  for (const session of sessions) session.destroy();
   await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
 });
 
@@ -78,13 +101,16 @@ function run(method: string): Promise<DriverResult> {
 test("calls answered with their message count, with latencies and h2load's own CPU", async () => {
   const r = await run("Ok");
   expect(r.requests).toBeGreaterThan(100);
+  expect(r.duration).toBe(1);
+  // h2load's CPU from its shell's cutime and cstime: some, and no more than the time it ran.
+  expect(r.cpuMs).toBeGreaterThan(0);
+  expect(r.cpuMs).toBeLessThanOrEqual(r.wallMs + 10);
   expect({ non2xx: r.non2xx, errors: r.errors, firstFailure: r.firstFailure }).toEqual({ non2xx: 0, errors: 0, firstFailure: undefined });
   // Every DATA byte belongs to a completed call's answer, or to one still in flight when the run ended.
   expect(r.bytesPerRequest).toBeGreaterThanOrEqual(answer.length);
   expect(r.bytesPerRequest).toBeLessThan(answer.length * 1.01);
   expect(r.p50).toBeGreaterThan(0);
   expect(r.p99).toBeGreaterThanOrEqual(r.p50);
-  expect(r.cpuMs).toBeGreaterThan(0);
 });
 
 test("trailers-only gRPC errors (HTTP 200 to h2load) make the run fail", async () => {
@@ -99,4 +125,45 @@ test("one call in ten failing is seen too", async () => {
   const r = await run("OneInTenFails");
   expect(r.non2xx).toBe(r.requests);
   expect(r.bytesPerRequest).toBeLessThan(answer.length * 0.95);
+});
+
+test("HTTP errors count once, as non-2xx, and not among the calls", async () => {
+  const r = await run("OneInTen500");
+  expect(r.non2xx).toBeGreaterThan(0);
+  expect(r.errors).toBe(0);
+  // One in ten of the calls that ended: 9 OK for each 500.
+  expect(r.requests / r.non2xx).toBeGreaterThan(8);
+  expect(r.requests / r.non2xx).toBeLessThan(10);
+  expect(r.bytesPerRequest).toBeGreaterThanOrEqual(answer.length);
+  expect(r.bytesPerRequest).toBeLessThan(answer.length * 1.01);
+});
+
+test("reset streams count once, as errors", async () => {
+  const r = await run("OneInTenReset");
+  expect(r.errors).toBeGreaterThan(0);
+  expect(r.non2xx).toBe(0);
+  expect(r.requests / r.errors).toBeGreaterThan(8);
+  expect(r.requests / r.errors).toBeLessThan(10);
+});
+
+test("connections the server closed midway fail the run, though h2load reports no failure", async () => {
+  const r = await run("GoAwaySoon");
+  expect(r.errors).toBeGreaterThan(0);
+  expect(r.firstFailure).toMatch(/^calls stopped completing \d+ ms into the 1000 ms run/);
+});
+
+test("one connection of two dropped midway fails the run (its calls in flight errored)", async () => {
+  const r = await run("OneConnectionDies");
+  expect(r.errors).toBeGreaterThan(0);
+});
+
+test("h2load's CPU is read from its shell's stat line, whatever the command name holds", async () => {
+  const { childCpuMs, parseH2loadOutput } = (await import(join(projectRoot, "bench", "lib", "load-h2load.mjs"))) as {
+    childCpuMs(line: string): number;
+    parseH2loadOutput(text: string): { seconds?: number };
+  };
+  // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime ...
+  expect(childCpuMs("4242 (a) b) S 1 4242 4242 0 -1 4194304 100 200 0 0 3 4 22 30 20 0 1 0")).toBe(520);
+  expect(parseH2loadOutput("finished in 500.93ms, 10 req/s").seconds).toBeCloseTo(0.50093, 5);
+  expect(parseH2loadOutput("finished in 2.01s, 10 req/s").seconds).toBe(2.01);
 });
