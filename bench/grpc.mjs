@@ -57,7 +57,7 @@ import {
   stopAll,
   summarize,
 } from "./lib/harness.mjs";
-import { grpcFrame } from "./lib/load-grpc.mjs";
+import { grpcFrame } from "./lib/grpc-frame.mjs";
 import { printTopCosts } from "./lib/profile-top.mjs";
 
 const settings = loadSettings("ours,a2a-js,a2a-js-full,raw");

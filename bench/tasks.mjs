@@ -206,7 +206,7 @@ const unaryBindings = {
     },
     async answer(server, request) {
       const { decodeResponse } = await import("./grpc/fixture.mjs");
-      const { grpcFrame } = await import("./lib/load-grpc.mjs");
+      const { grpcFrame } = await import("./lib/grpc-frame.mjs");
       const { headers, body, trailers } = await grpcCall(server.origin, request, grpcFrame(request.bytes));
       const grpcStatus = trailers["grpc-status"] ?? headers["grpc-status"];
       const one = body.length >= 5 && body[0] === 0 && body.readUInt32BE(1) === body.length - 5;

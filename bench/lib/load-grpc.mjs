@@ -17,17 +17,10 @@
 // the harness can show the driver's share of a core.
 import { connect, constants } from "node:http2";
 import { createHistogram } from "node:perf_hooks";
+import { answerRuns } from "./driver-ipc.mjs";
+import { grpcFrame } from "./grpc-frame.mjs";
 
 const { HTTP2_HEADER_METHOD, HTTP2_HEADER_PATH, HTTP2_HEADER_STATUS, HTTP2_HEADER_CONTENT_TYPE, HTTP2_HEADER_TE } = constants;
-
-/** The gRPC length-prefixed message: flag 0 (not compressed), big-endian length, bytes. */
-export function grpcFrame(message) {
-  const frame = Buffer.allocUnsafe(5 + message.length);
-  frame[0] = 0;
-  frame.writeUInt32BE(message.length, 1);
-  Buffer.from(message.buffer, message.byteOffset, message.length).copy(frame, 5);
-  return frame;
-}
 
 function open(origin) {
   return new Promise((resolve, reject) => {
@@ -131,14 +124,4 @@ async function run({ url, headers: extra = {}, body, sessions: sessionCount = 4,
   };
 }
 
-process.on("message", async (msg) => {
-  if (msg?.run === undefined) return;
-  try {
-    process.send({ result: await run(msg.run) });
-  } catch (err) {
-    process.send({
-      result: { requests: 0, duration: 0, mean: 0, p50: 0, p99: 0, non2xx: 0, errors: 1, timeouts: 0, bytesPerRequest: 0, cpuMs: 0, wallMs: 1, firstFailure: String(err) },
-    });
-  }
-});
-process.on("disconnect", () => process.exit(0));
+answerRuns(run);

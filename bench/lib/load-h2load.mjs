@@ -27,14 +27,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-/** The gRPC length-prefixed message (as load-grpc.mjs frames it; that module answers IPC on import, so not imported here). */
-function grpcFrame(message) {
-  const frame = Buffer.alloc(5 + message.length);
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
-  return frame;
-}
+import { answerRuns } from "./driver-ipc.mjs";
+import { grpcFrame } from "./grpc-frame.mjs";
 
 /** Clock ticks per second of /proc/<pid>/stat's times (Linux's USER_HZ). */
 const ticksPerSecond = 100;
@@ -188,21 +182,11 @@ async function run({ url, headers = {}, body, sessions = 4, streams = 16, durati
   }
 }
 
-process.on("message", async (msg) => {
-  if (msg?.run === undefined) return;
-  try {
-    process.send({ result: await run(msg.run) });
-  } catch (err) {
-    process.send({
-      result: { requests: 0, duration: 0, mean: 0, p50: 0, p99: 0, non2xx: 0, errors: 1, timeouts: 0, bytesPerRequest: 0, cpuMs: 0, wallMs: 1, firstFailure: String(err instanceof Error ? err.message : err) },
-    });
-  }
-});
-process.on("disconnect", () => {
+answerRuns(run, {
   // The harness went away mid-run: h2load would run out its duration, and the folder stay.
-  if (current !== undefined) {
+  onDisconnect() {
+    if (current === undefined) return;
     current.child?.kill("SIGKILL");
     rmSync(current.dir, { recursive: true, force: true });
-  }
-  process.exit(0);
+  },
 });
