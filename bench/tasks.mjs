@@ -47,9 +47,9 @@
 // BENCH_GRPC_STREAMS, BENCH_OTHER_MAX, BENCH_RETRIES, BENCH_PIN):
 //   BENCH_TASKS_PARTS=unary,streams,idle
 //   BENCH_TASKS_BINDINGS=jsonrpc,http-json,grpc           (unary part)
-//   BENCH_GRPC_DRIVER=h2load   gRPC unary driven by nghttp2's h2load (C; apt-get
-//                 install nghttp2-client) instead of the node:http2 driver, which
-//                 shares the 2 cores with the server (bench/lib/load-h2load.mjs)
+//   BENCH_GRPC_DRIVER=node     gRPC unary's driver: node (node:http2, the default) or
+//                 h2load (nghttp2's, in C; apt-get install nghttp2-client), which
+//                 does not share the 2 cores with the server (bench/lib/load-h2load.mjs)
 //   BENCH_TARGETS=ours-tasks,ours,a2a-js-full,ceiling     (unary part; also ceiling-together,
 //                 the JSON ceilings with their answers written at the end of their turn, D115)
 //   BENCH_STREAM_TARGETS=ours-tasks-http-json,ours-tasks-jsonrpc,a2a-js-full-rest,a2a-js-full-jsonrpc,ours-http-json,ceiling-sse
@@ -197,7 +197,7 @@ const unaryBindings = {
     required: "a2a_grpc.ts",
     ceilingModule: "raw",
     // BENCH_GRPC_DRIVER=h2load: nghttp2's h2load instead (bench/lib/load-h2load.mjs says why and what it cannot check).
-    driver: process.env.BENCH_GRPC_DRIVER === "h2load" ? "lib/load-h2load.mjs" : "lib/load-grpc.mjs",
+    driver: grpcDriver(process.env.BENCH_GRPC_DRIVER ?? "node"),
     async request() {
       const { metadata, path, requestBytes } = await import("./grpc/fixture.mjs");
       const sessions = Math.round(num("BENCH_GRPC_SESSIONS", 4));
@@ -222,6 +222,12 @@ const unaryBindings = {
     goals: { full: 2 },
   },
 };
+/** The gRPC unary driver's script: "node" (node:http2, the default) or "h2load". */
+function grpcDriver(name) {
+  if (name === "node") return "lib/load-grpc.mjs";
+  if (name === "h2load") return "lib/load-h2load.mjs";
+  throw new Error(`BENCH_GRPC_DRIVER=${name}: node (the default) or h2load`);
+}
 for (const b of bindings) if (unaryBindings[b] === undefined) throw new Error(`unknown binding ${b} (jsonrpc, http-json, grpc)`);
 
 function parseJson(text) {
