@@ -197,7 +197,7 @@ const unaryBindings = {
     required: "a2a_grpc.ts",
     ceilingModule: "raw",
     // BENCH_GRPC_DRIVER=h2load: nghttp2's h2load instead (bench/lib/load-h2load.mjs says why and what it cannot check).
-    driver: grpcDriver(process.env.BENCH_GRPC_DRIVER ?? "node"),
+    driver: grpcDriver(process.env.BENCH_GRPC_DRIVER || "node"),
     async request() {
       const { metadata, path, requestBytes } = await import("./grpc/fixture.mjs");
       const sessions = Math.round(num("BENCH_GRPC_SESSIONS", 4));

@@ -12,7 +12,7 @@ export function answerRuns(run, { onDisconnect } = {}) {
       process.send({ result: await run(msg.run) });
     } catch (err) {
       process.send({
-        result: { requests: 0, duration: 0, mean: 0, p50: 0, p99: 0, non2xx: 0, errors: 1, timeouts: 0, bytesPerRequest: 0, cpuMs: 0, wallMs: 1, firstFailure: err instanceof Error ? err.message : String(err) },
+        result: { requests: 0, duration: 0, mean: 0, p50: 0, p99: 0, non2xx: 0, errors: 1, timeouts: 0, bytesPerRequest: 0, cpuMs: 0, wallMs: 1, firstFailure: String(err) },
       });
     }
   });

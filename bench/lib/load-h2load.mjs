@@ -29,91 +29,31 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { answerRuns } from "./driver-ipc.mjs";
 import { grpcFrame } from "./grpc-frame.mjs";
-
-/** Clock ticks per second of /proc/<pid>/stat's times (Linux's USER_HZ). */
-const ticksPerSecond = 100;
-
-/** What h2load printed, as numbers; undefined for what it did not print. */
-export function parseH2loadOutput(text) {
-  const num = (re) => {
-    const m = re.exec(text);
-    return m === null ? undefined : Number(m[1].replace(/,/g, ""));
-  };
-  // Under a second h2load says "finished in 500.93ms", from one on "finished in 2.01s".
-  const finished = /finished in ([\d.]+)(ms|s)\b/.exec(text);
-  // Per connection ("client"): min, max, mean, sd of its calls/s.
-  const perClient = /^req\/s\s*:\s*([\d.]+)\s+([\d.]+)/m.exec(text);
-  return {
-    seconds: finished === null ? undefined : Number(finished[1]) / (finished[2] === "ms" ? 1000 : 1),
-    done: num(/requests: \d+ total, \d+ started, (\d+) done/),
-    // h2load counts 3xx as succeeded, 4xx and 5xx as failed, and every errored stream as failed too.
-    succeeded: num(/(\d+) succeeded/),
-    errored: num(/(\d+) errored/),
-    timeout: num(/(\d+) timeout/),
-    status3xx: num(/(\d+) 3xx/) ?? 0,
-    non2xx: ["3xx", "4xx", "5xx"].reduce((n, c) => n + (num(new RegExp(`(\\d+) ${c}`)) ?? 0), 0),
-    dataBytes: num(/\((\d+)\) data/),
-    clientRate: perClient === null ? undefined : { min: Number(perClient[1]), max: Number(perClient[2]) },
-  };
-}
-
-/** CPU ms of a shell's reaped children (cutime + cstime) from its /proc/<pid>/stat line. */
-export function childCpuMs(statLine) {
-  // The comm field (2nd) is in parentheses and may hold spaces or ")": count from the last ")".
-  const fields = statLine.slice(statLine.lastIndexOf(")") + 2).split(" ");
-  // After comm: state is field 3, so cutime (16) and cstime (17) are at 13 and 14 here.
-  const ticks = Number(fields[13]) + Number(fields[14]);
-  return Number.isFinite(ticks) ? (ticks * 1000) / ticksPerSecond : 0;
-}
-
-/**
- * From h2load's per-request log (start µs since epoch, HTTP status, µs to the
- * response's end): p50, p99 and mean (ms) of the 2xx calls, and how long
- * after the first call started the last one ended (ms).
- */
-export function readLog(log) {
-  const us = [];
-  let first = Infinity;
-  let last = -Infinity;
-  for (const line of log.split("\n")) {
-    const [start, status, elapsed] = line.split("\t");
-    if (elapsed === undefined) continue;
-    const begin = Number(start);
-    first = Math.min(first, begin);
-    last = Math.max(last, begin + Number(elapsed));
-    if (status.startsWith("2")) us.push(Number(elapsed));
-  }
-  const spanMs = us.length === 0 ? 0 : (last - first) / 1000;
-  if (us.length === 0) return { p50: 0, p99: 0, mean: 0, spanMs };
-  us.sort((a, b) => a - b);
-  const at = (q) => us[Math.min(us.length - 1, Math.floor(q * us.length))] / 1000;
-  return { p50: at(0.5), p99: at(0.99), mean: us.reduce((a, b) => a + b, 0) / us.length / 1000, spanMs };
-}
+import { childCpuMs, parseH2loadOutput, readLog } from "./h2load-output.mjs";
 
 /** The h2load run under way and its folder, let go of if the harness goes away mid-run. */
 let current;
 
-/**
- * Runs h2load under a shell that prints its own /proc stat after h2load was
- * reaped: its cutime and cstime are then h2load's CPU.
- */
+/** This process's reaped children's CPU so far (ms): h2load's, as it is the only child and node reaps it before "close". */
+const childrenCpuMs = () => childCpuMs(readFileSync("/proc/self/stat", "utf8"));
+
+/** Runs h2load itself (no shell around it, so a kill reaches it), with the CPU it used. */
 function runH2load(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", 'h2load "$@"; status=$?; echo "@@stat $(cat /proc/$$/stat)"; exit $status', "sh", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const before = childrenCpuMs();
+    const child = spawn("h2load", args, { stdio: ["ignore", "pipe", "pipe"] });
     current.child = child;
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
-    child.on("error", reject);
+    child.on("error", (e) => {
+      current.child = undefined;
+      reject(e.code === "ENOENT" ? new Error("BENCH_GRPC_DRIVER=h2load needs nghttp2's h2load (Debian: apt-get install nghttp2-client)") : e);
+    });
     child.on("close", (code) => {
       current.child = undefined;
-      if (/h2load: (not found|command not found)|h2load: No such file/.test(err + out) || code === 127) {
-        reject(new Error("BENCH_GRPC_DRIVER=h2load needs nghttp2's h2load (Debian: apt-get install nghttp2-client)"));
-        return;
-      }
-      const stat = /@@stat (.*)/.exec(out)?.[1];
-      resolve({ code, out, err, cpuMs: stat === undefined ? 0 : childCpuMs(stat) });
+      resolve({ code, out, err, cpuMs: childrenCpuMs() - before });
     });
   });
 }
@@ -148,11 +88,11 @@ async function run({ url, headers = {}, body, sessions = 4, streams = 16, durati
     const least = Math.max(0, answerBytes + 5 - 3);
     const dataPerCall = requests > 0 ? (p.dataBytes ?? 0) / requests : 0;
     const short = answerBytes > 0 && dataPerCall < least;
-    // Under -D h2load neither reconnects nor counts a connection it lost as a failure; a dropped
-    // one's calls in flight count as errored, a graceful GOAWAY's none. So: calls that stopped
-    // completing early (every connection gone), or a connection at under half another's rate (its
-    // rate is over its own life, so this sees only some). One connection of several let go
-    // gracefully while the others go on can pass unseen: the server under test is still answering.
+    // Under -D h2load neither reconnects nor counts a lost connection, or the calls that were in
+    // flight on it, as failed. What shows one: calls that stopped completing early (every connection
+    // gone), or, sometimes, a connection at under half another's rate (h2load rates each over its
+    // own life, so one lost early but after a fast start looks as fast as the others). One
+    // connection of several lost while the others go on can pass unseen.
     const stopped = spanMs < 0.9 * durationMs;
     const uneven = sessions > 1 && p.clientRate !== undefined && p.clientRate.min < p.clientRate.max / 2;
     const lost = stopped
