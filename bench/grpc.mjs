@@ -36,6 +36,9 @@
 // and:
 //   BENCH_GRPC_SESSIONS=4   HTTP/2 connections
 //   BENCH_GRPC_STREAMS=16   calls in flight per connection
+//   BENCH_GRPC_DRIVER=node  the load driver: node (node:http2) or h2load
+//                           (nghttp2's, in C: it does not share the cores with
+//                           the server; bench/lib/load-h2load.mjs)
 import { existsSync } from "node:fs";
 import { connect } from "node:http2";
 import { cpus } from "node:os";
@@ -43,6 +46,7 @@ import { join, relative } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import {
   benchDir,
+  grpcDriver,
   load,
   loadSettings,
   measure,
@@ -146,11 +150,11 @@ async function verify(server) {
 
 console.log(
   `gRPC unary SendMessage on loopback: ${targets.join(", ")}; ${runs} x ${seconds} s per target (after ${warmup} s warm-up), ` +
-    `${sessions} HTTP/2 sessions x ${streams} streams in flight, node:http2 driver in its own process` +
+    `${sessions} HTTP/2 sessions x ${streams} streams in flight, ${grpcDriver().label} driver in its own process` +
     `${pin ? ", servers pinned to CPU 0 and the driver to CPU 1" : ""}; ${cpus().length} CPUs, Node ${process.versions.node}`,
 );
 
-const driver = startDriver(settings, "lib/load-grpc.mjs");
+const driver = startDriver(settings, grpcDriver().script);
 const servers = [];
 try {
   for (const t of targets) servers.push(await startServer(t, `grpc/server-${t}.mjs`, settings));
@@ -161,14 +165,16 @@ try {
       `  verified ${s.target}: 200 application/grpc, grpc-status 0, the expected SendMessageResponse${history} (${bytes} bytes` +
         `${identical ? ", byte-identical to protobuf-es's encoding" : ", same message, encoded differently"})`,
     );
+    // What every OK call to it carries, for a driver that cannot read grpc-status (h2load).
+    s.request = { ...request, driverOptions: { ...request.driverOptions, answerBytes: bytes } };
   }
   if (warmup > 0) {
-    for (const s of servers) await load(driver, s, request, warmup, settings);
+    for (const s of servers) await load(driver, s, s.request, warmup, settings);
     for (const s of servers) await verify(s);
   }
   for (let i = 0; i < runs; i++) {
     console.log(`run ${i + 1}/${runs}`);
-    for (const s of servers) await measure(driver, s, request, settings);
+    for (const s of servers) await measure(driver, s, s.request, settings);
   }
   for (const s of servers) await verify(s);
 } finally {

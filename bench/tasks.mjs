@@ -94,6 +94,7 @@ if (smoke) {
 const {
   benchDir,
   fmt,
+  grpcDriver,
   load,
   loadSettings,
   measure: measureUnary,
@@ -197,7 +198,7 @@ const unaryBindings = {
     required: "a2a_grpc.ts",
     ceilingModule: "raw",
     // BENCH_GRPC_DRIVER=h2load: nghttp2's h2load instead (bench/lib/load-h2load.mjs says why and what it cannot check).
-    driver: grpcDriver(process.env.BENCH_GRPC_DRIVER || "node"),
+    driver: grpcDriver().script,
     async request() {
       const { metadata, path, requestBytes } = await import("./grpc/fixture.mjs");
       const sessions = Math.round(num("BENCH_GRPC_SESSIONS", 4));
@@ -222,12 +223,6 @@ const unaryBindings = {
     goals: { full: 2 },
   },
 };
-/** The gRPC unary driver's script: "node" (node:http2, the default) or "h2load". */
-function grpcDriver(name) {
-  if (name === "node") return "lib/load-grpc.mjs";
-  if (name === "h2load") return "lib/load-h2load.mjs";
-  throw new Error(`BENCH_GRPC_DRIVER=${name}: node (the default) or h2load`);
-}
 for (const b of bindings) if (unaryBindings[b] === undefined) throw new Error(`unknown binding ${b} (jsonrpc, http-json, grpc)`);
 
 function parseJson(text) {
@@ -293,7 +288,7 @@ async function unaryPart() {
     console.log(
       `\n${b.name} on loopback: ${targets.map((t) => labelOf(binding, t)).join(", ")}; ${runs} x ${seconds} s per target (after ${warmup} s warm-up)` +
         (binding === "grpc"
-          ? `, ${request.driverOptions.sessions} HTTP/2 sessions x ${request.driverOptions.streams} streams, ${b.driver.endsWith("h2load.mjs") ? "h2load" : "node:http2"} driver`
+          ? `, ${request.driverOptions.sessions} HTTP/2 sessions x ${request.driverOptions.streams} streams, ${grpcDriver().label} driver`
           : `, ${settings.connections} connections, pipelining ${settings.pipelining}, autocannon`) +
         " in its own process",
     );
