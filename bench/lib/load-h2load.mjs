@@ -10,7 +10,7 @@
 //
 // Why a second driver: the node:http2 one spends ~50 µs of CPU per call, so
 // on a 2-core machine it and a fast server share the cores and wait on each
-// other (the server idles at 85-90% of a core), which measures the pair more
+// other (the server busy only 84-91% of a core), which measures the pair more
 // than the server. h2load is C and a fraction of that per call, so the
 // server is the one kept busy.
 //
