@@ -96,7 +96,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  driver?.kill();
+  // Gone before the worker ends, so its IPC channel keeps nothing open.
+  if (driver !== undefined && driver.exitCode === null && driver.signalCode === null) {
+    const exited = new Promise((resolve) => driver.once("exit", resolve));
+    driver.kill();
+    await exited;
+  }
   for (const session of sessions) session.destroy();
   await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
 });
@@ -179,7 +184,11 @@ test("the harness going away mid-run takes h2load with it", async () => {
     for (let i = 0; i < 100 && h2load() !== ""; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(h2load()).toBe("");
   } finally {
-    child.kill("SIGKILL");
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await gone;
+    }
     spawnSync("pkill", ["-KILL", "-f", marker]);
   }
 });
