@@ -149,8 +149,10 @@ LIMIT $8::int`;
 
 export const countTasks = `SELECT count(*)::int AS n FROM a2a_tasks t WHERE ${listFilter}`;
 
-/** Finished tasks before a time, with everything of theirs (ON DELETE CASCADE). */
-/** At most $2 of the tasks finished before $1 (a batch: each statement stays short under statement_timeout, D117). */
+/**
+ * At most $2 of the tasks finished before $1, with everything of theirs (ON DELETE CASCADE): a
+ * batch, so each statement stays short under statement_timeout (D117).
+ */
 export const deleteFinished = `
 DELETE FROM a2a_tasks WHERE id IN (
   SELECT id FROM a2a_tasks WHERE finished_ms IS NOT NULL AND finished_ms < $1::bigint LIMIT $2::integer
