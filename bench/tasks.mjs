@@ -17,9 +17,13 @@
 //          repeated). Targets per binding: ours-tasks (bench/tasks/
 //          server-<binding>.mjs), ours (the directly implemented handler of
 //          the other benches: what the task runtime costs on top of it),
-//          a2a-js-full, ceiling (gRPC: raw). Goals: ours-tasks/a2a-js-full
-//          >= 5x on JSON-RPC and HTTP+JSON, >= 2x on gRPC; ours-tasks/ceiling
-//          >= 0.5x on JSON-RPC and HTTP+JSON.
+//          a2a-js-full, ceiling (gRPC: raw). The JSON ceilings answer what
+//          ours-tasks answers (bench/tasks/server-ceiling-<binding>.mjs: the
+//          task with a minted id, its status timestamp and the user's message
+//          in its history); opt-in, echo-ceiling is the binding benches'
+//          ceiling (the echo task alone, as ours answers there). Goals:
+//          ours-tasks/a2a-js-full >= 5x on JSON-RPC and HTTP+JSON, >= 2x on
+//          gRPC; ours-tasks/ceiling >= 0.5x on JSON-RPC and HTTP+JSON.
 // streams  events/s on ONE SendStreamingMessage of N artifact chunks, SSE,
 //          N = 100, 1,000, 10,000, read by a client process as fast as it can
 //          (bench/tasks/client.mjs); per run a target repeats the stream for
@@ -51,7 +55,8 @@
 //                 h2load (nghttp2's, in C; apt-get install nghttp2-client), which
 //                 does not share the 2 cores with the server (bench/lib/load-h2load.mjs)
 //   BENCH_TARGETS=ours-tasks,ours,a2a-js-full,ceiling     (unary part; also ceiling-together,
-//                 the JSON ceilings with their answers written at the end of their turn, D115)
+//                 the JSON ceilings with their answers written at the end of their turn, D115,
+//                 and echo-ceiling, the JSON ceiling of bench/jsonrpc.mjs and bench/http-json.mjs)
 //   BENCH_STREAM_TARGETS=ours-tasks-http-json,ours-tasks-jsonrpc,a2a-js-full-rest,a2a-js-full-jsonrpc,ours-http-json,ceiling-sse
 //   BENCH_STREAM_SIZES=100,1000,10000
 //   BENCH_FULL_STREAM_SIZES=100,1000   (a2a-js-full-*; 10000 takes minutes per stream)
@@ -152,8 +157,10 @@ const expectedTasksAnswer = (() => {
 })();
 
 /** The answer (a ProtoJSON SendMessageResponse) `target` must give, and how it is normalized first. */
-function expectedUnary(target) {
-  if (target === "ours-tasks") return { expected: expectedTasksAnswer, normalize: withMintedFields };
+function expectedUnary(binding, target) {
+  // The JSON ceilings answer what ours-tasks answers; raw (gRPC's ceiling) answers the echo task.
+  const mints = target === "ours-tasks" || ((target === "ceiling" || target === "ceiling-together") && binding !== "grpc");
+  if (mints) return { expected: expectedTasksAnswer, normalize: withMintedFields };
   if (target === "a2a-js-full") return { expected: echoTaskWithHistoryJson(message), normalize: (x) => x };
   return { expected: echoTaskJson(message), normalize: (x) => x };
 }
@@ -258,11 +265,15 @@ const labelOf = (binding, t) => (t === "ceiling" && unaryBindings[binding].ceili
 const moduleOf = (binding, t) => {
   const b = unaryBindings[binding];
   if (t === "ours-tasks") return `tasks/server-${binding}.mjs`;
-  return `${b.dir}/server-${t === "ceiling" && b.ceilingModule !== undefined ? b.ceilingModule : t}.mjs`;
+  if (t === "ceiling" && b.ceilingModule !== undefined) return `${b.dir}/server-${b.ceilingModule}.mjs`;
+  // The JSON ceilings here answer what ours-tasks answers; echo-ceiling is the binding benches' own.
+  if (t === "ceiling" || t === "ceiling-together") return `tasks/server-${t}-${binding}.mjs`;
+  if (t === "echo-ceiling") return `${b.dir}/server-ceiling.mjs`;
+  return `${b.dir}/server-${t}.mjs`;
 };
 
 async function verifyUnary(binding, server, request) {
-  const { expected, normalize } = expectedUnary(server.base);
+  const { expected, normalize } = expectedUnary(binding, server.base);
   const r = await unaryBindings[binding].answer(server, request);
   const got = r.ok ? normalize(r.value) : undefined;
   if (got === undefined || !isDeepStrictEqual(got, expected)) {
@@ -276,13 +287,14 @@ async function verifyUnary(binding, server, request) {
 
 async function unaryPart() {
   const targets = settings.targets;
-  for (const t of targets) if (!["ours-tasks", "ours", "a2a-js-full", "ceiling", "ceiling-together"].includes(t)) throw new Error(`unknown unary target ${t}`);
+  for (const t of targets) if (!["ours-tasks", "ours", "a2a-js-full", "ceiling", "ceiling-together", "echo-ceiling"].includes(t)) throw new Error(`unknown unary target ${t}`);
   const { seconds, warmup } = settings;
   const summary = [];
   for (const binding of bindings) {
     const b = unaryBindings[binding];
-    // ceiling-together (opt-in) has no gRPC form: node's HTTP/2 sessions already write at the turn's end.
-    const targets = settings.targets.filter((t) => t !== "ceiling-together" || binding !== "grpc");
+    // ceiling-together (opt-in) has no gRPC form: node's HTTP/2 sessions already write at the turn's end;
+    // echo-ceiling neither: raw already answers the echo task alone.
+    const targets = settings.targets.filter((t) => (t !== "ceiling-together" && t !== "echo-ceiling") || binding !== "grpc");
     for (const t of targets) if (!existsSync(join(benchDir, moduleOf(binding, t)))) throw new Error(`missing ${moduleOf(binding, t)}`);
     const request = await b.request();
     console.log(
@@ -302,12 +314,15 @@ async function unaryPart() {
       }
       for (const s of servers) {
         const bytes = await verifyUnary(binding, s, request);
+        const minted = "the echo task with the user's message in its history, the task id and status timestamp minted";
         const what =
           s.base === "ours-tasks"
-            ? "the echo task with the user's message in its history, the task id and status timestamp minted by the runtime"
-            : s.base === "a2a-js-full"
-              ? "the echo task with the user's message in its history, as the SDK adds it"
-              : "the echo task";
+            ? `${minted} by the runtime`
+            : expectedUnary(binding, s.base).expected === expectedTasksAnswer
+              ? `${minted} by the ceiling`
+              : s.base === "a2a-js-full"
+                ? "the echo task with the user's message in its history, as the SDK adds it"
+                : "the echo task";
         console.log(`  verified ${s.target}: ${what} (${bytes} bytes)`);
         // What every OK call to it carries, for a driver that cannot read grpc-status (h2load).
         s.request = { ...request, driverOptions: { ...request.driverOptions, answerBytes: bytes } };
@@ -338,6 +353,8 @@ async function unaryPart() {
     printRatio(by, "ours", ceiling, undefined, "", unit);
     printRatio(by, "ours-tasks", "ceiling-together", undefined, "", unit);
     printRatio(by, "ceiling-together", ceiling, undefined, "", unit);
+    printRatio(by, "ours-tasks", "echo-ceiling", undefined, "", unit);
+    printRatio(by, "echo-ceiling", ceiling, undefined, "", unit);
     printDriverNotes(results, `${b.name} `);
     const ratio = (x, y) => (by[x] && by[y] ? by[x].rps / by[y].rps : undefined);
     const rFull = ratio("ours-tasks", "a2a-js-full");

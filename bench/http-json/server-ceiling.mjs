@@ -7,7 +7,8 @@ import { echoTaskJson, storedTaskId, storedTaskJson } from "../lib/a2a-fixture.m
 
 const tasks = new Map([[storedTaskId, storedTaskJson]]);
 
-export function createBenchServer() {
+/** `answerOf(message)`: the SendMessageResponse (bench/tasks.mjs' task-shaped ceiling passes its own). */
+export function createBenchServer(answerOf = echoTaskJson) {
   const send = (res, status, body) => {
     res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);
@@ -21,7 +22,7 @@ export function createBenchServer() {
       req.on("data", (chunk) => chunks.push(chunk));
       req.on("end", () => {
         const request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        send(res, 200, JSON.stringify(echoTaskJson(request.message)));
+        send(res, 200, JSON.stringify(answerOf(request.message)));
       });
     } else {
       send(res, 404, "{}");

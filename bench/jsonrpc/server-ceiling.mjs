@@ -5,13 +5,14 @@
 import { createServer } from "node:http";
 import { echoTaskJson } from "./fixture.mjs";
 
-export function createBenchServer() {
+/** `answerOf(message)`: the SendMessageResponse (bench/tasks.mjs' task-shaped ceiling passes its own). */
+export function createBenchServer(answerOf = echoTaskJson) {
   return createServer((req, res) => {
     const chunks = [];
     req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
       const rpc = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-      const body = JSON.stringify({ jsonrpc: "2.0", id: rpc.id, result: echoTaskJson(rpc.params.message) });
+      const body = JSON.stringify({ jsonrpc: "2.0", id: rpc.id, result: answerOf(rpc.params.message) });
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
       res.end(body);
     });

@@ -4,6 +4,8 @@
 // GetTask answers). The servers build the same values in their own shapes
 // (bench/lib/ours-handler.mjs, bench/lib/a2a-js-handler.mjs).
 
+import { randomUUID } from "node:crypto";
+
 export const message = {
   messageId: "msg-1",
   contextId: "ctx-1",
@@ -33,6 +35,29 @@ export function echoTaskJson(message) {
 export function echoTaskWithHistoryJson(message) {
   const { task } = echoTaskJson(message);
   return { task: { ...task, history: [message] } };
+}
+
+/**
+ * What a task runtime answers SendMessage with when its executor produces the
+ * echo artifact (ours-tasks, bench/tasks/agent.mjs): the full stack's task
+ * (echoTaskWithHistoryJson) with a minted task id, the status timestamp, and
+ * the user's message in the history carrying the task's id. The task-shaped
+ * ceilings of bench/tasks.mjs answer this, minted the same way, so that
+ * ours-tasks/ceiling compares the same answer bytes.
+ */
+export function echoTaskMintedJson(message) {
+  // Built as one literal: object spreads cost the ceiling about 0.9 µs more per answer.
+  const id = randomUUID();
+  const { messageId, contextId, role, parts } = message;
+  return {
+    task: {
+      id,
+      contextId,
+      status: { state: "TASK_STATE_COMPLETED", timestamp: new Date().toISOString() },
+      artifacts: [{ artifactId: "echo", parts: [{ text: parts[0].text }] }],
+      history: [{ messageId, contextId, taskId: id, role, parts }],
+    },
+  };
 }
 
 /** Id of the one stored task. */
