@@ -156,13 +156,13 @@ const expectedTasksAnswer = (() => {
   return { task: { ...task, id: "(minted)", history: [{ ...message, taskId: "(minted)" }] } };
 })();
 
-/** The answer (a ProtoJSON SendMessageResponse) `target` must give, and how it is normalized first. */
+/** The answer (a ProtoJSON SendMessageResponse) `target` must give, how it is normalized first, and whether `target` mints its id and time. */
 function expectedUnary(binding, target) {
   // The JSON ceilings answer what ours-tasks answers; raw (gRPC's ceiling) answers the echo task.
   const mints = target === "ours-tasks" || ((target === "ceiling" || target === "ceiling-together") && binding !== "grpc");
-  if (mints) return { expected: expectedTasksAnswer, normalize: withMintedFields };
-  if (target === "a2a-js-full") return { expected: echoTaskWithHistoryJson(message), normalize: (x) => x };
-  return { expected: echoTaskJson(message), normalize: (x) => x };
+  if (mints) return { expected: expectedTasksAnswer, normalize: withMintedFields, mints };
+  if (target === "a2a-js-full") return { expected: echoTaskWithHistoryJson(message), normalize: (x) => x, mints };
+  return { expected: echoTaskJson(message), normalize: (x) => x, mints };
 }
 
 const unaryBindings = {
@@ -273,7 +273,7 @@ const moduleOf = (binding, t) => {
 };
 
 async function verifyUnary(binding, server, request) {
-  const { expected, normalize } = expectedUnary(binding, server.base);
+  const { expected, normalize, mints } = expectedUnary(binding, server.base);
   const r = await unaryBindings[binding].answer(server, request);
   const got = r.ok ? normalize(r.value) : undefined;
   if (got === undefined || !isDeepStrictEqual(got, expected)) {
@@ -282,7 +282,7 @@ async function verifyUnary(binding, server, request) {
         `  got      ${r.text.slice(0, 600)}\n  expected ${JSON.stringify(expected)}`,
     );
   }
-  if (normalize === withMintedFields) {
+  if (mints) {
     // Minted per answer: a target that answered a kept id would pass the shape check and spare itself the minting.
     // (Not the timestamp: two answers may come in one millisecond.)
     const { id } = r.value.task;
@@ -325,7 +325,7 @@ async function unaryPart() {
         const what =
           s.base === "ours-tasks"
             ? `${minted} by the runtime`
-            : expectedUnary(binding, s.base).expected === expectedTasksAnswer
+            : expectedUnary(binding, s.base).mints
               ? `${minted} by the ceiling`
               : s.base === "a2a-js-full"
                 ? "the echo task with the user's message in its history, as the SDK adds it"

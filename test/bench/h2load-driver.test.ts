@@ -143,23 +143,23 @@ test("one call in ten failing is seen too", async () => {
   expect(r.bytesPerRequest).toBeLessThan(answer.length * 0.95);
 });
 
+/** One call in ten failed one way: counted once, under `counted` and not under `other`, at 9 OK calls for each. */
+function expectOneInTen(r: DriverResult, counted: "non2xx" | "errors", other: "non2xx" | "errors"): void {
+  expect(r[counted]).toBeGreaterThan(0);
+  expect(r[other]).toBe(0);
+  expect(r.requests / r[counted]).toBeGreaterThan(8);
+  expect(r.requests / r[counted]).toBeLessThan(10);
+}
+
 test("HTTP errors count once, as non-2xx, and not among the calls", async () => {
   const r = await run("OneInTen500");
-  expect(r.non2xx).toBeGreaterThan(0);
-  expect(r.errors).toBe(0);
-  // One in ten of the calls that ended: 9 OK for each 500.
-  expect(r.requests / r.non2xx).toBeGreaterThan(8);
-  expect(r.requests / r.non2xx).toBeLessThan(10);
+  expectOneInTen(r, "non2xx", "errors");
   expect(r.bytesPerRequest).toBeGreaterThanOrEqual(answer.length);
   expect(r.bytesPerRequest).toBeLessThan(answer.length * 1.01);
 });
 
 test("reset streams count once, as errors", async () => {
-  const r = await run("OneInTenReset");
-  expect(r.errors).toBeGreaterThan(0);
-  expect(r.non2xx).toBe(0);
-  expect(r.requests / r.errors).toBeGreaterThan(8);
-  expect(r.requests / r.errors).toBeLessThan(10);
+  expectOneInTen(await run("OneInTenReset"), "errors", "non2xx");
 });
 
 test("connections the server closed midway fail the run, though h2load reports no failure", async () => {
