@@ -196,15 +196,19 @@ test("fetch adapter: a source that fails errors the stream, and its heartbeat st
 
 test("fetch adapter: events split into pieces still make whole SSE frames (D14), one data line per event, heartbeats only between them", async () => {
   released = deferred();
-  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 5 }));
+  // Periods of 100 ms: the adapter cuts a reader that took nothing for four of them, and a 20 ms
+  // cut (periods of 5 ms) caught this steady reader in a CI run under load.
+  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 100 }));
   const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body: streamingBody("large") }));
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";
   for (let r = await reader.read(); r.done !== true; r = await reader.read()) {
     text += decoder.decode(r.value, { stream: true });
-    // A reader slower than the heartbeat, so that heartbeats are due while events are under way.
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    // A slow but steady reader: its 35-odd reads of 2 MB span several periods of the adapter's
+    // timer while pieces wait, and it is not cut. (A heartbeat goes out only when nothing waits,
+    // which these back-to-back events leave no room for: any that did would have to be a whole frame.)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const frames = text.split("\n\n").filter((f) => f !== "");
   const data = frames.filter((f) => !f.startsWith(":"));
