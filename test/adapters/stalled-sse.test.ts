@@ -23,14 +23,16 @@ const HEARTBEAT_MS = 250;
 let released = deferred();
 
 // "go": a stream of 64 KB events for as long as someone pulls them; "large": two events of 1 MB,
-// then the end; "huge": two of 4 MB.
+// then the end; "paused": the same, each after a pause of 350 ms (an agent at work, not a wait
+// for the test); "huge": two of 4 MB.
 const handler = {
   async *sendStreamingMessage(request: { message?: { parts: { content: { value?: unknown } }[] } }, context: A2ACallContext) {
     try {
       yield { payload: { case: "task" as const, value: { id: "t1", contextId: "c1", status: { state: TaskState.WORKING } } } };
       const text = request.message?.parts[0]?.content.value;
-      const large = text === "large" || text === "huge";
+      const large = text === "large" || text === "paused" || text === "huge";
       for (let i = 0; !context.signal.aborted && (!large || i < 2); i++) {
+        if (text === "paused") await new Promise((resolve) => setTimeout(resolve, 350));
         yield {
           payload: {
             case: "artifactUpdate" as const,
@@ -194,26 +196,36 @@ test("fetch adapter: a source that fails errors the stream, and its heartbeat st
   }
 });
 
-test("fetch adapter: events split into pieces still make whole SSE frames (D14), one data line per event, heartbeats only between them", async () => {
+test.each([
+  ["back to back", "large"],
+  ["after pauses, with heartbeats between them", "paused"],
+])("fetch adapter: events split into pieces still make whole SSE frames (D14), one data line per event, heartbeats only between them: events %s", async (_, mode) => {
   released = deferred();
   // Periods of 100 ms: the adapter cuts a reader that took nothing for four of them, and a 20 ms
   // cut (periods of 5 ms) caught this steady reader in a CI run under load.
   const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 100 }));
-  const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body: streamingBody("large") }));
+  const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body: streamingBody(mode) }));
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";
   for (let r = await reader.read(); r.done !== true; r = await reader.read()) {
     text += decoder.decode(r.value, { stream: true });
     // A slow but steady reader: its 35-odd reads of 2 MB span several periods of the adapter's
-    // timer while pieces wait, and it is not cut. (A heartbeat goes out only when nothing waits,
-    // which these back-to-back events leave no room for: any that did would have to be a whole frame.)
+    // timer while pieces wait, and it is not cut. A heartbeat goes out only when nothing waits:
+    // back-to-back events leave no room for one, the pauses of 350 ms room for about three each.
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const frames = text.split("\n\n").filter((f) => f !== "");
-  const data = frames.filter((f) => !f.startsWith(":"));
   // Every frame is a heartbeat comment or one data line holding a whole JSON-RPC response.
-  for (const f of frames) expect(f.startsWith(":") ? "comment" : /^data: [^\n]*$/.test(f) ? "data" : `a broken frame: ${f.slice(0, 80)}`).toMatch(/^(comment|data)$/);
+  const kinds = frames.map((f) => (f.startsWith(":") ? "comment" : /^data: [^\n]*$/.test(f) ? "data" : `a broken frame: ${f.slice(0, 80)}`));
+  for (const kind of kinds) expect(kind).toMatch(/^(comment|data)$/);
+  if (mode === "paused") {
+    // Heartbeats came in each pause: between the task and the first artifact, and between the two.
+    const between = kinds.join(",").split("data").slice(1, -1).map((run) => run.split("comment").length - 1);
+    expect(between).toHaveLength(2);
+    for (const n of between) expect(n).toBeGreaterThanOrEqual(1);
+  }
+  const data = frames.filter((f) => !f.startsWith(":"));
   const parsed = data.map((f) => JSON.parse(f.slice("data: ".length)) as { result: { task?: unknown; artifactUpdate?: { artifact: { parts: { text: string }[] } } } });
   expect(parsed.map((p) => (p.result.task !== undefined ? "task" : `artifact:${p.result.artifactUpdate?.artifact.parts[0]?.text.length}`))).toEqual(["task", `artifact:${1 << 20}`, `artifact:${1 << 20}`]);
   await within("the handler's stream to be released", released.promise, 1000);
