@@ -73,9 +73,18 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
       // each enqueued when the server took the one before: the server takes a piece once the last
       // one reached the socket, so a client reading a large event slowly but steadily shows it here.
       let rest: Uint8Array | undefined;
+      // The source ended. The stream closes once the server comes back for more, which it does once
+      // it wrote the last chunk to the socket: a client that stopped reading at the last event is
+      // watched (and let go) like one that stopped anywhere else.
+      let ended = false;
       const stop = () => {
         if (timer !== undefined) clearInterval(timer);
         timer = undefined;
+      };
+      const giveUp = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+        stop();
+        events.cancel();
+        controller.error(new Error("the client took nothing of this stream for four heartbeat periods"));
       };
       const enqueue = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array) => {
         // A piece of a large event is a copy: a server that takes over (transfers) a chunk's buffer
@@ -97,11 +106,9 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
             // Errored: nothing more to watch (every path that closes or errors the stream stops the timer itself).
             if (room === null) stop();
             else if (room > 0) {
-              if (events.heartbeatMs > 0 && rest === undefined) enqueue(controller, encoder.encode(sseHeartbeat));
+              if (events.heartbeatMs > 0 && rest === undefined && !ended) enqueue(controller, encoder.encode(sseHeartbeat));
             } else if (Date.now() - waitingSince >= 4 * period) {
-              stop();
-              events.cancel();
-              controller.error(new Error("the client took nothing of this stream for four heartbeat periods"));
+              giveUp(controller);
             }
           }, period);
           // Without heartbeats the timer only watches: it keeps no process up on its own.
@@ -115,6 +122,11 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
           else signal.addEventListener("abort", left, { once: true });
         },
         async pull(controller) {
+          if (ended) {
+            stop();
+            controller.close();
+            return;
+          }
           if (rest !== undefined) {
             enqueue(controller, rest);
             return;
@@ -128,8 +140,10 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
             throw err;
           }
           if (data === undefined) {
-            stop();
-            controller.close();
+            ended = true;
+            // What the timer watches until the server takes it (a heartbeat that waits already will
+            // do): an empty chunk, nothing on the wire. Taken, it has the stream pull again, and close.
+            if (controller.desiredSize! > 0) enqueue(controller, new Uint8Array(0));
             return;
           }
           enqueue(controller, encoder.encode(data));

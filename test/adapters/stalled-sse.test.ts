@@ -165,6 +165,28 @@ test("fetch adapter: a server that takes each chunk once the one before was writ
   await within("the handler's stream to be released", released.promise, 1000);
 });
 
+test("fetch adapter: a client that stops reading at the last chunk of the last event is let go too, though the source has ended", async () => {
+  released = deferred();
+  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 100 }));
+  const response = await fetchHandler(new Request("http://localhost/", { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0" }, body: streamingBody("large") }));
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  // Reads as a server does up to the last chunk of the last event, then takes nothing more: the
+  // server's write of that chunk waits for a client that stopped reading.
+  let text = "";
+  let xs = 0;
+  while (!(xs >= 2 << 20 && text.endsWith("\n\n"))) {
+    const r = await reader.read();
+    if (r.done === true) throw new Error(`the stream ended after ${xs} bytes of the events' text`);
+    text = decoder.decode(r.value);
+    xs += xsIn(r.value);
+  }
+  await within("the handler's stream to be released", released.promise, 1000);
+  // Four periods later the stream errors (the server drops the connection), rather than closing
+  // as if the last chunk had reached the client.
+  await expect(within("the stream to be let go", reader.closed, 5000)).rejects.toThrow("four heartbeat periods");
+});
+
 test("fetch adapter: a source that fails errors the stream, and its heartbeat stops with it (an enqueue into the errored stream would throw from the timer and end the process)", async () => {
   // A source whose next() rejects, as a 0.3 stream's does when an event cannot be translated.
   let pulls = 0;
