@@ -17,6 +17,7 @@ import type { RpcError } from "../core/errors.js";
 import type { HttpJsonOptions } from "../core/http/endpoint.js";
 import type { JsonRpcOptions } from "../core/jsonrpc/endpoint.js";
 import type { DispatchConfig } from "../core/dispatch.js";
+import type { MethodSpec } from "../core/method-spec.js";
 import type { Profile } from "../core/profile.js";
 import {
   A2AErrorTable,
@@ -65,16 +66,35 @@ export interface A2ACallContext<Principal = unknown> extends CallContext<Princip
 /** The Agent Card capability (`AgentCapabilities` field) that gates an RPC (D18, spec 3.3.4). */
 type Capability = "streaming" | "pushNotifications" | "extendedAgentCard";
 
-/** Which RPCs of A2AService a capability gates, as A2A data: an RPC a later proto adds is ungated until listed. */
+/**
+ * Which RPCs of A2AService a capability gates, as A2A data: an RPC a later proto adds is ungated
+ * until listed. 0.3's gRPC service (D113), served through this profile too, names two of them
+ * otherwise.
+ */
 const gates: Readonly<Record<string, Capability>> = {
   SendStreamingMessage: "streaming",
   SubscribeToTask: "streaming",
+  TaskSubscription: "streaming",
   CreateTaskPushNotificationConfig: "pushNotifications",
   GetTaskPushNotificationConfig: "pushNotifications",
   ListTaskPushNotificationConfigs: "pushNotifications",
+  ListTaskPushNotificationConfig: "pushNotifications",
   DeleteTaskPushNotificationConfig: "pushNotifications",
   GetExtendedAgentCard: "extendedAgentCard",
 };
+
+/**
+ * A push config that comes inside a message (`SendMessageConfiguration.taskPushNotificationConfig`,
+ * 0.3 gRPC's `pushNotification`) on an agent that declares no push notifications: refused as the
+ * push RPCs are (D18), or the agent would post to a URL its caller chose, under a config that
+ * caller could then neither read nor delete.
+ */
+function refusePushInMessage(spec: MethodSpec, _scope: A2AScope, request: Message): void {
+  if (spec.name !== "SendMessage" && spec.name !== "SendStreamingMessage") return;
+  const configuration = (request as unknown as { configuration?: { taskPushNotificationConfig?: unknown; pushNotification?: unknown } }).configuration;
+  if (configuration?.taskPushNotificationConfig === undefined && configuration?.pushNotification === undefined) return;
+  throw new PushNotificationNotSupportedError(`${spec.name} with a push notification config needs capabilities.pushNotifications, which this agent does not declare`);
+}
 
 const defaultVersions: VersionPolicy = { supported: ["1.0"] };
 
@@ -180,6 +200,9 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
         throw gate === "pushNotifications" ? new PushNotificationNotSupportedError(message) : new UnsupportedOperationError(message);
       }
     },
+
+    // Only an agent whose card turns push notifications off has anything to check.
+    ...(policy?.capabilities !== undefined && policy.capabilities.pushNotifications !== true ? { admitRequest: refusePushInMessage } : {}),
 
     context: (scope, request) => new A2AContext(scope, tenantOf(request)),
 

@@ -2,7 +2,8 @@
  * The one call sequence every binding runs, whatever its framing: open the
  * request's scope (the profile's, e.g. version negotiation), authenticate,
  * admit (the profile's policy), decode strictly (D10) and check REQUIRED
- * fields (D11), build the handler's context, call the handler or answer for
+ * fields (D11), admit what the request asks for (the profile's again), build
+ * the handler's context, call the handler or answer for
  * a left-out method, write the result with REQUIRED defaults, and open a
  * stream after pulling its first event (D14) with the profile's stream
  * rules. JSON-RPC and HTTP+JSON differ only in framing; gRPC shares all of
@@ -190,7 +191,12 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
   function admitted(spec: MethodSpec, scope: CallScope, decode: () => Message | Promise<Message>): Started | Promise<Started> {
     profile.admit(spec, scope);
     const request = decode();
-    if (isPromiseLike(request)) return Promise.resolve(request).then((r) => ({ request: r, context: profile.context(scope, r) }));
+    if (isPromiseLike(request)) return Promise.resolve(request).then((r) => decoded(spec, scope, r));
+    return decoded(spec, scope, request);
+  }
+
+  function decoded(spec: MethodSpec, scope: CallScope, request: Message): Started {
+    profile.admitRequest?.(spec, scope, request);
     return { request, context: profile.context(scope, request) };
   }
 

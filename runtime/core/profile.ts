@@ -5,8 +5,8 @@
  * of the one call sequence all bindings share (runtime/core/dispatch.ts):
  *
  *   open (once per transport request) -> authenticate (core option) ->
- *   admit -> decode -> context -> handler -> each stream event checked ->
- *   response headers.
+ *   admit -> decode -> admitRequest -> context -> handler -> each stream
+ *   event checked -> response headers.
  *
  * The A2A profile (runtime/a2a/profile.ts) is one; `coreProfile` is the
  * profile of a service with none.
@@ -39,6 +39,12 @@ export interface Profile<Scope extends CallScope = CallScope> {
   open(binding: Binding, request: ScopeRequest, query: URLSearchParams | undefined): Scope;
   /** Refuses a call, by throwing, after authentication and before its request is decoded. */
   admit(spec: MethodSpec, scope: Scope): void;
+  /**
+   * Refuses a call by what its decoded request asks for, by throwing, before
+   * the handler's context is made (A2A: a push config in SendMessage on an
+   * agent that declares no push notifications). Left out: nothing to check.
+   */
+  admitRequest?(spec: MethodSpec, scope: Scope, request: Message): void;
   /** The context the handler is called with, from the request's scope and its decoded message. */
   context(scope: Scope, request: Message): CallContext;
   /** The error answered for a method the handler leaves out. */

@@ -1356,6 +1356,8 @@ function grpcStream(server: AgentServer, method: "sendStreamingMessage" | "subsc
 /** One binding's raw calls, each with the given headers (A2A-Version included or not). */
 interface RawBinding {
   sendMessage(server: AgentServer, headers: Headers_): Promise<RawResult>;
+  /** A SendMessage whose configuration carries a push notification config. */
+  sendMessageWithPush(server: AgentServer, headers: Headers_): Promise<RawResult>;
   sendStreamingMessage(server: AgentServer, headers: Headers_): Promise<RawResult>;
   subscribeToTask(server: AgentServer, id: string, headers: Headers_): Promise<RawResult>;
   getTask(server: AgentServer, id: string, headers: Headers_): Promise<RawResult>;
@@ -1365,10 +1367,14 @@ interface RawBinding {
 
 const messageJson = (text: string): JsonObject => ({ message: { messageId: `raw-${text}`, role: "ROLE_USER", parts: [{ text }] } });
 const messagePb = (text: string) => create(SendMessageRequestSchema, { message: { messageId: `raw-${text}`, role: PbRole.USER, parts: [{ content: { case: "text", value: text } }] } });
+const withPushJson = (request: JsonObject): JsonObject => ({ ...request, configuration: { taskPushNotificationConfig: { url: "https://hooks.example.com/raw" } } });
+const withPushPb = (text: string) =>
+  create(SendMessageRequestSchema, { message: messagePb(text).message, configuration: { taskPushNotificationConfig: { url: "https://hooks.example.com/raw" } } });
 
 const raw: Record<BindingName, RawBinding> = {
   JSONRPC: {
     sendMessage: (s, h) => jsonRpc(s, "SendMessage", messageJson("hi"), h),
+    sendMessageWithPush: (s, h) => jsonRpc(s, "SendMessage", withPushJson(messageJson("hi")), h),
     sendStreamingMessage: (s, h) => jsonRpc(s, "SendStreamingMessage", messageJson("hi"), h),
     subscribeToTask: (s, id, h) => jsonRpc(s, "SubscribeToTask", { id }, h),
     getTask: (s, id, h) => jsonRpc(s, "GetTask", { id }, h),
@@ -1377,6 +1383,7 @@ const raw: Record<BindingName, RawBinding> = {
   },
   "HTTP+JSON": {
     sendMessage: (s, h) => httpJson(s, "POST", "/message:send", messageJson("hi"), h),
+    sendMessageWithPush: (s, h) => httpJson(s, "POST", "/message:send", withPushJson(messageJson("hi")), h),
     sendStreamingMessage: (s, h) => httpJson(s, "POST", "/message:stream", messageJson("hi"), h),
     subscribeToTask: (s, id, h) => httpJson(s, "GET", `/tasks/${id}:subscribe`, undefined, h),
     getTask: (s, id, h) => httpJson(s, "GET", `/tasks/${id}`, undefined, h),
@@ -1385,6 +1392,7 @@ const raw: Record<BindingName, RawBinding> = {
   },
   GRPC: {
     sendMessage: (s, h) => grpcUnary(s, "sendMessage", messagePb("hi"), h),
+    sendMessageWithPush: (s, h) => grpcUnary(s, "sendMessage", withPushPb("hi"), h),
     sendStreamingMessage: (s, h) => grpcStream(s, "sendStreamingMessage", messagePb("hi"), h),
     subscribeToTask: (s, id, h) => grpcStream(s, "subscribeToTask", create(SubscribeToTaskRequestSchema, { id }), h),
     getTask: (s, id, h) => grpcUnary(s, "getTask", create(GetTaskRequestSchema, { id }), h),
@@ -1437,6 +1445,11 @@ describe.each(BINDINGS)("bad input on %s (raw requests)", (binding) => {
     expectSpecError(binding, await r.sendStreamingMessage(capless, V1), "UnsupportedOperation");
     expectSpecError(binding, await r.subscribeToTask(capless, "any", V1), "UnsupportedOperation");
     expectSpecError(binding, await r.createPushConfig(capless, "any", V1), "PushNotificationNotSupported");
+    // A push config inside a message too: the agent would post where its caller said, under a config
+    // that caller could neither read nor delete.
+    const withPush = await r.sendMessageWithPush(capless, V1);
+    expectSpecError(binding, withPush, "PushNotificationNotSupported");
+    expect(withPush.message).toBe("SendMessage with a push notification config needs capabilities.pushNotifications, which this agent does not declare");
     // The rest of the agent works.
     expect((await r.sendMessage(capless, V1)).outcome).toBe("ok");
   });
