@@ -21,6 +21,7 @@ import { snapshotOf } from "./snapshot.js";
 import { Subscriber } from "./subscriber.js";
 import { MessageNotStoredError, type ForeignChange, type StoredTask, type TaskOwner, type TaskStore } from "./task-store.js";
 import { RpcError } from "../../core/errors.js";
+import { UnsupportedOperationError } from "../errors.js";
 import { SlotMap, SlotSet } from "../../core/slots.js";
 
 type StreamEvent = object;
@@ -649,9 +650,8 @@ export class TaskRuntime {
       return;
     }
     if (this.#s.states.isTerminal(task.status?.state ?? 0)) {
-      // Canceled while this message waited for the run before it: answered with the task as it is.
-      exec.stream?.push(this.#snapshotEvent(task, exec.historyLength));
-      exec.stream?.end();
+      // Ended (completed, failed, canceled) while this message waited for the run before it.
+      this.#refuseEnded(exec, task);
       this.#letGo(exec);
       this.#release(live);
       return;
@@ -692,9 +692,7 @@ export class TaskRuntime {
       exec.over = true;
       // Ended for the store, or here (a cancel through this instance, its write queued behind this one).
       if (err.why === "ended" || this.#s.states.isTerminal(task.status?.state ?? 0)) {
-        // The store has the task finished, whatever this copy says: its stream ends with it.
-        exec.stream?.push(this.#snapshotEvent(task, exec.historyLength));
-        exec.stream?.end();
+        this.#refuseEnded(exec, task);
       } else {
         exec.refusal = new RpcError("ABORTED", "the message was not stored: the task was taken up by another instance meanwhile; send it again", { cause: err });
         exec.stream?.end(exec.refusal);
@@ -711,6 +709,20 @@ export class TaskRuntime {
     // by a run that is not coming; before the run is let go, so that it is never the claim of the
     // next message queued here.
     if (giveBack) await this.#unclaim(live.record, exec);
+  }
+
+  /**
+   * A message whose task ended before its turn came (the run before it completed it, a cancel, an
+   * instance sharing the store): refused as a message to a finished task is (spec 3.1.1), not
+   * stored and not run, so its caller, blocking or streaming, knows it was not taken. (Answered
+   * with the ended task, it looked taken.)
+   */
+  #refuseEnded(exec: Execution, task: TaskLike): void {
+    const state = this.#s.states.nameOf(task.status?.state ?? 0);
+    exec.refusal = new UnsupportedOperationError(`task ${task.id} became ${state} before this message's turn and takes no more messages; the message was not stored`, {
+      metadata: { taskId: task.id },
+    });
+    exec.stream?.end(exec.refusal);
   }
 
   /** The stream of a message that continued the task: the task with the message first, then what follows. */
