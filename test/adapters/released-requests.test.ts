@@ -42,13 +42,29 @@ async function collected(ref: WeakRef<object>): Promise<boolean> {
   return ref.deref() === undefined;
 }
 
+/**
+ * Collects until the object behind `ref` is gone, for up to 3 s: a SendMessage whose caller left
+ * is let go at the runtime's next look at the calls still waiting (once a second).
+ */
+async function collectedWithin(ref: WeakRef<object>): Promise<boolean> {
+  for (const end = Date.now() + 3000; Date.now() < end; ) {
+    if (await collected(ref)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
 /** Per message text, released by the test; the executor reports the header it read after the answer. */
 const gates = new Map<string, Deferred<void>>();
 const readHeaders = new Map<string, Deferred<string | null>>();
 
+/** Per message text: the executor is running, past its WORKING (for callers that wait, then leave). */
+const working = new Map<string, Deferred<void>>();
+
 const executor: A2AServiceExecutor = async function* ({ message, call }) {
   const text = message.parts[0]?.content.case === "text" ? message.parts[0].content.value : "";
   yield { state: TaskState.WORKING };
+  working.get(text)?.resolve();
   await gates.get(text)!.promise;
   readHeaders.get(text)!.resolve(call.headers.get("x-probe"));
 };
@@ -67,7 +83,11 @@ const body = (text: string) =>
 function expectRunning(text: string) {
   gates.set(text, deferred());
   readHeaders.set(text, deferred());
+  working.set(text, deferred());
 }
+
+/** A blocking SendMessage (JSON-RPC) of `text`. */
+const blockingBody = (text: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: `m-${text}`, role: "ROLE_USER", parts: [{ text }] } } });
 
 /** The executor, released after the check, still reads the call's header. */
 async function headerReadLater(text: string): Promise<string | null> {
@@ -243,6 +263,63 @@ test("gRPC stream: a task whose stream's client cancelled runs on without grpc-j
     cancel.abort();
     expect(await collected(seen())).toBe(true);
     expect(await headerReadLater("grpc-stream")).toBe("grpc-stream");
+  } finally {
+    close();
+  }
+});
+
+test("node:http: a blocking SendMessage whose caller left keeps neither node's request nor its response while the task runs on", async () => {
+  const { server, seen } = await nodeWatched();
+  try {
+    expectRunning("node-left");
+    const req = httpRequest({ host: "127.0.0.1", port: (server.address() as AddressInfo).port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json", "a2a-version": "1.0", "x-probe": "node-left" } });
+    req.on("error", () => undefined);
+    req.end(blockingBody("node-left"));
+    await within("the executor to run", working.get("node-left")!.promise);
+    // The caller gives up (a client's timeout); the task waits on its gate.
+    req.destroy();
+    expect(await collectedWithin(seen())).toBe(true);
+    expect(await headerReadLater("node-left")).toBe("node-left");
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("fetch adapter: a blocking SendMessage whose caller left does not keep the Request while the task runs on", async () => {
+  const fetchHandler = createFetchHandler(createA2AServiceJsonRpcEndpoint(handler));
+  expectRunning("fetch-left");
+  const leave = new AbortController();
+  let seen: WeakRef<Request> | undefined;
+  const answered = (() => {
+    const request = new Request("http://agent.test/", {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0", "x-probe": "fetch-left" },
+      body: blockingBody("fetch-left"),
+      signal: leave.signal,
+    });
+    seen = new WeakRef(request);
+    return fetchHandler(request);
+  })();
+  await within("the executor to run", working.get("fetch-left")!.promise);
+  leave.abort();
+  await within("the handler to let the call go", answered, 3000);
+  expect(await collectedWithin(seen!)).toBe(true);
+  expect(await headerReadLater("fetch-left")).toBe("fetch-left");
+});
+
+test("gRPC: a blocking SendMessage whose caller cancelled does not keep grpc-js's call while the task runs on", async () => {
+  const { client, seen, close } = await grpcWatched();
+  try {
+    expectRunning("grpc-left");
+    const cancel = new AbortController();
+    const call = client
+      .sendMessage({ message: { messageId: "m-grpc-left", role: Role.USER, parts: [{ content: { case: "text", value: "grpc-left" } }] } }, { headers: { "x-probe": "grpc-left" }, signal: cancel.signal })
+      .catch((err: unknown) => err);
+    await within("the executor to run", working.get("grpc-left")!.promise);
+    cancel.abort();
+    await call;
+    expect(await collectedWithin(seen())).toBe(true);
+    expect(await headerReadLater("grpc-left")).toBe("grpc-left");
   } finally {
     close();
   }

@@ -419,6 +419,38 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       }).toEqual({ continuationAnswer: "WORKING", whileTheSecondRunWorks: "WORKING", final: "COMPLETED", artifacts: ["from the second run"] });
     });
 
+    test("returnImmediately to a task whose run still works: answered at once with the task as it is (spec 3.2.2), the message in its history once its own run starts after", async () => {
+      const gate = deferred();
+      const running = deferred();
+      const work = scripts.add("long-work", async function* () {
+        yield { state: TaskState.WORKING };
+        running.resolve();
+        await gate.promise;
+        yield chunk("from the first run", "first");
+        // Interrupted, not ended: the message waiting in line continues the task.
+        yield { state: TaskState.INPUT_REQUIRED, message: "anything else?" };
+      });
+      const started = asTask(await client.sendMessage(send(work, { returnImmediately: true })));
+      await within("the first run to work", running.promise);
+      const later = scripts.add("later-note", async function* () {
+        yield chunk("from the second run", "second");
+      });
+      try {
+        // A deadline, not a wait: nothing lets the first run go before this answer.
+        const answer = asTask(await within("the answer of a message that waits in line", client.sendMessage(send(later, { taskId: started.id, returnImmediately: true })), 2000));
+        expect({ id: answer.id, state: stateName(answer.status?.state), history: texts(answer.history) }).toEqual({ id: started.id, state: "WORKING", history: [work] });
+        expect(scripts.contexts(later)).toEqual([]);
+      } finally {
+        gate.resolve();
+      }
+      const done = await until("the task to finish", async () => {
+        const t = await get(started.id);
+        return stateName(t.status?.state) === "COMPLETED" && t;
+      });
+      expect(texts(done.history)).toEqual([work, "anything else?", later]);
+      expect(done.artifacts.map((a) => textOfParts(a.parts))).toEqual(["from the first run", "from the second run"]);
+    });
+
     test("two answers to one question at once: the first completes the task, the second is refused UnsupportedOperation (blocking and streamed), never stored or run", async () => {
       for (const streamed of [false, true]) {
         const ask = askKey();

@@ -247,7 +247,15 @@ export function createTaskHandler<Ty extends TaskTypes>(
       // Settled comes with or after the first event, a direct reply included: mostly one wait, not two.
       // A caller that went away is not waited for by anyone: the binding drops the answer.
       const early = request.configuration?.returnImmediately === true;
-      if (!early) await exec.settled.promise;
+      const waited = early ? exec.first : exec.settled;
+      if (!waited.done) {
+        // Watched for its caller leaving once it has waited a while (TaskRuntime #watchCallers).
+        exec.callerWaits = true;
+        await waited.promise;
+        exec.callerWaits = false;
+        // Gone: no one reads the answer, and the transport lets go of the call once this rejects.
+        if (exec.callerLeft) throw context.signal.reason;
+      }
       // A store that answers with promises may settle a run a tick before its first event is answered.
       const first = exec.first.done ? exec.first.value! : await exec.first.promise;
       if (exec.refusal !== undefined) throw exec.refusal;

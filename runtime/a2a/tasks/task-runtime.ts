@@ -167,6 +167,29 @@ class Latch<T> {
     this.#value = value;
     this.#resolve?.(value);
   }
+
+  /**
+   * Wakes whoever waits now, with no value and without resolving (a later wait waits for the
+   * value): a waiter that is woken checks why (a SendMessage whose caller left, callerLeft()).
+   */
+  wake(): void {
+    const resolve = this.#resolve;
+    if (resolve === undefined || this.#settled) return;
+    this.#promise = undefined;
+    this.#resolve = undefined;
+    resolve(undefined as T);
+  }
+}
+
+/** How often SendMessage calls still waiting are watched for their caller leaving (#watchCallers). */
+const callerSweepMs = 1000;
+
+/** `exec`'s caller left while it waited: its wait ends (it checks why it woke), the run goes on. */
+function callerLeft(exec: Execution): void {
+  if (!exec.callerWaits) return;
+  exec.callerLeft = true;
+  exec.settled.wake();
+  exec.first.wake();
 }
 
 /** What the first event of an execution made: the task as that event left it, or a direct reply. */
@@ -187,6 +210,12 @@ export class Execution {
   answered = false;
   /** SendMessage with returnImmediately: `first` carries a snapshot of the task as the first event left it. */
   answersEarly = false;
+  /** A SendMessage waits on it (for `settled`, or for `first` when it answers early). */
+  callerWaits = false;
+  /** That caller's signal is watched (#watchCallers). */
+  callerWatched = false;
+  /** That caller left while it waited: its wait ended, the run goes on. */
+  callerLeft = false;
   /** Resolves when this run no longer holds the task: it ended, or the task is terminal. Later messages wait for it. */
   readonly released = new Latch<void>();
   /** This run put the task in a terminal or interrupted state: returning does not complete it. */
@@ -316,6 +345,7 @@ export class TaskRuntime {
    * (D79), one answered after close() being given back.
    */
   readonly #storeCalls = new SlotSet<Promise<unknown>>();
+  readonly #callerSweep: ReturnType<typeof setInterval>;
 
   constructor(settings: TaskRuntimeSettings) {
     this.#s = settings;
@@ -325,6 +355,26 @@ export class TaskRuntime {
     if (agent === undefined) throw new Error(`${settings.schemas.role.typeName} has no ROLE_AGENT: the task runtime needs it`);
     this.#agentRole = agent.number;
     this.#outbox = settings.store.deliverPushes !== undefined;
+    this.#callerSweep = setInterval(() => this.#watchCallers(), callerSweepMs);
+    this.#callerSweep.unref();
+  }
+
+  /**
+   * A SendMessage's caller may leave while it waits (a client's timeout on a long task): its wait
+   * ends then, the task running on, so that the transport answers (no one) and lets go of the
+   * call's request and response (D114) instead of holding them, a few KB, for as long as the task
+   * runs. Watching a call costs its signal (an AbortController and a listener on the transport),
+   * and holding calls for a watch to come promotes them (D116): so every `callerSweepMs` the calls
+   * still waiting are watched from then on, and a call that settles sooner, most, costs nothing.
+   */
+  #watchCallers(): void {
+    for (const exec of this.#executions) {
+      if (!exec.callerWaits || exec.callerWatched) continue;
+      exec.callerWatched = true;
+      const signal = exec.call.signal;
+      if (signal.aborted) callerLeft(exec);
+      else signal.addEventListener("abort", () => callerLeft(exec), { once: true });
+    }
   }
 
   /** The ProtoJSON text of a StreamResponse with this payload: what a push notification carries. */
@@ -375,8 +425,26 @@ export class TaskRuntime {
       // The next message waits until this run ends or the task is terminal (a cancel releases it).
       const before = live.chain;
       live.chain = exec.released;
+      if (!before.done && !this.#supersedes(live, before)) this.#answerInLine(exec);
       void before.promise.then(() => this.#continue(live, exec));
     });
+  }
+
+  /** Whether the run `before` lets go of is one that left the task interrupted: a message takes it over at once (D77). */
+  #supersedes(live: LiveTask, before: Latch<void>): boolean {
+    const running = live.running;
+    return running !== undefined && running.released === before && running.stopped && this.#s.states.isInterrupted(live.record.task.status?.state ?? 0);
+  }
+
+  /**
+   * A `returnImmediately` message that must wait in line, behind a run here or another instance's
+   * (D79), is answered now with the task as it is (spec 3.2.2: it does not wait), its message not
+   * in the history yet; its run comes in its turn, or, if the task ends first, it is refused then
+   * (#refuseEnded) with no one waiting for the refusal. Waiting for its own first event, it
+   * waited for the whole run before it.
+   */
+  #answerInLine(exec: Execution): void {
+    if (exec.answersEarly && !exec.answered) this.#answer(exec);
   }
 
   /**
@@ -499,6 +567,7 @@ export class TaskRuntime {
    */
   close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#callerSweep);
     const reason = new ShuttingDown();
     // Every execution, those that have no task yet or wait for their turn included: its executor
     // is asked to stop, its caller answered with the task as it is (CANCELED when there is none
@@ -641,7 +710,10 @@ export class TaskRuntime {
   async #continue(live: LiveTask, exec: Execution): Promise<void> {
     // Not this process's turn yet: a run of another instance holds the task, and the message waits on (D79).
     const turn = this.#s.store.claim === undefined || exec.over ? "free" : await this.#turn(live, exec);
-    if (turn === "waiting") return;
+    if (turn === "waiting") {
+      this.#answerInLine(exec);
+      return;
+    }
     live.queued--;
     const task = live.record.task;
     // Closed while this message waited (it was answered then), or close() came in the last steps of a claim.
