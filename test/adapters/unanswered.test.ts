@@ -81,6 +81,38 @@ test("a failure after the body was read is reported too; a client gone while its
   }
 });
 
+test.each([
+  ["JSON-RPC", "/", (onError: (err: unknown, info: FailureInfo) => void) => createA2AServiceJsonRpcEndpoint({}, { onError })],
+  ["HTTP+JSON", "/message:send", (onError: (err: unknown, info: FailureInfo) => void) => createA2AServiceHttpJsonEndpoint({}, { onError })],
+] as const)("%s: a client gone while its body was read (half-closed or reset) is no failure to report", async (_, path, endpointOf) => {
+  const reported: string[] = [];
+  const endpoint = endpointOf((err) => void reported.push((err as Error).message));
+  let closed: () => void = () => {};
+  const server = createServer((req, res) => {
+    res.on("close", () => closed());
+    createNodeListener(endpoint)(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    for (const leave of ["half-close", "reset"]) {
+      const gone = new Promise<void>((resolve) => (closed = resolve));
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\na2a-version: 1.0\r\nContent-Length: 100\r\n\r\n{"a":`);
+        setImmediate(() => (leave === "reset" ? socket.resetAndDestroy() : socket.end()));
+      });
+      socket.on("error", () => undefined);
+      await gone;
+      // The read fails with the connection's close; two turns of the event loop settle what that failure leads to.
+      for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
+    }
+    expect(reported).toEqual([]);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
 /** `endpoint` behind Hono on @hono/node-server: the fetch adapter over a real socket. */
 async function listenHono(endpoint: Endpoint): Promise<{ server: Server; base: string }> {
   const app = new Hono();

@@ -206,6 +206,9 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       ({ request, context } = isPromiseLike(started) ? await started : started);
       span?.message(request, "request");
     } catch (err) {
+      // A body whose read failed because its client left (a cut connection): the scope's signal,
+      // made now, says so, and the failure is the client's, not one to report (D33).
+      if (!(err instanceof RpcError)) scope.signal();
       return callFailure(err, { spec, scope, req }, mediaType, undefined, span);
     }
 
