@@ -832,7 +832,7 @@ test("a claim the store fails to answer is asked again, not skipped: the message
   }
 });
 
-test("a message through B to a task whose instance died waits for its lease to lapse, and is answered with the task the reaper FAILED (D79)", async () => {
+test("a message through B to a task whose instance died waits for its lease to lapse, and is refused once the reaper FAILED the task (D79)", async () => {
   const started: string[] = [];
   const stuck: A2AServiceExecutor = async function* ({ message: m }) {
     started.push(said(m));
@@ -851,7 +851,8 @@ test("a message through B to a task whose instance died waits for its lease to l
     await onStoreB.refused(1);
     // A dies: it renews nothing and writes nothing more.
     await within("A to stop", storeA.close());
-    const done = taskOf(await within("B's answer", onB));
+    expect(await within("B's answer", endedFirst(onB))).toBe("FAILED");
+    const done = await b.getTask({ id }, call);
     expect([TaskState[done.status!.state], done.history.map(said)]).toEqual([
       "FAILED",
       ["work", "the agent instance running this task stopped before the task ended"],
@@ -863,6 +864,18 @@ test("a message through B to a task whose instance died waits for its lease to l
     await b.close();
   }
 });
+
+/**
+ * The state a message's task ended in before the message's turn came, from its refusal
+ * (UnsupportedOperation, D23 and D79): the message was neither stored nor run.
+ */
+async function endedFirst(answer: Promise<unknown>): Promise<string> {
+  const err = await answer.then(
+    (value) => new Error(`answered, not refused: ${JSON.stringify(value)}`),
+    (e: unknown) => e as Error,
+  );
+  return /^task \S+ became TASK_STATE_(\w+) before this message's turn and takes no more messages; the message was not stored$/.exec(err.message)?.[1] ?? `not refused as ended: ${err.message}`;
+}
 
 /** Holds `store`'s first message write until `resume` resolves (`atStall` runs as it is held); `atWrite` resolves when it is held. */
 function stallFirstMessage(store: SqlTaskStore, atStall: () => void = () => {}) {
@@ -1094,7 +1107,7 @@ test("a claim on a task that another instance's run then moved on (WORKING), its
   }
 });
 
-test("a claimant stalled at its write while the reaper let its claim go and B's message ran the task to COMPLETED: its caller gets the task as it is, without the message it did not store (D79)", async () => {
+test("a claimant stalled at its write while the reaper let its claim go and B's message ran the task to COMPLETED: its caller is refused, the task without the message it did not store (D79)", async () => {
   const leaseMs = 300;
   const storeA = await instance({ leaseMs });
   const storeB = await instance({ leaseMs });
@@ -1117,7 +1130,8 @@ test("a claimant stalled at its write while the reaper let its claim go and B's 
     // A hears of B's COMPLETED while its own write is still out.
     await until("A to hear the task ended", async () => (await a.getTask({ id: waiting.id }, callContext(tenant))).status?.state === TaskState.COMPLETED);
     resume.resolve();
-    const shown = taskOf(await within("A's answer", answer));
+    expect(await within("A's answer", endedFirst(answer))).toBe("COMPLETED");
+    const shown = await a.getTask({ id: waiting.id }, callContext(tenant));
     expect([TaskState[shown.status!.state], shown.history.map(said)]).toEqual(["COMPLETED", ["start", "more?", "go"]]);
     expect(started).toEqual(["start", "go"]);
   } finally {
@@ -1166,7 +1180,7 @@ function lateHearingPool() {
   return { pool, state, hear };
 }
 
-test("a claimant whose claim was let go, stalled at its write while B's message ran the task to COMPLETED, and that has not heard of it yet: its caller gets the task as it ended (D79)", async () => {
+test("a claimant whose claim was let go, stalled at its write while B's message ran the task to COMPLETED, and that has not heard of it yet: its caller is refused, naming the state the task ended in (D79)", async () => {
   const leaseMs = 300;
   const { pool, state, hear } = lateHearingPool();
   const storeA = await createPostgresTaskStore({ pool, leaseMs });
@@ -1187,7 +1201,9 @@ test("a claimant whose claim was let go, stalled at its write while B's message 
     await storeB.reapLapsed(Date.now() + 3 * leaseMs);
     expect(TaskState[(await within("B's answer", sendTask(b, "go", tenant, waiting.id))).status!.state]).toBe("COMPLETED");
     resume.resolve();
-    const shown = taskOf(await within("A's answer", answer));
+    // The follower reads the log up to what the store saw first: the refusal names COMPLETED, not A's INPUT_REQUIRED.
+    expect(await within("A's answer", endedFirst(answer))).toBe("COMPLETED");
+    const shown = await b.getTask({ id: waiting.id }, callContext(tenant));
     expect([TaskState[shown.status!.state], shown.history.map(said)]).toEqual(["COMPLETED", ["start", "more?", "go"]]);
   } finally {
     resume.resolve();
@@ -1354,7 +1370,7 @@ test("a database outage over a claimed message's write, the reads after it and e
   }
 });
 
-test("a task canceled through B while A's claimed message write is out, which then fails outright: A's caller gets the CANCELED task, without its message (D79)", async () => {
+test("a task canceled through B while A's claimed message write is out, which then fails outright: A's caller is refused, the CANCELED task without its message (D79)", async () => {
   const storeA = await instance({ onError: () => undefined });
   const storeB = await instance();
   const { atWrite, resume } = stallFirstMessage(storeA);
@@ -1369,7 +1385,8 @@ test("a task canceled through B while A's claimed message write is out, which th
     await within("A at its write", atWrite.promise);
     await b.cancelTask({ id: waiting.id }, callContext(tenant));
     resume.resolve();
-    const shown = await within("A's answer", answer);
+    expect(await within("A's answer", endedFirst(answer))).toBe("CANCELED");
+    const shown = await b.getTask({ id: waiting.id }, callContext(tenant));
     expect([write.refused, TaskState[shown.status!.state], shown.history.map(said), agent.started]).toEqual([1, "CANCELED", ["start", "re: start"], ["start"]]);
   } finally {
     resume.resolve();
@@ -1378,7 +1395,7 @@ test("a task canceled through B while A's claimed message write is out, which th
   }
 });
 
-test("a cancel through A while A asks, after its claimed write failed outright, whether it still holds the task: its caller gets the CANCELED task, not ABORTED (D79)", async () => {
+test("a cancel through A while A asks, after its claimed write failed outright, whether it still holds the task: its caller is refused as for a CANCELED task, not ABORTED (D79)", async () => {
   const storeA = await instance({ onError: () => undefined });
   const storeB = await instance();
   refuseQueries(storeA, claimedWrite, "timeout exceeded when trying to connect (for the test)", 1);
@@ -1393,7 +1410,8 @@ test("a cancel through A while A asks, after its claimed write failed outright, 
     const answer = sendTask(a, "late", tenant, waiting.id);
     await until("A asking whether it holds the task", () => holds.refused > 0);
     await within("the cancel through A", a.cancelTask({ id: waiting.id }, callContext(tenant)), 10_000);
-    const shown = await within("A's answer", answer, 10_000);
+    expect(await within("A's answer", endedFirst(answer), 10_000)).toBe("CANCELED");
+    const shown = await b.getTask({ id: waiting.id }, callContext(tenant));
     expect([TaskState[shown.status!.state], shown.history.map(said), agent.started]).toEqual(["CANCELED", ["start", "re: start"], ["start"]]);
   } finally {
     await a.close();
@@ -1670,7 +1688,7 @@ test("a terminal status the database refuses once is written when tried again: t
   }
 });
 
-test("a message to a task whose CANCELED the database is still being asked to take meets the task canceled: no second run, nothing written after the cancel (D72)", async () => {
+test("a message to a task whose CANCELED the database is still being asked to take meets the task canceled (refused): no second run, nothing written after the cancel (D72)", async () => {
   let runs = 0;
   const exec: A2AServiceExecutor = async function* (context) {
     runs++;
@@ -1692,8 +1710,8 @@ test("a message to a task whose CANCELED the database is still being asked to ta
     await admin.query("INSERT INTO test_refused (id, budget) VALUES ($1, 3)", [id]);
     const canceled = handler.cancelTask({ id }, call);
     await until("the CANCELED to be refused once", () => errors.some((e) => String(e).includes("trying again in 100 ms")));
-    const more = await handler.sendMessage(create(SendMessageRequestSchema, { message: message("more", id), configuration: { returnImmediately: true } }), call);
-    expect(more.payload.case === "task" && more.payload.value.status?.state).toBe(TaskState.CANCELED);
+    const more = handler.sendMessage(create(SendMessageRequestSchema, { message: message("more", id), configuration: { returnImmediately: true } }), call);
+    expect(await endedFirst(more)).toBe("CANCELED");
     expect((await canceled).status?.state).toBe(TaskState.CANCELED);
     expect(runs).toBe(1);
     const events = (await admin.query("SELECT kind FROM a2a_task_events WHERE task_id = $1 ORDER BY seq", [id])).rows.map((r: { kind: string }) => r.kind);
