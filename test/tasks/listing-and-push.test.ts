@@ -357,6 +357,59 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       }
     });
 
+    test("a config replaced by its id is a delete and a create: what was queued for the one before is dropped, later updates go to the new one", async () => {
+      // One url, so one lane (D27): whatever the config before still had queued would come before
+      // the new one's notifications. The tokens tell them apart.
+      const path = `/replaced/${binding}`;
+      const tokenOf = (r: { headers: Record<string, unknown> }) => r.headers["x-a2a-notification-token"];
+      const release = deferred<number>();
+      const previous = receiver.answer;
+      receiver.answer = (req, attempt) => (req.path === path && tokenOf(req) === "before" ? (attempt === 1 ? release.promise : 500) : previous(req, attempt));
+      try {
+        const gate = deferred();
+        const more = deferred();
+        const key = scripts.add("pushed-then-replaced", async function* () {
+          yield { state: TaskState.WORKING };
+          await gate.promise;
+          yield chunk("a", "out");
+          yield chunk("b", "out", { append: true });
+          await more.promise;
+          yield chunk("c", "out", { append: true, last: true });
+        });
+        const task = asTask(await client.sendMessage(send(key, { returnImmediately: true })));
+        await client.createTaskPushNotificationConfig(pushConfig(task.id, { url: receiver.url(path), token: "before", id: "swapped" }));
+        gate.resolve();
+        await receiver.when("the first notification of the config before, held", () => receiver.on(path).length === 1);
+        // "b", queued behind the held "a", is dropped with it; the updates from now on go to the new config.
+        const replaced = await client.createTaskPushNotificationConfig(pushConfig(task.id, { url: receiver.url(path), token: "after", id: "swapped" }));
+        expect(replaced.token).toBe("after");
+        release.resolve(500);
+        more.resolve();
+        await receiver.when("the COMPLETED notification of the new config", completedOn(path));
+        // The held one failed and is not tried again.
+        expect(receiver.on(path).map((r) => `${String(tokenOf(r))} ${pushLabel(r.body)}`)).toEqual(["before artifact:out:a", "after artifact:out:c+!", "after status:COMPLETED"]);
+      } finally {
+        release.resolve(500);
+        receiver.answer = previous;
+      }
+    });
+
+    test("a task holds at most 10 push configs: an eleventh is RESOURCE_EXHAUSTED (HTTP 429, JSON-RPC -31429); replacing one by its id, or one more after a delete, is not", async () => {
+      const task = await make(asking, `ctx-many-${binding}`);
+      const url = receiver.url(`/many/${binding}`);
+      const made = [];
+      for (let i = 0; i < 10; i++) made.push(await client.createTaskPushNotificationConfig(pushConfig(task.id, { url: `${url}/${i}` })));
+      const exhausted = binding === "JSONRPC" ? "jsonrpc -31429" : "ResourceExhausted";
+      expect(await failure(binding, () => client.createTaskPushNotificationConfig(pushConfig(task.id, { url: `${url}/10` })))).toBe(exhausted);
+      // In SendMessage's configuration too.
+      expect(await failure(binding, () => client.sendMessage(send("more", { taskId: task.id, push: { url: `${url}/11` } })))).toBe(exhausted);
+      expect((await client.createTaskPushNotificationConfig(pushConfig(task.id, { url: `${url}/again`, id: made[3]!.id }))).url).toBe(`${url}/again`);
+      await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: made[0]!.id });
+      await client.createTaskPushNotificationConfig(pushConfig(task.id, { url: `${url}/10` }));
+      const all = await client.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" });
+      expect(all.configs.length).toBe(10);
+    });
+
     test("config CRUD: generated ids, list with paging, get, delete twice, get after delete: TaskNotFound", async () => {
       const task = await make(asking, `ctx-crud-${binding}`);
       const url = receiver.url(`/crud/${binding}`);

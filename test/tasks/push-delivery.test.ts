@@ -513,6 +513,24 @@ describe("the SSRF guard", () => {
     expect(() => createPushDelivery({ maxAttempts: 0 })).toThrow(RangeError);
     expect(() => createPushDelivery({ maxQueued: 1.5 })).toThrow(RangeError);
     expect(() => createPushDelivery({ maxConnectionsPerOrigin: 0 })).toThrow(RangeError);
+    // Longer than a timer waits: node would fire it after 1 ms, and every attempt would time out at once.
+    for (const name of ["timeoutMs", "backoffMs", "maxBackoffMs"] as const) {
+      expect(() => createPushDelivery({ [name]: 2 ** 31 })).toThrow(new RangeError(`push delivery: ${name} must be at most 2147483647 ms (about 24.8 days, the longest a timer waits), got 2147483648`));
+      expect(() => createPushDelivery({ [name]: Infinity })).toThrow(RangeError);
+    }
+    expect(() => createPushDelivery({ timeoutMs: 2 ** 31 - 1, maxBackoffMs: 2 ** 31 - 1 })).not.toThrow();
+  });
+
+  test("check() refuses credentials in the URL (the client drops them, reports would print them) and a URL over 8192 characters, echoing neither", async () => {
+    const push = start();
+    const withCredentials = await push.check(receiver.url("/hook").replace("http://", "http://user:s3cret@")).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(withCredentials?.message).toMatch(/^push URL "http:\/\/127\.0\.0\.1:\d+\/hook" must not carry credentials \(user:password@\); a push config sends them as its authentication$/);
+    const long = `${receiver.url("/")}${"a".repeat(8192)}`;
+    await expect(push.check(long)).rejects.toThrow(new Error(`push URL of ${long.length} characters is too long (at most 8192)`));
+    await expect(push.check(receiver.url(`/${"a".repeat(4000)}`))).resolves.toBeUndefined();
   });
 
   test("delivery refuses a forbidden destination without check(): literal and resolved, no connection made", async () => {

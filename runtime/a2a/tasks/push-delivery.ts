@@ -114,6 +114,16 @@ function positive(name: string, value: number | undefined, fallback: number, int
   return value;
 }
 
+/** node's timers go no further: a longer delay (Infinity included) fires after 1 ms. */
+const longestTimerMs = 2 ** 31 - 1;
+
+/** A delay in ms (a timer's): positive, and at most what a timer can wait. */
+function delay(name: string, value: number | undefined, fallback: number): number {
+  const ms = positive(name, value, fallback);
+  if (ms > longestTimerMs) throw new RangeError(`push delivery: ${name} must be at most ${longestTimerMs} ms (about 24.8 days, the longest a timer waits), got ${value}`);
+  return ms;
+}
+
 function toError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
 }
@@ -168,10 +178,10 @@ class StatusError extends Error {
 }
 
 export function createPushDelivery(options: PushDeliveryOptions = {}): Required<PushDelivery> {
-  const timeoutMs = positive("timeoutMs", options.timeoutMs, 10_000);
+  const timeoutMs = delay("timeoutMs", options.timeoutMs, 10_000);
   const maxAttempts = positive("maxAttempts", options.maxAttempts, 5, true);
-  const backoffMs = positive("backoffMs", options.backoffMs, 500);
-  const maxBackoffMs = positive("maxBackoffMs", options.maxBackoffMs, 30_000);
+  const backoffMs = delay("backoffMs", options.backoffMs, 500);
+  const maxBackoffMs = delay("maxBackoffMs", options.maxBackoffMs, 30_000);
   const maxQueued = positive("maxQueued", options.maxQueued, 1000, true);
   const connections = positive("maxConnectionsPerOrigin", options.maxConnectionsPerOrigin, 32, true);
   const onError =

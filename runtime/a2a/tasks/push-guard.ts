@@ -105,6 +105,9 @@ function normalizeHost(host: string): string {
   return bare.toLowerCase().replace(/\.$/, "");
 }
 
+/** The longest URL the guard takes. */
+const maxUrlLength = 8192;
+
 export interface PushGuard {
   /**
    * What can be judged without DNS: the URL parses, is http: or https:, and
@@ -170,6 +173,8 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push")
   }
 
   function screen(url: string): URL {
+    // Stored with its config and named in every failure report: a URL this long is no webhook's.
+    if (url.length > maxUrlLength) throw new PushGuardError(`${subject} URL of ${url.length} characters is too long (at most ${maxUrlLength})`);
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -178,6 +183,10 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push")
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw new PushGuardError(`${subject} URL "${url}" must be http: or https:, not ${parsed.protocol}`);
+    }
+    // The HTTP client drops them unsent, and every failure report would print them.
+    if (parsed.username !== "" || parsed.password !== "") {
+      throw new PushGuardError(`${subject} URL "${parsed.protocol}//${parsed.host}${parsed.pathname}" must not carry credentials (user:password@); a push config sends them as its authentication`);
     }
     const host = normalizeHost(parsed.hostname);
     const family = familyOf(host);

@@ -8,6 +8,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "../errors.js";
+import { RpcError } from "../../core/errors.js";
 import { jsonLineLogger } from "../../core/failures.js";
 import type { A2ACallContext } from "../profile.js";
 import type { TaskEvent, TaskExecutor } from "./executor.js";
@@ -36,6 +37,11 @@ export interface TaskHandlerOptions {
   readonly storeOptions?: SqlTaskStoreOptions;
   /** Push delivery: its options (SSRF allowlist, timeouts, retries), or one made with createPushDelivery. */
   readonly push?: PushDeliveryOptions | PushDelivery;
+  /**
+   * Push configs a task may hold (1..100). Every update of a task is POSTed to each of its
+   * configs, so one caller's configs multiply what one update sends. Default 10.
+   */
+  readonly maxPushConfigsPerTask?: number;
   /**
    * Who owns a caller's tasks, from the principal the authenticate hook
    * returned. Default: the principal itself when a string, else its
@@ -151,6 +157,40 @@ export function createTaskHandler<Ty extends TaskTypes>(
     }
     return historyLength;
   };
+  const maxConfigs = options.maxPushConfigsPerTask ?? 10;
+  if (!Number.isInteger(maxConfigs) || maxConfigs < 1 || maxConfigs > 100) {
+    throw new RangeError(`maxPushConfigsPerTask must be an integer from 1 to 100, got ${maxConfigs}`);
+  }
+  /** Per task, the config write under way: a count checked and the write that follows are one step here. */
+  const configWrites = new Map<string, Promise<void>>();
+
+  /**
+   * Stores a push config, which `checkedConfig` made: a new one only while the task holds fewer than
+   * `maxConfigs`; one that replaces a config of its id has what was queued for that config dropped,
+   * as a delete does (its URL or credentials may be another's now).
+   */
+  const putConfig = (config: PushConfigLike): Promise<void> => {
+    const written = (configWrites.get(config.taskId) ?? Promise.resolve()).then(async () => {
+      const replaced = await store.getConfig(config.taskId, config.id);
+      if (replaced === undefined && (await store.listConfigs(config.taskId, maxConfigs, "")).configs.length >= maxConfigs) {
+        throw new RpcError("RESOURCE_EXHAUSTED", `task ${config.taskId} holds ${maxConfigs} push configs, as many as it may; delete one, or replace one by its id`, {
+          metadata: { taskId: config.taskId },
+        });
+      }
+      await store.putConfig(config);
+      if (replaced !== undefined) push.forget?.(config.taskId, config.id);
+    });
+    const queued = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    configWrites.set(config.taskId, queued);
+    void queued.then(() => {
+      if (configWrites.get(config.taskId) === queued) configWrites.delete(config.taskId);
+    });
+    return written;
+  };
+
   const checkedConfig = async (request: PushConfigLike, taskId: string, tenant: string, context: A2ACallContext): Promise<PushConfigLike> => {
     try {
       await push.check(request.url, { token: request.token, authentication: request.authentication });
@@ -220,7 +260,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
     const pushConfig = request.configuration?.taskPushNotificationConfig;
     const configs = pushConfig === undefined ? [] : [await checkedConfig(pushConfig, taskId, owner.tenant, context)];
     if (record !== undefined && configs.length > 0) {
-      for (const c of configs) await store.putConfig(c);
+      for (const c of configs) await putConfig(c);
       await runtime.configsChanged(taskId);
     }
     const exec = new Execution(
@@ -352,7 +392,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       const owner = ownerOfCall(context);
       const record = await visible(request.taskId, owner);
       const config = await checkedConfig(request, record.task.id, owner.tenant, context);
-      await store.putConfig(config);
+      await putConfig(config);
       await runtime.configsChanged(record.task.id);
       return config as Ty["pushConfig"];
     },
