@@ -77,7 +77,7 @@ export interface ServeOptions {
    * keys as a JWKS at `jwksPath` (default `/.well-known/jwks.json`).
    */
   readonly signing?: CardSigningOptions;
-  /** How long close() lets open calls and streams finish before ending them. Default 5000 ms. */
+  /** How long close() lets open calls and streams finish before the handler ends them. Default 5000 ms. */
   readonly drainMs?: number;
   /** Most requests in one JSON-RPC batch (D31). Default 100. */
   readonly maxBatchSize?: number;
@@ -177,7 +177,11 @@ export interface AgentServer {
   readonly jwksUrl: string | undefined;
   /** The card as served, `supportedInterfaces` included. */
   readonly card: JsonObject;
-  /** Stops accepting calls, lets open ones finish (up to drainMs), then ends the rest. */
+  /**
+   * Stops accepting calls, lets open ones finish (up to drainMs), then has the handler end the
+   * rest (a task handler answers them with the task as it is and ends its streams) and cuts the
+   * connections still open a second after that.
+   */
   close(): Promise<void>;
 }
 
@@ -366,10 +370,40 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     close: () => {
       // Health checkers stop routing here before the calls in flight finish.
       health?.setAll("NOT_SERVING");
-      // Then a task handler aborts the executors still running and stops push delivery.
-      return Promise.all([closeHttp(http, drainMs), grpc === undefined ? undefined : closeGrpc(grpc, drainMs)]).then(() => closeHandler(config.handler));
+      return shutDown(http, grpc, config.handler, drainMs);
     },
   };
+}
+
+/** How long the answers a handler's close() gives (below) have to go out before their connections are cut. */
+const answerGraceMs = 1000;
+
+/**
+ * Stops accepting calls and lets the open ones finish, for `drainMs`. What is still open then is
+ * ended by the handler first, when it has a close() (the task handler's aborts its executors,
+ * answers a waiting caller with the task as it is and ends every stream, D25), so its clients get
+ * an answer or a stream's end rather than a cut connection; the connections still open a second
+ * later are cut. A handler's close() that has not resolved by then holds this one's, as it did.
+ */
+async function shutDown(http: HttpServer, grpc: GrpcServer | undefined, handler: object, drainMs: number): Promise<void> {
+  const transports = Promise.all([closeHttp(http, undefined), grpc === undefined ? undefined : closeGrpc(grpc)]);
+  if (await settlesWithin(transports, drainMs)) {
+    await closeHandler(handler);
+    return;
+  }
+  const handlerClosed = closeHandler(handler);
+  await settlesWithin(Promise.all([handlerClosed, transports]), answerGraceMs);
+  http.closeAllConnections();
+  grpc?.forceShutdown();
+  await transports;
+  await handlerClosed;
+}
+
+/** Whether `promise` settles within `ms`; the timer does not outlive it. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 /** Waits for a handler with a ready() (the task handler's); a failure closes it and fails the start. */
@@ -390,9 +424,10 @@ function closeHandler(handler: object): Promise<void> | undefined {
   return typeof close === "function" ? Promise.resolve(close.call(handler)).then(() => undefined) : undefined;
 }
 
-function closeHttp(server: HttpServer, drainMs: number): Promise<void> {
+/** Stops accepting; resolves once every connection ended, which `forceMs` later is forced (undefined: the caller forces it). */
+function closeHttp(server: HttpServer, forceMs: number | undefined): Promise<void> {
   return new Promise((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), drainMs);
+    const force = forceMs === undefined ? undefined : setTimeout(() => server.closeAllConnections(), forceMs);
     // A call answered after this says `connection: close` (the node adapter, D115), so its
     // connection ends once the answer is out and does not hold close() for its keep-alive timeout.
     server.close(() => {
@@ -404,12 +439,7 @@ function closeHttp(server: HttpServer, drainMs: number): Promise<void> {
   });
 }
 
-function closeGrpc(server: GrpcServer, drainMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.forceShutdown(), drainMs);
-    server.tryShutdown(() => {
-      clearTimeout(force);
-      resolve();
-    });
-  });
+/** Stops accepting gRPC calls; resolves once every call ended (shutDown forces the rest). */
+function closeGrpc(server: GrpcServer): Promise<void> {
+  return new Promise((resolve) => server.tryShutdown(() => resolve()));
 }

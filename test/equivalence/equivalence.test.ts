@@ -1503,16 +1503,23 @@ describe("the public Agent Card (D17) and close()", () => {
     ]);
   });
 
-  test("close(): streams following running tasks stay open through the drain, then end; the task handler is closed after it and aborts the executors", async () => {
+  test("close(): streams following running tasks and blocking callers stay through the drain; then the task handler ends them (each stream ends, each caller gets its task), aborting the executors", async () => {
     const store = countingStore();
     const server = await serve(referenceCard, { drainMs: 300, store: store.store });
     servers.splice(servers.indexOf(server), 1);
     const local: Client[] = [];
     try {
       const streams: Promise<{ binding: BindingName; events: number; end: string }>[] = [];
+      const blocking: Promise<string>[] = [];
       for (const binding of BINDINGS) {
         const client = await clientFor(server, binding);
         local.push(client);
+        blocking.push(
+          client.sendMessage(send(`drain-blocking-${NS.sdk[binding]}`, LONG_TEXT)).then(
+            (r) => `${binding}: ${taskOf(r).status?.state}`,
+            (err: unknown) => `${binding}: failed, ${err instanceof Error ? err.message : String(err)}`,
+          ),
+        );
         const id = await workingTask(client, `drain-${NS.sdk[binding]}`);
         const stream = client.resubscribeTask({ tenant: "", id });
         const first = await stream.next();
@@ -1541,9 +1548,12 @@ describe("the public Agent Card (D17) and close()", () => {
       clearTimeout(timer);
       expect(ends).not.toBe("still open");
       const outcomes = ends as Awaited<(typeof streams)[number]>[];
-      expect(outcomes.map((e) => e.binding)).toEqual([...BINDINGS]);
-      // ...during which the streams kept getting the tasks' chunks, until the drain cut them.
+      // ...during which the streams kept getting the tasks' chunks; then the handler ended them,
+      // before their connections were cut (which clients see as an error).
+      expect(outcomes.map((e) => [e.binding, e.end])).toEqual(BINDINGS.map((b) => [b, "ended"]));
       for (const e of outcomes) expect(e.events).toBeGreaterThan(1);
+      // And each blocking caller got its task as it was (still WORKING), not a cut connection.
+      expect(await Promise.all(blocking)).toEqual(BINDINGS.map((b) => `${b}: ${TaskState.TASK_STATE_WORKING}`));
       // Then the task handler was closed: the executors were aborted, and nothing writes to the
       // tasks any more. (A negative, so a window: the agent would write one chunk per millisecond.)
       const writes = store.updates;

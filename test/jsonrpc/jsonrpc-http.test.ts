@@ -191,6 +191,13 @@ function newProbe(): Probe {
 }
 
 const calls: Call[] = [];
+/** Holds the "held" SendMessage until resolved. */
+let held: { promise: Promise<void>; release: () => void } = { promise: Promise.resolve(), release: () => undefined };
+function holdSendMessage() {
+  let release!: () => void;
+  held = { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
+  return held;
+}
 const probes = new Map<string, Probe>();
 
 const storedTask = create(TaskSchema, { id: "t1", contextId: "c1", status: { state: TaskState.WORKING } });
@@ -243,6 +250,8 @@ const handler: A2AServiceHandler = {
   },
   async sendMessage(request, context) {
     calls.push({ method: "sendMessage", request, context });
+    // A call that takes long (an A2A blocking SendMessage on a long task), until the test lets it go.
+    if (request.message?.messageId === "held") await held.promise;
     // An init shape, not a message.
     return {
       payload: {
@@ -754,6 +763,21 @@ describe("notifications (D13)", () => {
     expect(calls.map((c) => c.method)).toEqual(["sendMessage"]);
   });
 
+  test("a notification's 204 does not wait for its call (alone, or in a batch whose requests are answered), and the call runs on", async () => {
+    const gate = holdSendMessage();
+    try {
+      const notification = { jsonrpc: "2.0", method: "SendMessage", params: { message: { messageId: "held", role: "ROLE_USER", parts: [{ text: "hi" }] } } };
+      const alone = await post(notification);
+      expect([alone.status, alone.text]).toEqual([204, ""]);
+      const batch = await post([getTask(1), notification]);
+      expect([batch.status, batch.json]).toEqual([200, [{ jsonrpc: "2.0", id: 1, result: taskJson }]]);
+      // Both calls are still held: nothing waited for them.
+      expect(calls.filter((c) => c.method === "sendMessage")).toHaveLength(2);
+    } finally {
+      gate.release();
+    }
+  });
+
   test("a notification whose handler fails is still not answered", async () => {
     const r = await post({ jsonrpc: "2.0", method: "GetTask", params: { id: "missing" } });
     expect(r.status).toBe(204);
@@ -1036,7 +1060,7 @@ describe("A2A-Extensions and tenant (Part B 3)", () => {
     expect(r.headers.get("a2a-extensions")).toBe("urn:act:one, urn:act:two");
   });
 
-  test("activated extensions are echoed on a notification's 204 too", async () => {
+  test("activated extensions are echoed on a notification's 204 too (those activated before the call first waits: the 204 does not wait for it)", async () => {
     const r = await post({ jsonrpc: "2.0", method: "GetExtendedAgentCard" }, { headers: { "a2a-extensions": "urn:act:n" } });
     expect(r.status).toBe(204);
     expect(r.headers.get("a2a-extensions")).toBe("urn:act:n");

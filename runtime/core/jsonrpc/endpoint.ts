@@ -238,8 +238,13 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
               if (call.id === undefined) return undefined;
               return errorEnvelope(call.id, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
             }
-            const replied = await reply(call);
-            return call.id === undefined ? undefined : replied;
+            // A notification is not waited for: its answer would be dropped, and a blocking call
+            // (an A2A SendMessage) would hold the whole batch's response until its task settled.
+            if (call.id === undefined) {
+              void reply(call);
+              return undefined;
+            }
+            return reply(call);
           }),
         );
         const answered = replies.filter((r) => r !== undefined);
@@ -258,9 +263,14 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         if (call.id === undefined) return noContent;
         return stream({ ...call, id: call.id }, scope, req);
       }
+      // A notification is answered (204) without waiting for its call, which goes on (its failure,
+      // if one of ours, is still reported), with the extensions the call activated before it first waited.
+      if (call.id === undefined) {
+        void answer(call, scope, req);
+        return { kind: "empty", status: 204, headers: dispatch.responseHeaders(scope) ?? {} };
+      }
       const reply = await answer(call, scope, req);
-      const headers = dispatch.responseHeaders(scope);
-      return call.id === undefined ? { kind: "empty", status: 204, headers: headers ?? {} } : body(200, reply, headers);
+      return body(200, reply, dispatch.responseHeaders(scope));
     },
   };
 }
