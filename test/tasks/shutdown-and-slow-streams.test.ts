@@ -12,7 +12,7 @@ import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createInMemoryTaskStore, type StoredTask, type TaskChange, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { MessageSchema, Role, TaskState, type StreamResponse } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
-import { deferred, within } from "../support/task-clients.js";
+import { Receiver, deferred, within } from "../support/task-clients.js";
 
 function callContext(): A2ACallContext {
   return {
@@ -243,4 +243,59 @@ test("close() while the store creates the task of an executor that threw: the ta
   expect(told.payload.case === "task" && TaskState[told.payload.value.status?.state ?? 0]).toBe("CANCELED");
   expect(writes).toEqual(["CANCELED"]);
   expect(errors).toEqual(["Error: the executor failed"]);
+});
+
+test("close() lets push notifications already queued go out (up to pushDrainMs) before delivery stops", async () => {
+  const receiver = await new Receiver().start();
+  const release = deferred<number>();
+  // The first notification is held: the ones after it wait in its lane when close() comes.
+  receiver.answer = (_req, attempt) => (receiver.received.length === 1 && attempt === 1 ? release.promise : 200);
+  const worked = deferred();
+  const executor: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    yield { artifact: { artifactId: "a", parts: [{ content: { case: "text", value: "done so far" } }] } };
+    worked.resolve();
+    await new Promise(() => undefined);
+  };
+  const handler = createA2AServiceTaskHandler(executor, { push: { allow: ["127.0.0.0/8"] } });
+  try {
+    const url = receiver.url("/closing");
+    await handler.sendMessage({ message: message("work"), configuration: { returnImmediately: true, acceptedOutputModes: [], taskPushNotificationConfig: { url, id: "", taskId: "", tenant: "", token: "" } } } as never, callContext());
+    await within("the executor's events", worked.promise);
+    await receiver.when("the first notification, held", () => receiver.received.length === 1);
+    const closing = handler.close();
+    release.resolve(200);
+    await within("close() to resolve", closing);
+    const kinds = receiver.on("/closing").map((r) => Object.keys(JSON.parse(r.body) as object)[0]);
+    expect(kinds).toEqual(["task", "statusUpdate", "artifactUpdate"]);
+  } finally {
+    release.resolve(200);
+    await handler.close();
+    await receiver.stop();
+  }
+});
+
+test("close() waits no longer than pushDrainMs for a receiver that does not answer", async () => {
+  const receiver = await new Receiver().start();
+  const never = deferred<number>();
+  receiver.answer = () => never.promise;
+  const executor: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await new Promise(() => undefined);
+  };
+  const handler = createA2AServiceTaskHandler(executor, { push: { allow: ["127.0.0.0/8"] }, pushDrainMs: 200 });
+  try {
+    const url = receiver.url("/silent");
+    await handler.sendMessage({ message: message("work"), configuration: { returnImmediately: true, acceptedOutputModes: [], taskPushNotificationConfig: { url, id: "", taskId: "", tenant: "", token: "" } } } as never, callContext());
+    await receiver.when("the first notification, unanswered", () => receiver.received.length === 1);
+    const started = performance.now();
+    await within("close() to resolve", handler.close(), 5000);
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(150);
+    expect(took).toBeLessThan(2000);
+  } finally {
+    never.resolve(200);
+    await handler.close();
+    await receiver.stop();
+  }
 });

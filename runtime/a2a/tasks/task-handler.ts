@@ -43,6 +43,12 @@ export interface TaskHandlerOptions {
    */
   readonly maxPushConfigsPerTask?: number;
   /**
+   * How long close() lets the push notifications already queued go out (each tried at least once,
+   * spec 4.3.3) before delivery stops; a receiver that is down is not waited for past it. Default
+   * 2000 ms; 0 stops at once. Not for a delivery given in `push`: its owner closes it.
+   */
+  readonly pushDrainMs?: number;
+  /**
    * Who owns a caller's tasks, from the principal the authenticate hook
    * returned. Default: the principal itself when a string, else its
    * `subject`, `sub` or `id`; anonymous callers are the owner "".
@@ -109,6 +115,14 @@ export interface TaskHandler<Ty extends TaskTypes> {
   close(): Promise<void>;
 }
 
+/** Whether `promise` settles within `ms`; the timer does not outlive it. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms <= 0) return Promise.resolve(false);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
+}
+
 export function createTaskHandler<Ty extends TaskTypes>(
   config: TaskHandlerConfig,
   executor: TaskExecutor<Ty["message"], Ty["task"], TaskEvent>,
@@ -157,6 +171,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
     }
     return historyLength;
   };
+  const pushDrainMs = options.pushDrainMs ?? 2000;
+  if (!(pushDrainMs >= 0 && pushDrainMs <= 2 ** 31 - 1)) throw new RangeError(`pushDrainMs must be from 0 to 2147483647 ms, got ${pushDrainMs}`);
   const maxConfigs = options.maxPushConfigsPerTask ?? 10;
   if (!Number.isInteger(maxConfigs) || maxConfigs < 1 || maxConfigs > 100) {
     throw new RangeError(`maxPushConfigsPerTask must be an integer from 1 to 100, got ${maxConfigs}`);
@@ -434,7 +450,10 @@ export function createTaskHandler<Ty extends TaskTypes>(
     async close() {
       // What the runtime still writes (the CANCELED of tasks being created) goes in before the store closes.
       await runtime.close();
-      if (ownPush) await push.close();
+      if (ownPush) {
+        await settlesWithin(push.idle(), pushDrainMs);
+        await push.close();
+      }
       if (ownStore) await store.close?.();
     },
   };
