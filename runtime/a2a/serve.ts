@@ -35,6 +35,7 @@ import { createV03JsonRpcEndpoint } from "./compat/v03-jsonrpc.js";
 import { v03CardFields } from "./compat/v03-card.js";
 import { createA2AProfile } from "./profile.js";
 import type { VersionPolicy } from "./service-params.js";
+import { settlesWithin } from "../core/settles-within.js";
 
 export interface ServeOptions {
   /** Address to listen on. Default 127.0.0.1 (loopback only). */
@@ -397,13 +398,6 @@ async function shutDown(http: HttpServer, grpc: GrpcServer | undefined, handler:
   grpc?.forceShutdown();
   await transports;
   await handlerClosed;
-}
-
-/** Whether `promise` settles within `ms`; the timer does not outlive it. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 /** Waits for a handler with a ready() (the task handler's); a failure closes it and fails the start. */

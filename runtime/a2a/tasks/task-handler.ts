@@ -25,6 +25,7 @@ import { BadPageTokenError, type StoredTask, type TaskOwner, type TaskStore } fr
 import { Execution, TaskRuntime, type IdKind } from "./task-runtime.js";
 import type { RequiredFieldTable } from "../../core/method-spec.js";
 import { isPromiseLike } from "../../core/dispatch.js";
+import { settlesWithin } from "../../core/settles-within.js";
 
 export interface TaskHandlerOptions {
   /**
@@ -113,14 +114,6 @@ export interface TaskHandler<Ty extends TaskTypes> {
   ready(): Promise<void>;
   /** Aborts running executors, ends streams, stops push delivery and closes the store. */
   close(): Promise<void>;
-}
-
-/** Whether `promise` settles within `ms`; the timer does not outlive it. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  if (ms <= 0) return Promise.resolve(false);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 export function createTaskHandler<Ty extends TaskTypes>(
