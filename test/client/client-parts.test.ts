@@ -123,7 +123,11 @@ describe("error decoding (D29)", () => {
     expect(errorFromJsonRpc(a2aClientErrors, { code: -32001, message: "m" })).toBeInstanceOf(TaskNotFoundError);
     expect(errorFromJsonRpc(a2aClientErrors, { code: -32602, message: "m" })).toBeInstanceOf(InvalidParamsError);
     expect(errorFromHttp(a2aClientErrors, 401, { error: { code: 401, status: "UNAUTHENTICATED", message: "m", details: [] } })).toBeInstanceOf(UnauthenticatedError);
-    expect(errorFromHttp(a2aClientErrors, 502, "<html>")).toMatchObject({ name: "InternalError" });
+    // A gateway's own answer (no error body of the agent's): the agent could not be reached, as gRPC maps it.
+    for (const status of [502, 503, 504]) expect(errorFromHttp(a2aClientErrors, status, "<html>")).toMatchObject({ name: "UnavailableError", message: `HTTP ${status}` });
+    expect(errorFromHttp(a2aClientErrors, 500, "<html>")).toMatchObject({ name: "InternalError" });
+    // The agent's own 503 or 504, with its AIP-193 body, says what it says.
+    expect(errorFromHttp(a2aClientErrors, 504, { error: { code: 504, status: "DEADLINE_EXCEEDED", message: "m", details: [] } })).toMatchObject({ name: "DeadlineExceededError" });
     expect(errorFromGrpc(a2aClientErrors, 14, "down", undefined)).toMatchObject({ name: "UnavailableError", message: "down" });
   });
 

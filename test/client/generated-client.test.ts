@@ -207,6 +207,23 @@ describe("from the Agent Card", () => {
     expect(seen[1]?.ifNoneMatch).toMatch(/^".+"$/);
   });
 
+  test("an interface whose protocolVersion has a patch number (1.0.1) is used, and A2A-Version names 1.0 (spec 3.6: Major.Minor only)", async () => {
+    const sent: (string | null)[] = [];
+    const watching: typeof fetch = async (input, init) => {
+      if (init?.method === "POST") sent.push(new Headers(init.headers).get("a2a-version"));
+      return fetch(input, init);
+    };
+    const card = { name: "x", supportedInterfaces: [{ url: agent.server.jsonRpcUrl, protocolBinding: "JSONRPC", protocolVersion: "1.0.1" }] };
+    const client = await createA2AServiceClient(card, { fetch: watching });
+    try {
+      expect(client.chosenInterface.protocolVersion).toBe("1.0.1");
+      expect(taskOf(await client.sendMessage(message("patch version"))).status?.state).toBe(TaskState.COMPLETED);
+      expect(sent).toEqual(["1.0"]);
+    } finally {
+      client.close();
+    }
+  });
+
   test("a card with no interface the client speaks is refused, naming what it offers", async () => {
     const card = { name: "x", supportedInterfaces: [{ url: "http://127.0.0.1:1/", protocolBinding: "SOAP", protocolVersion: "1.0" }, { url: "http://127.0.0.1:1/", protocolBinding: "JSONRPC", protocolVersion: "0.3" }] };
     const err = await createA2AServiceClient(card).catch((e: unknown) => e);

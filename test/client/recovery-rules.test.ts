@@ -270,6 +270,21 @@ test("maxRetries counts reconnections in a row that bring nothing; one that brin
   expect(gaveUp.error).toMatchObject({ name: "UnavailableError" });
   expect(retries).toEqual([1]);
   expect(stuck.calls).toEqual(["send", "get t1", "subscribe t1"]);
+
+  // A subscription that repeats a status the caller has (same state and time) and is cut: still no
+  // news, so it counts too (counted as news, a server doing this was followed for ever).
+  const repeating = scripted({
+    sends: [[ev.task(task(TaskState.WORKING, 1, [])), ev.status(TaskState.WORKING, 1), unavailable()]],
+    gets: [task(TaskState.WORKING, 1, []), task(TaskState.WORKING, 1, [])],
+    subscriptions: [
+      [ev.task(task(TaskState.WORKING, 1, [])), ev.status(TaskState.WORKING, 1), unavailable()],
+      [ev.task(task(TaskState.WORKING, 1, [])), ev.status(TaskState.WORKING, 1), unavailable()],
+    ],
+  });
+  const repeated = await run(repeating.client, send(), { maxRetries: 1 });
+  expect(repeated.error).toMatchObject({ name: "UnavailableError" });
+  expect(repeated.items.map(label)).toEqual(["task:WORKING"]);
+  expect(repeating.calls).toEqual(["send", "get t1", "subscribe t1"]);
 });
 
 test("the caller's abort during the wait before a reconnection ends the follow at once", async () => {

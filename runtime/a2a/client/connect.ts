@@ -56,8 +56,11 @@ export interface ChosenInterface {
   readonly tenant: string;
 }
 
-/** The protocol versions this client speaks: 1.x. */
-const speaks = (version: string) => /^1(\.\d+)?$/.test(version);
+/** The protocol versions this client speaks: 1.x, a patch number ignored (spec 3.6: only Major.Minor is negotiated). */
+const speaks = (version: string) => /^1(\.\d+){0,2}$/.test(version);
+
+/** What A2A-Version names of an interface's protocolVersion: Major.Minor ("1.0.1" is "1.0"). */
+const majorMinor = (version: string) => version.split(".").slice(0, 2).join(".");
 
 /** The A2A profile's part of a client's options: version, extensions, tenant, error classes, media type (D9). */
 export function withA2AClientProfile(options: A2AClientOptions & { readonly protocolVersion?: string }): ClientOptions & ClientProfileConfig {
@@ -170,7 +173,7 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
   const candidates = interfacesOf(json, fetched?.url, options.bindings);
   const passedOver: string[] = [];
   for (const chosen of candidates) {
-    const profiled = withA2AClientProfile({ ...options, tenant: options.tenant ?? chosen.tenant, protocolVersion: chosen.protocolVersion });
+    const profiled = withA2AClientProfile({ ...options, tenant: options.tenant ?? chosen.tenant, protocolVersion: majorMinor(chosen.protocolVersion) });
     const known = { card: message, chosenInterface: chosen };
     if (chosen.protocolBinding === "JSONRPC") return Object.assign(verifyingExtendedCards(createJsonRpcClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known);
     if (chosen.protocolBinding === "HTTP+JSON") return Object.assign(verifyingExtendedCards(createHttpJsonClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known);

@@ -181,7 +181,7 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
         stream = this.#client.subscribeToTask(this.#ref(), this.#call);
         subscribed = true;
       }
-      const seen = { events: 0 };
+      const seen = { events: 0, shown: 0 };
       try {
         if (yield* this.#read(stream, seen)) return;
         lastError = new RpcError("UNAVAILABLE", "the stream ended before the task reached a terminal or interrupted state");
@@ -195,24 +195,27 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
           lastError = this.#retryable(err);
         }
       }
-      // A stream that brought news past its snapshot worked: the next failure is the first in a row.
-      if (seen.events > 1) failures = 0;
+      // A stream that showed the caller something new worked: the next failure is the first in a row.
+      // (Events it held that were shown before, a repeated status, are no news: counted, a server that
+      // repeats one and fails were followed for ever.)
+      if (seen.shown > 0) failures = 0;
       stream = undefined;
     }
   }
 
   /** One stream's events, applied to the view and yielded; true when the follow is over. */
-  async *#read(stream: AsyncIterable<E>, seen: { events: number }): AsyncGenerator<FollowedEvent<E, T>, boolean, undefined> {
+  async *#read(stream: AsyncIterable<E>, seen: { events: number; shown: number }): AsyncGenerator<FollowedEvent<E, T>, boolean, undefined> {
     // The last status this stream brought is INPUT_REQUIRED or AUTH_REQUIRED: its end is the follow's.
     let waiting = false;
     for await (const event of stream) {
       seen.events++;
       const payload = event.payload;
       if (payload.case === "task") {
-        if (yield* this.#snapshot(payload.value, event)) return true;
+        if (yield* this.#snapshot(payload.value, event, seen)) return true;
         continue;
       }
       if (payload.case === "message") {
+        seen.shown++;
         yield { event, task: this.#view?.task, synthetic: false };
         // A direct answer: there is no task to follow (spec 3.1.2).
         if (this.#view === undefined) return true;
@@ -223,10 +226,12 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
       if (view === undefined) throw new RpcError("INTERNAL", `the stream began with a ${payload.case}, not a Task or a Message (spec 3.1.2)`);
       if (payload.case === "artifactUpdate") {
         view.applyArtifact(payload.value);
+        seen.shown++;
         yield { event, task: view.task, synthetic: false };
         continue;
       }
       if (!view.applyStatus(payload.value)) continue; // Already in the view: a snapshot held it.
+      seen.shown++;
       yield { event, task: view.task, synthetic: false };
       const state = payload.value.status?.state ?? 0;
       if (this.#states.isTerminal(state)) return true;
@@ -242,15 +247,19 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
    * what it holds that the caller was not shown is yielded. True when the
    * task is settled.
    */
-  async *#snapshot(task: T, event: E | undefined): AsyncGenerator<FollowedEvent<E, T>, boolean, undefined> {
+  async *#snapshot(task: T, event: E | undefined, seen?: { shown: number }): AsyncGenerator<FollowedEvent<E, T>, boolean, undefined> {
     if (this.#view === undefined) {
       this.#view = new TaskView(task, this.#partEquals);
       this.#taskId = task.id;
       if (this.#continues) this.#baseline = task.status;
+      if (seen !== undefined) seen.shown++;
       yield { event: event ?? this.#event({ case: "task", value: task }), task: this.#view.task, synthetic: event === undefined };
     } else {
       const final = this.#states.isTerminal(task.status?.state ?? 0);
-      for (const change of this.#view.replace(task, final)) yield { event: this.#changeEvent(task, change), task: this.#view.task, synthetic: true };
+      for (const change of this.#view.replace(task, final)) {
+        if (seen !== undefined) seen.shown++;
+        yield { event: this.#changeEvent(task, change), task: this.#view.task, synthetic: true };
+      }
     }
     return this.#settles(task.status);
   }

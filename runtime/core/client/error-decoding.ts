@@ -117,12 +117,21 @@ function isCodeName(status: string): status is RpcCodeName {
   return Object.hasOwn(Code, status) && typeof (Code as unknown as Record<string, unknown>)[status] === "number";
 }
 
+/**
+ * What a gateway's own answer means, with no error body of the agent's: the agent could not be
+ * reached, as gRPC maps these statuses. A restarting proxy answers 502 or 503, one that gave up
+ * waiting 504; stream recovery tries again after them (D30), and DEADLINE_EXCEEDED is kept for the
+ * caller's own deadline (D29).
+ */
+const gatewayStatuses: ReadonlySet<number> = new Set([502, 503, 504]);
+
 /** An HTTP+JSON error response: the AIP-193 body when there is one, else the status alone. */
 export function errorFromHttp(errors: ClientErrors, status: number, body: JsonValue | undefined): RpcError {
   const error = body !== null && typeof body === "object" && !Array.isArray(body) ? body.error : undefined;
   const object: JsonObject = error !== null && typeof error === "object" && !Array.isArray(error) && error !== undefined ? error : {};
   const named = typeof object.status === "string" && isCodeName(object.status) ? object.status : undefined;
-  const code = named ?? codeByHttpStatus[status] ?? (status >= 500 ? "INTERNAL" : "UNKNOWN");
+  const fromGateway = error === undefined && gatewayStatuses.has(status);
+  const code = named ?? (fromGateway ? "UNAVAILABLE" : (codeByHttpStatus[status] ?? (status >= 500 ? "INTERNAL" : "UNKNOWN")));
   const message = typeof object.message === "string" ? object.message : `HTTP ${status}`;
   const { info, details } = detailsFromJson(object.details);
   return toError(errors, { code, message, info, details });
