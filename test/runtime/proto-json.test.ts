@@ -1,6 +1,8 @@
 /** ProtoJSON input per D10: unknown fields ignored at every depth, wrong values named by path. */
 import { JsonDecodeError, decodeJson } from "../../runtime/core/codec/proto-json.js";
+import type { JsonValue } from "@bufbuild/protobuf";
 import { AgentCardSchema, SendMessageRequestSchema } from "../../generated/a2a_pb.js";
+import { TagSchema } from "../../generated/fixtures/v1/common_pb.js";
 
 function errorOf(run: () => unknown): { field: string | undefined; reason: string } {
   try {
@@ -50,5 +52,28 @@ test("two members of one oneof are blamed on the message that holds them", () =>
   expect(errorOf(() => decodeJson(SendMessageRequestSchema, { message: { parts: [{ text: "a", url: "b" }] } }))).toEqual({
     field: "message.parts[0]",
     reason: expect.stringContaining("oneof set multiple times"),
+  });
+});
+
+describe("a recursive message (fixtures.v1.Tag)", () => {
+  /** A Tag nesting `depth` more Tags below it, through `narrower`. */
+  const nested = (depth: number): JsonValue => {
+    let tag: JsonValue = { label: "leaf" };
+    for (let i = 0; i < depth; i++) tag = { label: "x", narrower: [tag] };
+    return tag;
+  };
+
+  test("nested deeper than protobuf-es decodes (100 messages) is InvalidParams, however deep: no walk of ours runs out of stack, and the message stays short", () => {
+    expect(decodeJson(TagSchema, nested(50))).toMatchObject({ label: "x" });
+    for (const depth of [100, 1_000, 50_000]) {
+      const e = errorOf(() => decodeJson(TagSchema, nested(depth)));
+      expect(e).toEqual({ field: undefined, reason: "the request nests objects more than 100 deep" });
+    }
+  });
+
+  test('a map key "__proto__" is kept when a value beside or in it has unknown fields to drop', () => {
+    const tag = decodeJson(TagSchema, JSON.parse('{"related":{"__proto__":{"label":"p","unknown":1},"other":{"label":"o"}}}') as JsonValue);
+    expect(Object.keys((tag as unknown as { related: object }).related).sort()).toEqual(["__proto__", "other"]);
+    expect(Object.getOwnPropertyDescriptor((tag as unknown as { related: object }).related, "__proto__")?.value).toMatchObject({ label: "p" });
   });
 });

@@ -35,6 +35,10 @@ export function decodeJsonStrict(desc: DescMessage, json: JsonValue): Message {
   try {
     return fromJson(desc, json);
   } catch (first) {
+    // protobuf-es stops at this depth; the walks below recurse too, and would run out of stack on
+    // input nested thousands deep (an INTERNAL error, reported as one of ours), or name a path of
+    // that length.
+    if (nestsDeeperThan(json, maxDepth)) throw new JsonDecodeError(undefined, `the request nests objects more than ${maxDepth} deep`);
     const known = withoutUnknownFields(desc, json);
     try {
       return known === json ? fail(first) : fromJson(desc, known);
@@ -42,6 +46,28 @@ export function decodeJsonStrict(desc: DescMessage, json: JsonValue): Message {
       throw new JsonDecodeError(locateBadValue(desc, known, ""), err instanceof Error ? err.message : String(err));
     }
   }
+}
+
+/** How deep a request's JSON may nest: protobuf-es's own recursion limit for messages. */
+const maxDepth = 100;
+
+/**
+ * Whether `json` has objects (messages, as protobuf-es counts them; the arrays between them do not
+ * count) nested more than `limit` deep. Without recursion, so any depth is safe.
+ */
+function nestsDeeperThan(json: JsonValue, limit: number): boolean {
+  const pending: [JsonValue, number][] = [[json, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next;
+    if (typeof value !== "object" || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push([item, depth]);
+      continue;
+    }
+    if (depth >= limit) return true;
+    for (const child of Object.values(value)) pending.push([child as JsonValue, depth + 1]);
+  }
+  return false;
 }
 
 function fail(err: unknown): never {
@@ -130,7 +156,8 @@ function cleanField(field: DescField, value: JsonValue): JsonValue {
       for (const [k, v] of Object.entries(value)) {
         const cleaned = withoutUnknownFields(field.message, v as JsonValue);
         if (cleaned !== v) changed = true;
-        out[k] = cleaned;
+        // A key is data here: "__proto__" assigned would set the copy's prototype, and the entry be lost.
+        Object.defineProperty(out, k, { value: cleaned, enumerable: true, writable: true, configurable: true });
       }
       return changed ? out : value;
     }
