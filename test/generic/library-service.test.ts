@@ -140,6 +140,20 @@ describe("HTTP+JSON", () => {
     expect(await response.json()).toEqual({ error: { code: 501, status: "UNIMPLEMENTED", message: "GetBook is not implemented", details: [] } });
   });
 
+  test("a body that is not an object where a path-bound field goes inside it is 400 naming the field, never replaced by one (D10)", async () => {
+    for (const [method, path, body, field] of [
+      ["PATCH", "/v1/shelves/s1", '"garbage"', "shelf"],
+      ["PATCH", "/v1/shelves/s1", "[1,2,3]", "shelf"],
+      ["PUT", "/v1/shelves/s1", '{"shelf":"str"}', "shelf"],
+      ["PATCH", "/v1/shelves/s1/books/b1", '{"title":"t","location":"x"}', "book.location"],
+      ["PATCH", "/v1/shelves/s1/books/b1", '{"title":"t","location":[7]}', "book.location"],
+    ] as const) {
+      const res = await fetch(`${rest}${path}`, { method, headers: { "content-type": "application/json" }, body });
+      const answer = (await res.json()) as { error: { status: string; message: string } };
+      expect([method, path, body, res.status, answer.error.status, answer.error.message]).toEqual([method, path, body, 400, "INVALID_ARGUMENT", expect.stringContaining(`invalid value for ${field}: expected an object`)]);
+    }
+  });
+
   test("a missing REQUIRED field is 400 INVALID_ARGUMENT with a BadRequest, as on A2A", async () => {
     const response = await fetch(`${rest}/v1/shelves`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(response.status).toBe(400);

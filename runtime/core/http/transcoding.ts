@@ -158,6 +158,8 @@ function set(json: JsonObject, path: FieldPath, value: JsonValue): void {
     }
     const next = node[f.jsonName];
     if (typeof next === "object" && next !== null && !Array.isArray(next)) node = next;
-    else node = node[f.jsonName] = {};
+    else if (next === undefined || next === null) node = node[f.jsonName] = {};
+    // The body gave a message field something else: a wrong value (D10), not one to replace.
+    else throw new JsonDecodeError(path.fields.slice(0, i + 1).map((p) => p.jsonName).join("."), `expected an object (a ${f.message?.typeName ?? "message"}), got ${Array.isArray(next) ? "an array" : typeof next}`);
   });
 }
