@@ -80,6 +80,11 @@ export class RpcError extends Error {
   readonly details: readonly ErrorDetail[];
 
   constructor(entry: ErrorTableEntry | RpcCodeName, message?: string, options: RpcErrorOptions = {}) {
+    // An error that says OK, or names no code at all (from JavaScript), was answered three ways
+    // by the three bindings: refused here, it is the thrower's bug, reported as one (D33).
+    if (typeof entry === "string" && (entry === "OK" || !Object.hasOwn(httpStatusOf, entry))) {
+      throw new TypeError(`RpcError needs a google.rpc.Code name other than OK (CANCELLED, NOT_FOUND, ...), got ${JSON.stringify(entry)}`);
+    }
     const row = typeof entry === "string" ? codeEntry(entry) : entry;
     super(message ?? row.defaultMessage, options.cause === undefined ? undefined : { cause: options.cause });
     Object.defineProperty(this, brand, { value: true });

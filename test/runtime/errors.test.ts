@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import * as generated from "../../runtime/a2a/errors.js";
 import { A2AError, isA2AError } from "../../runtime/a2a/errors.js";
+import { RpcError } from "../../runtime/core/errors.js";
 import { projectRoot, scratchDir } from "../support/protos.js";
 
 const { A2AErrorTable, TaskNotFoundError, TaskNotCancelableError, VersionNotSupportedError } = generated;
@@ -109,4 +110,10 @@ describe("a second copy of the runtime and the generated errors", () => {
     const local = new TaskNotFoundError();
     expect(local instanceof CopyTaskNotFound).toBe(true);
   });
+});
+
+test("an RpcError with code OK, or a name that is no google.rpc.Code, is refused when made: the three bindings answered it three ways", () => {
+  expect(() => new RpcError("OK")).toThrow(new TypeError('RpcError needs a google.rpc.Code name other than OK (CANCELLED, NOT_FOUND, ...), got "OK"'));
+  for (const bogus of ["BOGUS", "toString", "__proto__", ""]) expect(() => new RpcError(bogus as never)).toThrow(TypeError);
+  expect(new RpcError("NOT_FOUND").entry.httpStatus).toBe(404);
 });
