@@ -7,7 +7,8 @@
 import { create } from "@bufbuild/protobuf";
 import { TaskNotFoundError, InvalidParamsError, UnauthenticatedError, isRpcError } from "protoc-gen-a2a/runtime";
 import { readSse } from "../../runtime/core/client/sse.js";
-import { createRequestEncoder } from "../../runtime/core/http/request-encoding.js";
+import { createRequestEncoder, jsonNamesOf, literalsOf } from "../../runtime/core/http/request-encoding.js";
+import { LendingServiceHttpRules, LendingServiceMethods, LibraryServiceHttpRules, LibraryServiceMethods } from "../../generated/fixtures/v1/library_methods.js";
 import { grpcTarget } from "../../runtime/core/client/grpc.js";
 import { coreClientErrors, errorFromGrpc, errorFromHttp, errorFromJsonRpc } from "../../runtime/core/client/error-decoding.js";
 import { a2aClientErrors } from "../../runtime/a2a/client/profile.js";
@@ -95,6 +96,37 @@ describe("HTTP+JSON request encoding (A2A's rules)", () => {
   test("a request the rules cannot carry is refused, naming what is missing or cannot go", () => {
     expect(() => encoderFor("getTask").encode({ id: "" })).toThrow("GetTask needs id or tenant, id set to be sent over HTTP+JSON");
     expect(() => encoderFor("getTask").encode({ id: "t", bogus: 1 })).toThrow("GetTask cannot send bogus over HTTP+JSON");
+  });
+});
+
+describe("HTTP+JSON request encoding (a service's literals and patterns)", () => {
+  const library = (method: keyof typeof LibraryServiceMethods) => {
+    const spec = LibraryServiceMethods[method];
+    return createRequestEncoder(spec.name, LibraryServiceHttpRules.filter((r) => r.method === method), (field) => jsonNamesOf(spec.input, field), literalsOf(LibraryServiceHttpRules));
+  };
+  const lending = (method: keyof typeof LendingServiceMethods) => {
+    const spec = LendingServiceMethods[method];
+    return createRequestEncoder(spec.name, LendingServiceHttpRules.filter((r) => r.method === method), (field) => jsonNamesOf(spec.input, field), literalsOf(LendingServiceHttpRules));
+  };
+
+  test("a value equal to a literal of the service's routes has its first character escaped; . and .. (which URL parsing drops, %2E too) are refused", () => {
+    const get = library("getShelf");
+    expect(get.encode({ shelfId: "s1" }).path).toBe("/v1/shelves/s1");
+    // /v1/shelves/featured is GetFeaturedShelf's route.
+    expect(get.encode({ shelfId: "featured" }).path).toBe("/v1/shelves/%66eatured");
+    expect(get.encode({ shelfId: "a.b" }).path).toBe("/v1/shelves/a.b");
+    for (const id of [".", ".."]) {
+      expect(() => get.encode({ shelfId: id })).toThrow(`GetShelf cannot send shelfId "${id}" in a URL path: URL parsing drops "." and ".." segments, escaped or not; call it over JSON-RPC or gRPC`);
+    }
+  });
+
+  test("a value that does not fit its variable's pattern is not sent by that rule: another that fits, or an error naming the pattern", () => {
+    const get = lending("getLoan");
+    expect(get.encode({ name: "loans/l1" }).path).toBe("/v1/loans/l1");
+    // Sent as /v1/people/p/loans/l1, it was the other rule's request (borrowerId p, loanId l1).
+    expect(() => get.encode({ name: "people/p/loans/l1" })).toThrow('GetLoan cannot be sent over HTTP+JSON: name "people/p/loans/l1" does not match loans/*, the pattern of its HTTP rule');
+    expect(() => get.encode({ name: "loans/" })).toThrow(/does not match loans\/\*/);
+    expect(get.encode({ borrowerId: "p", loanId: "l1" }).path).toBe("/v1/people/p/loans/l1");
   });
 });
 

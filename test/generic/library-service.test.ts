@@ -14,6 +14,7 @@ import { create, fromBinary } from "@bufbuild/protobuf";
 import { RpcError, type CallContext } from "protoc-gen-a2a/runtime";
 import { LibraryServiceGrpcDefinition, addLibraryServiceToServer } from "../../generated/fixtures/v1/library_grpc.js";
 import type { LibraryServiceHandler } from "../../generated/fixtures/v1/library_handler.js";
+import { createLibraryServiceHttpJsonClient } from "../../generated/fixtures/v1/library_client.js";
 import { createLibraryServiceHttpJsonListener } from "../../generated/fixtures/v1/library_http.js";
 import { createLibraryServiceJsonRpcListener } from "../../generated/fixtures/v1/library_jsonrpc.js";
 import { GetShelfRequestSchema, ShelfEventSchema, WatchShelfRequestSchema, type Shelf, type ShelfEvent } from "../../generated/fixtures/v1/library_pb.js";
@@ -138,6 +139,18 @@ describe("HTTP+JSON", () => {
     const response = await fetch(`${rest}/v1/shelves/s1/books/b1`);
     expect(response.status).toBe(501);
     expect(await response.json()).toEqual({ error: { code: 501, status: "UNIMPLEMENTED", message: "GetBook is not implemented", details: [] } });
+  });
+
+  test("the generated client's GetShelf of a shelf named like a literal route (featured) reaches GetShelf with that id; one named . or .. is refused before it is sent", async () => {
+    const client = createLibraryServiceHttpJsonClient(rest);
+    try {
+      const err = await client.getShelf({ shelfId: "featured" }).catch((e: unknown) => e);
+      expect([(err as Error).name, (err as Error).message]).toEqual(["NotFoundError", "no shelf featured"]);
+      for (const id of [".", ".."]) await expect(client.getShelf({ shelfId: id })).rejects.toThrow(/cannot send shelfId .* in a URL path/);
+      expect((await client.getShelf({ shelfId: "s1" })).theme).toBe("poetry");
+    } finally {
+      client.close();
+    }
   });
 
   test("a body that is not an object where a path-bound field goes inside it is 400 naming the field, never replaced by one (D10)", async () => {

@@ -8,7 +8,7 @@
  */
 import type { DescMessage, JsonValue } from "@bufbuild/protobuf";
 import { RpcError } from "../errors.js";
-import { createRequestEncoder, jsonNamesOf, type RequestEncoder } from "../http/request-encoding.js";
+import { createRequestEncoder, jsonNamesOf, literalsOf, type RequestEncoder } from "../http/request-encoding.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp } from "./error-decoding.js";
@@ -38,11 +38,12 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
   const accept = mediaType === "application/json" ? mediaType : `${mediaType}, application/json`;
   const encoders = new Map<MethodSpec, RequestEncoder>();
 
+  let literals: Set<string> | undefined;
   const encoderOf = (spec: MethodSpec): RequestEncoder => {
     let encoder = encoders.get(spec);
     if (encoder === undefined) {
       const rules = options.rules.filter((r) => r.method === spec.localName);
-      encoder = createRequestEncoder(spec.name, rules, (field) => jsonNamesOf(spec.input, field));
+      encoder = createRequestEncoder(spec.name, rules, (field) => jsonNamesOf(spec.input, field), (literals ??= literalsOf(options.rules)));
       encoders.set(spec, encoder);
     }
     return encoder;

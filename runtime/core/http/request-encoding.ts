@@ -7,7 +7,14 @@
  *   (a tenant set picks `/{tenant}/...`), the first in table order on a tie;
  *   a rule whose variables are not all set cannot carry the request.
  * - Variable values are percent-encoded per segment; a multi-segment
- *   capture keeps its `/` (http.proto).
+ *   capture keeps its `/` (http.proto), and must fit the variable's pattern
+ *   (`{name=loans/*}`): a rule whose pattern a value does not fit cannot
+ *   carry the request. A segment equal to a literal of the service's
+ *   routes, which would route the call to that literal's method (D6), has
+ *   its first character escaped, which the server decodes back (D8). `.` and
+ *   `..` cannot be sent at all: URL parsing drops them, escaped or not (the
+ *   WHATWG URL standard reads `%2E` as `.`), and the call would reach
+ *   another route.
  * - `body: "*"` sends the whole message (path-bound fields too: they agree);
  *   `body: "<field>"` that field; the other fields go to the query by their
  *   JSON names, nested ones dotted, repeated ones repeated. A set field that
@@ -16,7 +23,7 @@
  */
 import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { HttpRuleSpec } from "../method-spec.js";
-import { parsePathTemplate, type PathTemplate } from "./path-template.js";
+import { parsePathTemplate, type PathTemplate, type TemplateSegment, type TemplateVariable } from "./path-template.js";
 
 /**
  * A request the rules cannot carry (a path field left empty, a field no
@@ -53,7 +60,13 @@ interface PreparedRule {
  * uses the rule as written). `jsonNames` maps a local field path, dotted,
  * to its JSON name path.
  */
-export function createRequestEncoder(methodName: string, rules: readonly HttpRuleSpec[], jsonNames: (field: readonly string[]) => readonly string[]): RequestEncoder {
+export function createRequestEncoder(
+  methodName: string,
+  rules: readonly HttpRuleSpec[],
+  jsonNames: (field: readonly string[]) => readonly string[],
+  /** The literal path segments of every rule of the service (`literalsOf`): values equal to one are escaped. */
+  literals: ReadonlySet<string> = new Set(),
+): RequestEncoder {
   const prepared: PreparedRule[] = rules
     .filter((r) => !r.derived)
     .map((rule) => {
@@ -67,16 +80,27 @@ export function createRequestEncoder(methodName: string, rules: readonly HttpRul
   return {
     encode(json) {
       let best: { p: PreparedRule; values: string[] } | undefined;
+      let misfit: string | undefined;
       for (const p of prepared) {
         const values: string[] = [];
-        for (const names of p.variables) {
+        for (const [i, names] of p.variables.entries()) {
           const value = valueAt(json, names);
           if (value === undefined || value === "") break;
-          values.push(String(value));
+          const text = String(value);
+          if (text.split("/").some((x) => x === "." || x === "..")) {
+            throw new RequestShapeError(`${methodName} cannot send ${names.join(".")} "${text}" in a URL path: URL parsing drops "." and ".." segments, escaped or not; call it over JSON-RPC or gRPC`);
+          }
+          const variable = p.template.variables[i]!;
+          if (!fits(p.template.segments.slice(variable.start, variable.end), text)) {
+            misfit ??= `${names.join(".")} "${text}" does not match ${patternOf(p.template, variable)}`;
+            break;
+          }
+          values.push(text);
         }
         if (values.length === p.variables.length && (best === undefined || values.length > best.values.length)) best = { p, values };
       }
       if (best === undefined) {
+        if (misfit !== undefined) throw new RequestShapeError(`${methodName} cannot be sent over HTTP+JSON: ${misfit}, the pattern of its HTTP rule`);
         const needed = prepared.map((p) => p.variables.map((v) => v.join(".")).join(", ")).join(" or ");
         throw new RequestShapeError(`${methodName} needs ${needed} set to be sent over HTTP+JSON`);
       }
@@ -96,7 +120,7 @@ export function createRequestEncoder(methodName: string, rules: readonly HttpRul
         if (p.rule.body !== "" && body === undefined) body = {};
       }
       const search = query.toString();
-      return { rule: p.rule, method: p.rule.httpMethod, path: pathOf(p.template, values) + (search === "" ? "" : `?${search}`), body };
+      return { rule: p.rule, method: p.rule.httpMethod, path: pathOf(p.template, values, literals) + (search === "" ? "" : `?${search}`), body };
     },
   };
 }
@@ -110,7 +134,48 @@ function valueAt(json: JsonObject, names: readonly string[]): JsonValue | undefi
   return node;
 }
 
-function pathOf(template: PathTemplate, values: readonly string[]): string {
+/** Whether `value`, split at `/`, fits a variable's segments: its literals, one segment per `*`, one or more for `**`. */
+function fits(pattern: readonly TemplateSegment[], value: string): boolean {
+  // A plain `{field}` takes any value: a `/` in it is sent as %2F.
+  if (pattern.length === 1 && pattern[0]!.kind === "wildcard") return true;
+  const parts = value.split("/");
+  const match = (p: number, v: number): boolean => {
+    if (p === pattern.length) return v === parts.length;
+    const segment = pattern[p]!;
+    if (segment.kind === "deep_wildcard") {
+      for (let end = parts.length; end > v; end--) if (parts.slice(v, end).every((x) => x !== "") && match(p + 1, end)) return true;
+      return false;
+    }
+    if (v === parts.length || parts[v] === "") return false;
+    return (segment.kind === "wildcard" || parts[v] === segment.value) && match(p + 1, v + 1);
+  };
+  return match(0, 0);
+}
+
+/** A variable's pattern as the rule writes it (`loans/*`). */
+function patternOf(template: PathTemplate, variable: TemplateVariable): string {
+  return template.segments
+    .slice(variable.start, variable.end)
+    .map((s) => (s.kind === "literal" ? s.value : s.kind === "wildcard" ? "*" : "**"))
+    .join("/");
+}
+
+/** Every literal segment of `rules`' paths: what a variable's value must not be sent as (createRequestEncoder). */
+export function literalsOf(rules: readonly HttpRuleSpec[]): Set<string> {
+  const literals = new Set<string>();
+  for (const rule of rules) for (const segment of parsePathTemplate(rule.path).segments) if (segment.kind === "literal") literals.add(segment.value);
+  return literals;
+}
+
+/** One segment of a value, percent-encoded; a literal of the service's routes escaped further, so that it is read as the value. */
+function encodeSegment(value: string, literals: ReadonlySet<string>): string {
+  const encoded = encodeURIComponent(value);
+  if (!literals.has(encoded)) return encoded;
+  // Its first character is ASCII (encodeURIComponent left it): %XX is that byte.
+  return `%${encoded.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}${encoded.slice(1)}`;
+}
+
+function pathOf(template: PathTemplate, values: readonly string[], literals: ReadonlySet<string>): string {
   const parts: string[] = [];
   let i = 0;
   while (i < template.segments.length) {
@@ -118,7 +183,13 @@ function pathOf(template: PathTemplate, values: readonly string[]): string {
     if (v >= 0) {
       const variable = template.variables[v]!;
       const value = values[v]!;
-      parts.push(variable.multiSegment ? value.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(value));
+      if (!variable.multiSegment) parts.push(encodeSegment(value, literals));
+      else {
+        // The pattern's own literals go as they are (the value fits it); the parts a wildcard takes are escaped as needed.
+        const pattern = template.segments.slice(variable.start, variable.end);
+        const deep = pattern.findIndex((s) => s.kind === "deep_wildcard");
+        value.split("/").forEach((x, j) => parts.push(pattern[deep >= 0 && j >= deep ? deep : j]?.kind === "literal" ? encodeURIComponent(x) : encodeSegment(x, literals)));
+      }
       i = variable.end;
       continue;
     }
