@@ -54,6 +54,21 @@ describe("SSE reader", () => {
       { event: "message", data: "z" },
     ]);
     expect(await events(["data: x\r", "\n\r", "\n"])).toEqual([{ event: "message", data: "x" }]);
+    // Every split point of a CR and CRLF stream, and one character per chunk.
+    const mixed = "data: a\r\ndata: b\r\r\n: c\rdata: d\r\n\r\n";
+    const expected = [{ event: "message", data: "a\nb" }, { event: "message", data: "d" }];
+    for (let i = 1; i < mixed.length; i++) expect(await events([mixed.slice(0, i), mixed.slice(i)])).toEqual(expected);
+    expect(await events([...mixed])).toEqual(expected);
+  });
+
+  test("a line longer than many chunks is read whole (its pieces joined once its end comes)", async () => {
+    const long = "x".repeat(1 << 20);
+    const text = `data: ${long}\n\ndata: after\n\n`;
+    const chunks: string[] = [];
+    for (let i = 0; i < text.length; i += 16 << 10) chunks.push(text.slice(i, i + (16 << 10)));
+    const read = await events(chunks);
+    expect(read.map((e) => e.data.length)).toEqual([long.length, 5]);
+    expect(read[0]!.data === long).toBe(true);
   });
 
   test("an event cut off by the end of the stream is dropped; a multi-byte character split across chunks is kept", async () => {
