@@ -174,14 +174,14 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   /** The request message; read synchronously when the rule takes no body (a GET), so the call loses no tick. */
   function decode(req: CoreRequest, target: Target, values: readonly string[], query: URLSearchParams | undefined): Message | Promise<Message> {
     const { rule } = target;
-    if (rule.body === "" && !rule.derived) return transcode(target, values, undefined, query);
-    return readBody(req, target).then((body) => transcode(target, values, body, query));
+    if (rule.body === "" && !rule.derived) return transcode(target, values, undefined, query, req.url);
+    return readBody(req, target).then((body) => transcode(target, values, body, query, req.url));
   }
 
-  function transcode(target: Target, values: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined): Message {
+  function transcode(target: Target, values: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined, url: string): Message {
     let json: JsonValue;
     try {
-      json = target.transcoder.build(values, body, query);
+      json = target.transcoder.build(values, body, query, query === undefined ? undefined : rawQueryOf(url));
     } catch (err) {
       if (!(err instanceof JsonDecodeError)) throw err;
       throw dispatch.invalidParams(err);
@@ -265,6 +265,12 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       return span.run(() => serve(req, target, match.values, query, mediaType, span));
     },
   };
+}
+
+/** The query text of `url`, as sent (transcoding splits list parameters before decoding them). */
+function rawQueryOf(url: string): string {
+  const q = url.indexOf("?");
+  return q < 0 ? "" : url.slice(q + 1);
 }
 
 /** A call past routing, as its failure is reported. */

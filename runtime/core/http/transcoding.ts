@@ -11,7 +11,9 @@
  *   ones by dotted name; unknown names are ignored (spec 5.7).
  * - Query text follows application/x-www-form-urlencoded (`+` is a space),
  *   as the URLSearchParams of clients writes it; repeated fields take the
- *   parameter repeated or comma-separated.
+ *   parameter repeated or comma-separated, split at the commas written as
+ *   such before decoding, so an element holding a comma sends it as %2C
+ *   (as URLSearchParams writes it).
  */
 import { ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import type { HttpRuleSpec } from "../method-spec.js";
@@ -32,7 +34,7 @@ export interface Transcoder {
    * filled in place) and the query.
    * Throws JsonDecodeError for a value that cannot be right.
    */
-  build(pathValues: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined): JsonObject;
+  build(pathValues: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined, rawQuery?: string): JsonObject;
 }
 
 export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transcoder {
@@ -53,7 +55,7 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
 
   return {
     pathFields,
-    build(pathValues, body, query) {
+    build(pathValues, body, query, rawQuery) {
       let json: JsonObject = {};
       if (body !== undefined) {
         if (bodyField !== undefined) json[bodyField.jsonName] = body;
@@ -78,7 +80,8 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
         for (const [path, values] of byField) {
           const leaf = path.fields[path.fields.length - 1] as DescField;
           if (leaf.fieldKind === "list") {
-            set(json, path, values.flatMap((v) => v.split(",")).map((v) => scalarJson(path, v)));
+            const elements = rawQuery === undefined ? values.flatMap((v) => v.split(",")) : listElements(rawQuery, byQueryName, path);
+            set(json, path, elements.map((v) => scalarJson(path, v)));
           } else {
             if (values.length > 1) throw new JsonDecodeError(path.json, `given ${values.length} times in the query; the field takes one value`);
             set(json, path, scalarJson(path, values[0] as string));
@@ -94,6 +97,25 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
       return json;
     },
   };
+}
+
+/**
+ * The elements of list field `path` in the raw query: each of its parameters split at the commas
+ * written as such, then form-decoded, so a comma sent as %2C stays in its element.
+ */
+function listElements(rawQuery: string, byQueryName: ReadonlyMap<string, FieldPath>, path: FieldPath): string[] {
+  const elements: string[] = [];
+  for (const pair of rawQuery.split("&")) {
+    const eq = pair.indexOf("=");
+    if (byQueryName.get(formDecode(eq < 0 ? pair : pair.slice(0, eq))) !== path) continue;
+    for (const raw of (eq < 0 ? "" : pair.slice(eq + 1)).split(",")) elements.push(formDecode(raw));
+  }
+  return elements;
+}
+
+/** One application/x-www-form-urlencoded name or value, as URLSearchParams decodes it. */
+function formDecode(raw: string): string {
+  return new URLSearchParams(`a=${raw}`).get("a") ?? "";
 }
 
 function resolve(input: DescMessage, names: readonly string[], by: "local" | "json"): FieldPath {
