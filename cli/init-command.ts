@@ -3,7 +3,7 @@
  * a2a.proto pulled at a pinned version (the same pull as `pull`), ready for
  * `npm install && npm start` and `npm test` (D42).
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import type { CommandSpec, ParsedArgs } from "./args.js";
 import { UsageError } from "./errors.js";
@@ -70,6 +70,11 @@ export function packageNameOf(dir: string): string {
   return name === "" ? "a2a-agent" : name;
 }
 
+/** Whether npm takes `name` as a new package's name. */
+function isPackageName(name: string): boolean {
+  return name.length <= 214 && /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(name);
+}
+
 /** `--package-spec` as package.json takes it: a path on disk becomes `file:<absolute path>`. */
 export function dependencySpec(spec: string | undefined, cwd: string, manifest: PackageManifest): string {
   if (spec === undefined) return `^${manifest.version}`;
@@ -90,6 +95,9 @@ function range(manifest: PackageManifest, name: string): string {
 
 export async function runInit(args: ParsedArgs, io: CliIo): Promise<void> {
   const dir = resolve(io.cwd, args.positionals[0] ?? "");
+  if (existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new UsageError(`protoc-gen-a2a init: ${dir} is a file, not a folder; name a new folder`);
+  }
   if (existsSync(dir) && readdirSync(dir).length > 0) {
     throw new UsageError(`protoc-gen-a2a init: ${dir} is not empty; name a new folder (init never overwrites files)`);
   }
@@ -107,7 +115,12 @@ export async function runInit(args: ParsedArgs, io: CliIo): Promise<void> {
   }
   const manifest = packageManifest();
   const name = args.strings.name ?? packageNameOf(dir);
+  if (!isPackageName(name)) {
+    throw new UsageError(`protoc-gen-a2a init: --name ${JSON.stringify(name)} is not an npm package name (lower case letters, digits, - . _ ~, optionally @scope/, at most 214 characters)`);
+  }
   const store = storeChoice(args.strings.store ?? "memory:");
+  // Every option checked before anything is written: a failure after the pull left a half-made repo.
+  const ownSpec = dependencySpec(args.strings["package-spec"], io.cwd, manifest);
 
   // The proto first: if it cannot be had, nothing else is written.
   const specDir = args.strings["spec-dir"];
@@ -117,7 +130,7 @@ export async function runInit(args: ParsedArgs, io: CliIo): Promise<void> {
     "@bufbuild/protobuf": range(manifest, "@bufbuild/protobuf"),
     ...(bindings.grpc ? { "@grpc/grpc-js": range(manifest, "@grpc/grpc-js") } : {}),
     ...(store.driver === undefined ? {} : { [store.driver]: range(manifest, store.driver) }),
-    "protoc-gen-a2a": dependencySpec(args.strings["package-spec"], io.cwd, manifest),
+    "protoc-gen-a2a": ownSpec,
   };
   const devDependencies: Record<string, string> = {
     "@bufbuild/buf": range(manifest, "@bufbuild/buf"),

@@ -34,7 +34,8 @@ export function readPin(): Pin {
 
 /** The pinned entry of `version`, or an error listing the pinned ones. */
 export function pinnedVersion(pin: Pin, version: string): PinnedVersion {
-  const entry = pin.versions[version];
+  // Own keys only: "constructor" or "__proto__" would find the object's prototype.
+  const entry = Object.hasOwn(pin.versions, version) ? pin.versions[version] : undefined;
   if (entry === undefined) throw new CliError(`unknown version "${version}"; pinned versions: ${Object.keys(pin.versions).join(", ")}`);
   return entry;
 }

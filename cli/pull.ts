@@ -72,6 +72,7 @@ export function readLock(file: string): PullLock | undefined {
   } catch (err) {
     throw new CliError(`${file} is not JSON (${(err as Error).message}); delete it and pull again`);
   }
+  if (typeof lock !== "object" || lock === null || Array.isArray(lock)) throw new CliError(`${file} is not a JSON object; delete it and pull again`);
   for (const key of ["version", "sha256", "protoDir", "googleapisDir"] as const) {
     if (typeof lock[key] !== "string") throw new CliError(`${file} has no "${key}"; delete it and pull again`);
   }

@@ -52,7 +52,14 @@ export async function runUpgrade(args: ParsedArgs, io: CliIo): Promise<void> {
 
   // The library (and ts-morph, if edits are needed) only now: `--help` and mistakes above load nothing.
   const { buildDescriptors, runUpgrade: upgrade } = await import("./upgrade/index.js");
-  const oldDescriptors = buildDescriptors([protoDir, googleapisDir]);
+  let oldDescriptors: ReturnType<typeof buildDescriptors>;
+  try {
+    oldDescriptors = buildDescriptors([protoDir, googleapisDir]);
+  } catch (err) {
+    // The repo's own protos, as its lock names them: missing, or not building, is the repo's to fix.
+    throw new CliError(`the repo's a2a.proto (${lock.protoDir}, ${lock.googleapisDir} in ${lockFileName}) could not be read: ${(err as Error).message.replace(/^buildDescriptors: /, "")}
+Run \`protoc-gen-a2a pull\` in the repo to restore it, then upgrade.`);
+  }
   const scratch = mkdtempSync(join(tmpdir(), "a2a-upgrade-"));
   try {
     const pulled = pullProto({ version: to, protoDir: join(scratch, "a2a"), googleapisDir: join(scratch, "googleapis"), specDirs, ...(gitUrl ? { gitUrl } : {}) });
@@ -74,7 +81,8 @@ export async function runUpgrade(args: ParsedArgs, io: CliIo): Promise<void> {
     if (args.flags["no-generate"] !== true) generate(dir);
     const done = await upgrade({ repoDir: dir, oldDescriptors, newProtoDir, from: lock.version, to: pulled.version }).catch(refusedAsCliError);
     print(done);
-    io.out(`${lockFileName}: ${lock.version} -> ${pulled.version}\n`);
+    // --json prints the report alone, so that it parses.
+    if (args.flags.json !== true) io.out(`${lockFileName}: ${lock.version} -> ${pulled.version}\n`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

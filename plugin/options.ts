@@ -41,7 +41,8 @@ const ownOptions: Record<string, { readonly help: string; readonly parse: (value
 export function parseOptions(raw: readonly { key: string; value: string }[]): Options {
   const options = { runtimeImport: "protoc-gen-a2a/runtime", grpc: true };
   for (const { key, value } of raw) {
-    const own = ownOptions[key];
+    // Own keys only: "toString" or "__proto__" would find the table's prototype.
+    const own = Object.hasOwn(ownOptions, key) ? ownOptions[key] : undefined;
     if (own === undefined) {
       throw new Error(
         `unknown option "${key}". Valid options: ${Object.values(ownOptions).map((o) => o.help).join(", ")}; ` +

@@ -113,5 +113,13 @@ test("refusals name what to fix and write nothing", async () => {
   );
   const missing = await init();
   expect(missing.stderr).toBe("protoc-gen-a2a init: missing <dir> (the new repo's folder (created; if it exists it must be empty))\nUsage: protoc-gen-a2a init [options] <dir>\n");
-  for (const dir of ["none", "old", "store"]) expect(existsSync(join(scratch.dir, dir))).toBe(false);
+  // A file where the folder would go, a bad package name, a package spec that is not there: no
+  // stack, and (the last two found after the pull once) nothing written.
+  writeFileSync(join(scratch.dir, "a-file"), "");
+  expect(await init("a-file")).toEqual({ status: 2, stdout: "", stderr: `protoc-gen-a2a init: ${join(scratch.dir, "a-file")} is a file, not a folder; name a new folder\n` });
+  const named = await init("named", "--name", "Bad Name/../X");
+  expect([named.status, named.stderr]).toEqual([2, 'protoc-gen-a2a init: --name "Bad Name/../X" is not an npm package name (lower case letters, digits, - . _ ~, optionally @scope/, at most 214 characters)\n']);
+  const spec = await init("spec", "--package-spec", "./no-such.tgz");
+  expect([spec.status, spec.stderr]).toEqual([2, `protoc-gen-a2a init: --package-spec ./no-such.tgz: no such file or folder (${join(scratch.dir, "no-such.tgz")})\n`]);
+  for (const dir of ["none", "old", "store", "named", "spec"]) expect(existsSync(join(scratch.dir, dir))).toBe(false);
 });

@@ -3,7 +3,7 @@
  * the googleapis protos beside it, a lock file recording the version, and
  * nothing written when the bytes are not the pinned ones.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../cli/main.js";
 import { readPin } from "../../cli/pin.js";
@@ -91,4 +91,36 @@ test("--list prints the pinned versions, the default marked", async () => {
   const lines = io.stdout.join("").trimEnd().split("\n");
   expect(lines.map((l) => l.split(" ")[0])).toEqual(Object.keys(pin.versions));
   expect(lines.find((l) => l.includes("(default)"))?.startsWith(pin.default)).toBe(true);
+});
+
+test("mistakes a person can fix get a message, never a stack: a version named like an Object key, a lock that is null, a repo whose protos are gone", async () => {
+  for (const version of ["constructor", "__proto__", "toString"]) {
+    const io = captureIo(scratch.dir, { A2A_SPEC_DIR: specDir });
+    expect(await main(["pull", version], io)).toBe(1);
+    expect(io.stderr.join("")).toBe(`protoc-gen-a2a pull: unknown version "${version}"; pinned versions: ${Object.keys(pin.versions).join(", ")}\n`);
+  }
+  const nullLock = join(scratch.dir, "null-lock");
+  mkdirSync(nullLock);
+  writeFileSync(join(nullLock, "a2a.lock.json"), "null\n");
+  const pulled = captureIo(nullLock, { A2A_SPEC_DIR: specDir });
+  expect(await main(["pull"], pulled)).toBe(1);
+  expect(pulled.stderr.join("")).toBe(`protoc-gen-a2a pull: ${join(nullLock, "a2a.lock.json")} is not a JSON object; delete it and pull again\n`);
+
+  const gone = join(scratch.dir, "protos-gone");
+  expect(await main(["pull", "v1.0.0", "--dir", gone], captureIo(scratch.dir, { A2A_SPEC_DIR: specDir }))).toBe(0);
+  const lock = readLock(join(gone, "a2a.lock.json"))!;
+  rmSync(join(gone, lock.protoDir), { recursive: true });
+  const upgraded = captureIo(scratch.dir, { A2A_SPEC_DIR: specDir });
+  expect(await main(["upgrade", "--to", "v1.0.1", "--dir", gone], upgraded)).toBe(1);
+  expect(upgraded.stderr.join("")).toMatch(/^protoc-gen-a2a upgrade: the repo's a2a\.proto \(.+ in a2a\.lock\.json\) could not be read: .+ is not a folder\nRun `protoc-gen-a2a pull` in the repo to restore it, then upgrade\.\n$/);
+});
+
+test("upgrade --json prints the report alone, so that it parses", async () => {
+  const repo = join(scratch.dir, "json-upgrade");
+  expect(await main(["pull", "v1.0.0", "--dir", repo], captureIo(scratch.dir, { A2A_SPEC_DIR: specDir }))).toBe(0);
+  const io = captureIo(scratch.dir, { A2A_SPEC_DIR: specDir });
+  expect(await main(["upgrade", "--to", "v1.0.1", "--dir", repo, "--json", "--no-generate"], io)).toBe(0);
+  const report = JSON.parse(io.stdout.join("")) as { from?: string; to?: string };
+  expect([report.from, report.to]).toEqual(["v1.0.0", "v1.0.1"]);
+  expect(readLock(join(repo, "a2a.lock.json"))?.version).toBe("v1.0.1");
 });

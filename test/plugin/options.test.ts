@@ -133,6 +133,9 @@ describe("unknown options", () => {
     ["runtimeImport=@my/rt", `invalid option "runtimeImport=@my/rt": unknown option "runtimeImport". ${validList}`],
     // protoplugin quotes every option it handed us, not only the bad one.
     ["runtime_import=@my/rt,foo=1", `invalid option "runtime_import=@my/rt,foo=1": unknown option "foo". ${validList}`],
+    // Names an object has from its prototype are no options either.
+    ["toString", `invalid option "toString": unknown option "toString". ${validList}`],
+    ["__proto__=x", `invalid option "__proto__=x": unknown option "__proto__". ${validList}`],
   ])("%s", (parameter, message) => {
     expect(thrown(parameter).message).toBe(message);
   });
