@@ -184,6 +184,53 @@ describe("upgrade edits a user's handlers (v1.0.1 -> next: GetTaskStatus and Wat
   }, 60_000);
 });
 
+describe("an object literal with the methods of two removed RPCs", () => {
+  // TypeScript reports only the first excess property of a literal: a @ts-expect-error on the
+  // second was itself an error (unused), and the project stopped compiling.
+  test("only the first gets @ts-expect-error, both get their comment, and the project type-checks", async () => {
+    const { dir, done } = scratchDir("upgrade-two-removed");
+    try {
+      const head = "  // Gets a push notification config for a task.\n  rpc GetTaskPushNotificationConfig(";
+      const start = newProto.indexOf(head);
+      const end = newProto.indexOf("\n  }\n", start);
+      if (start < 0 || end < 0) throw new Error("no GetTaskPushNotificationConfig in the next proto");
+      const twoRemoved = newProto.slice(0, start) + newProto.slice(end + "\n  }\n".length);
+      mkdirSync(join(dir, "src"));
+      writeFileSync(
+        join(dir, "src/agent.ts"),
+        [
+          'import type { A2AServiceHandler } from "../gen/a2a_handler.js";',
+          "",
+          "export const handler: A2AServiceHandler = {",
+          "  async getTaskPushNotificationConfig() {",
+          '    return { id: "c", taskId: "t", url: "https://example.com/h", tenant: "", token: "" };',
+          "  },",
+          "  async deleteTaskPushNotificationConfig() {",
+          "    return {};",
+          "  },",
+          "};",
+          "",
+        ].join("\n"),
+      );
+      generateInto(dir, oldProto);
+      expect(typecheck(dir)).toBe("");
+      mkdirSync(join(dir, "old"));
+      mkdirSync(join(dir, "new"));
+      writeModule(join(dir, "old"), { "a2a.proto": oldProto });
+      writeModule(join(dir, "new"), { "a2a.proto": twoRemoved });
+      await runUpgrade({ repoDir: dir, oldProtoDir: join(dir, "old"), newProtoDir: join(dir, "new"), handlerFiles: ["src/agent.ts"], from: "v1.0.1", to: "next" });
+      const edited = readFileSync(join(dir, "src/agent.ts"), "utf8");
+      expect(edited.match(/\/\/ protoc-gen-a2a upgrade .* was removed/g)).toHaveLength(2);
+      expect(edited.match(/@ts-expect-error/g)).toHaveLength(1);
+      expect(edited).toMatch(/@ts-expect-error -- getTaskPushNotificationConfig is no longer in A2AServiceHandler.*\n {2}async getTaskPushNotificationConfig\(/);
+      generateInto(dir, twoRemoved);
+      expect(typecheck(dir)).toBe("");
+    } finally {
+      done();
+    }
+  }, 180_000);
+});
+
 describe("a repo whose only handler is the task runtime", () => {
   test("nothing to stub, and the report says so and names the RPCs the runtime leaves unanswered", async () => {
     const { dir, done } = scratchDir("upgrade-tasks");
