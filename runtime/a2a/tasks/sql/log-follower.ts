@@ -9,9 +9,12 @@
  * again, every followed task is read again from where it was.
  *
  * A task's reads run one at a time; a notice during a read makes one more
- * read after it. Events this instance wrote are skipped (the runtime
- * published them when it wrote them), but counted, so no read returns them
- * again.
+ * read after it. A read that fails (a pool that timed out, a statement
+ * cancelled) is tried again, with backoff, until one succeeds: no notice
+ * may come again for what it missed, and a stream or executor of the task
+ * here would wait for it for ever (reported once per run of failures).
+ * Events this instance wrote are skipped (the runtime published them when
+ * it wrote them), but counted, so no read returns them again.
  */
 import { SlotMap } from "../../../core/slots.js";
 import type { SqlDriver } from "./driver.js";
@@ -31,7 +34,14 @@ interface Follower<R extends LogRow> {
   current: Promise<void> | undefined;
   again: boolean;
   closed: boolean;
+  /** After a read failed: the wait before it is tried again, and its timer. */
+  retryMs: number | undefined;
+  retry: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** The first wait before a failed read is tried again, and the longest. */
+const firstRetryMs = 100;
+const longestRetryMs = 5000;
 
 export class LogFollowers<R extends LogRow> {
   /** Slots, not a Map: a task is followed while it runs (D116). */
@@ -66,12 +76,13 @@ export class LogFollowers<R extends LogRow> {
    */
   follow(taskId: string, afterSeq: number, onEvent: (row: R) => void, catchUp: boolean): () => void {
     if (this.#closed) return () => undefined;
-    const follower: Follower<R> = { lastSeq: afterSeq, onEvent, current: undefined, again: false, closed: false };
+    const follower: Follower<R> = { lastSeq: afterSeq, onEvent, current: undefined, again: false, closed: false, retryMs: undefined, retry: undefined };
     this.#followers.set(taskId, follower);
     const listening = this.#listen();
     if (catchUp) void listening.then(() => this.#read(taskId, follower));
     return () => {
       follower.closed = true;
+      if (follower.retry !== undefined) clearTimeout(follower.retry);
       if (this.#followers.get(taskId) === follower) this.#followers.delete(taskId);
     };
   }
@@ -108,6 +119,9 @@ export class LogFollowers<R extends LogRow> {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#followers.forEach((follower) => {
+      if (follower.retry !== undefined) clearTimeout(follower.retry);
+    });
     this.#followers.clear();
     await this.stopListening();
   }
@@ -177,10 +191,24 @@ export class LogFollowers<R extends LogRow> {
           if (row.writer !== this.writer) follower.onEvent(row);
         }
       } while (follower.again && !follower.closed);
+      follower.retryMs = undefined;
     } catch (err) {
-      if (!follower.closed && !this.#closed) this.onError(err);
+      if (!follower.closed && !this.#closed) this.#readFailed(taskId, follower, err);
     } finally {
       follower.current = undefined;
     }
+  }
+
+  /** Reports a failed read (the first of a run of them) and tries it again after a wait. */
+  #readFailed(taskId: string, follower: Follower<R>, err: unknown): void {
+    if (follower.retryMs === undefined) this.onError(err);
+    const wait = follower.retryMs ?? firstRetryMs;
+    follower.retryMs = Math.min(wait * 2, longestRetryMs);
+    if (follower.retry !== undefined) return;
+    follower.retry = setTimeout(() => {
+      follower.retry = undefined;
+      if (!follower.closed && !this.#closed && this.#followers.get(taskId) === follower) void this.#read(taskId, follower);
+    }, wait);
+    follower.retry.unref();
   }
 }
