@@ -393,7 +393,8 @@ async function shutDown(http: HttpServer, grpc: GrpcServer | undefined, handler:
     return;
   }
   const handlerClosed = closeHandler(handler);
-  await settlesWithin(Promise.all([handlerClosed, transports]), answerGraceMs);
+  // A handler with nothing to end (no close()) has no answers to wait for.
+  if (handlerClosed !== undefined) await settlesWithin(Promise.all([handlerClosed, transports]), answerGraceMs);
   http.closeAllConnections();
   grpc?.forceShutdown();
   await transports;
