@@ -100,6 +100,15 @@ describe("an answer of nothing", () => {
     answer = () => ({ status: 200, headers: { "content-type": "text/html" }, body: "<html>proxy</html>" });
     expect(codeOf(await rejectionOf(httpJson().deleteTaskPushNotificationConfig(del)))).toEqual({ code: "INTERNAL", message: "the agent's answer is not JSON" });
   });
+
+  test("JSON-RPC: a 2xx that holds no JSON-RPC response (a wrong URL's page) is INTERNAL; a gateway's 502 with none is UNAVAILABLE (D29)", async () => {
+    answer = () => ({ status: 200, headers: { "content-type": "text/html" }, body: "<html>not an agent</html>" });
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: "the agent answered HTTP 200 with no JSON-RPC response" });
+    answer = () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{}" });
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: "the agent answered HTTP 200 with no JSON-RPC response" });
+    answer = () => ({ status: 502, headers: { "content-type": "text/html" }, body: "<html>bad gateway</html>" });
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "UNAVAILABLE", message: "HTTP 502" });
+  });
 });
 
 describe("an unexpected failure is InternalError on every binding", () => {

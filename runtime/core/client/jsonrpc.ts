@@ -46,7 +46,10 @@ export function createJsonRpcTransport(options: JsonRpcTransportOptions): Client
   /** The result of one response envelope, or its error thrown. */
   const resultOf = (envelope: JsonValue | undefined, id: number, status: number): JsonValue => {
     if (envelope === null || typeof envelope !== "object" || Array.isArray(envelope) || envelope.jsonrpc !== "2.0") {
-      throw errorFromHttp(errors, status >= 400 ? status : 502, undefined);
+      // An HTTP error with no JSON-RPC answer is read by its status (a gateway's 502 is UNAVAILABLE,
+      // D29); a 2xx that holds none was answered, but not as JSON-RPC answers (a wrong URL, say).
+      if (status >= 400) throw errorFromHttp(errors, status, undefined);
+      throw new RpcError("INTERNAL", `the agent answered HTTP ${status} with no JSON-RPC response`);
     }
     if (envelope.error !== undefined) throw errorFromJsonRpc(errors, envelope.error);
     if (envelope.id !== id) throw new RpcError("INTERNAL", `the agent answered JSON-RPC id ${JSON.stringify(envelope.id)} to request ${id}`);
