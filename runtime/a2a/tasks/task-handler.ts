@@ -175,10 +175,11 @@ export function createTaskHandler<Ty extends TaskTypes>(
 
   /**
    * Stores a push config, which `checkedConfig` made: a new one only while the task holds fewer than
-   * `maxConfigs`; one that replaces a config of its id has what was queued for that config dropped,
-   * as a delete does (its URL or credentials may be another's now).
+   * `maxConfigs`. True when it replaced a config of its id: once the runtime has the new one
+   * (configsChanged), what was queued for the one before is to be dropped (`forgetReplaced`), as a
+   * delete does (its URL or credentials may be another's now).
    */
-  const putConfig = (config: PushConfigLike): Promise<void> => {
+  const putConfig = (config: PushConfigLike): Promise<boolean> => {
     const written = (configWrites.get(config.taskId) ?? Promise.resolve()).then(async () => {
       const replaced = await store.getConfig(config.taskId, config.id);
       if (replaced === undefined && (await store.listConfigs(config.taskId, maxConfigs, "")).configs.length >= maxConfigs) {
@@ -187,7 +188,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
         });
       }
       await store.putConfig(config);
-      if (replaced !== undefined) push.forget?.(config.taskId, config.id);
+      return replaced !== undefined;
     });
     const queued = written.then(
       () => undefined,
@@ -269,8 +270,12 @@ export function createTaskHandler<Ty extends TaskTypes>(
     const pushConfig = request.configuration?.taskPushNotificationConfig;
     const configs = pushConfig === undefined ? [] : [await checkedConfig(pushConfig, taskId, owner.tenant, context)];
     if (record !== undefined && configs.length > 0) {
-      for (const c of configs) await putConfig(c);
-      await runtime.configsChanged(taskId);
+      const replaced: string[] = [];
+      for (const c of configs) if (await putConfig(c)) replaced.push(c.id);
+      // Dropped as the runtime takes the new configs: an update meanwhile was queued under the old one, and goes too.
+      await runtime.configsChanged(taskId, () => {
+        for (const id of replaced) push.forget?.(taskId, id);
+      });
     }
     const exec = new Execution(
       owner,
@@ -401,8 +406,9 @@ export function createTaskHandler<Ty extends TaskTypes>(
       const owner = ownerOfCall(context);
       const record = await visible(request.taskId, owner);
       const config = await checkedConfig(request, record.task.id, owner.tenant, context);
-      await putConfig(config);
-      await runtime.configsChanged(record.task.id);
+      const replaced = await putConfig(config);
+      // Dropped as the runtime takes the new config: an update meanwhile was queued under the old one, and goes too.
+      await runtime.configsChanged(record.task.id, replaced ? () => push.forget?.(record.task.id, config.id) : undefined);
       return config as Ty["pushConfig"];
     },
 

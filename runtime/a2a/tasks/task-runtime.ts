@@ -541,15 +541,25 @@ export class TaskRuntime {
   }
 
   /** The push configs of a task changed: what its next updates are delivered to. */
-  async configsChanged(taskId: string): Promise<void> {
+  async configsChanged(taskId: string, onApplied?: () => void): Promise<void> {
+    // `onApplied` runs in the step that puts the new configs in effect: what was queued before went
+    // under the old ones, nothing after (a replaced config's queue is dropped there, with no gap).
+    let told = false;
+    const tell = () => {
+      if (told) return;
+      told = true;
+      onApplied?.();
+    };
     const live = this.#live.get(taskId);
-    if (live === undefined) return;
+    if (live === undefined) return tell();
     // Two changes at once (a create and a delete) may have their reads answered out of order: the
     // read started last came after both writes, and is the one kept. A change is in effect once
     // that read is: a delete answered before would leave the deleted config sent to a while longer.
     const read = ++live.configReads;
     const applied = Promise.resolve(this.#s.store.configsOf(taskId)).then((configs) => {
-      if (read === live.configReads) live.configs = configs;
+      if (read !== live.configReads) return;
+      live.configs = configs;
+      tell();
     });
     live.configsApplied = applied;
     await applied;
@@ -558,6 +568,7 @@ export class TaskRuntime {
       waited = live.configsApplied;
       await waited.catch(() => undefined);
     }
+    tell();
   }
 
   /**
