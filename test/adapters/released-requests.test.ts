@@ -375,3 +375,16 @@ test.each(Object.keys(sends03) as (keyof typeof sends03)[])("A2A 0.3 caller on %
     await served.close();
   }
 });
+
+test("a task handler dropped without close() is not kept, with its executor, by the runtime's timer that watches waiting callers", async () => {
+  let made: WeakRef<object> | undefined;
+  (() => {
+    // An executor of its own, which only the handler's runtime holds.
+    const own: A2AServiceExecutor = async function* () {
+      yield { state: TaskState.COMPLETED };
+    };
+    made = new WeakRef(own);
+    createA2AServiceTaskHandler(own);
+  })();
+  expect(await collected(made!)).toBe(true);
+});

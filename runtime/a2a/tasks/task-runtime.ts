@@ -355,8 +355,16 @@ export class TaskRuntime {
     if (agent === undefined) throw new Error(`${settings.schemas.role.typeName} has no ROLE_AGENT: the task runtime needs it`);
     this.#agentRole = agent.number;
     this.#outbox = settings.store.deliverPushes !== undefined;
-    this.#callerSweep = setInterval(() => this.#watchCallers(), callerSweepMs);
-    this.#callerSweep.unref();
+    // Through a weak reference: a handler dropped without close() is not kept by its timer, which
+    // then stops itself.
+    const self = new WeakRef(this);
+    const sweep = setInterval(() => {
+      const runtime = self.deref();
+      if (runtime === undefined) clearInterval(sweep);
+      else runtime.#watchCallers();
+    }, callerSweepMs);
+    sweep.unref();
+    this.#callerSweep = sweep;
   }
 
   /**
@@ -430,10 +438,15 @@ export class TaskRuntime {
     });
   }
 
-  /** Whether the run `before` lets go of is one that left the task interrupted: a message takes it over at once (D77). */
+  /**
+   * Whether the run `before` lets go of is one that left the task interrupted: a message takes it
+   * over at once (D77). So is one whose interrupting status is still being written (a store that
+   * answers with promises): the task shows it already, and the run stops once it is out.
+   */
   #supersedes(live: LiveTask, before: Latch<void>): boolean {
     const running = live.running;
-    return running !== undefined && running.released === before && running.stopped && this.#s.states.isInterrupted(live.record.task.status?.state ?? 0);
+    if (running === undefined || running.released !== before || !this.#s.states.isInterrupted(live.record.task.status?.state ?? 0)) return false;
+    return running.stopped || live.writing > 0;
   }
 
   /**
