@@ -9,6 +9,7 @@ import { TaskNotFoundError, InvalidParamsError, UnauthenticatedError, isRpcError
 import { readSse } from "../../runtime/core/client/sse.js";
 import { createRequestEncoder, jsonNamesOf, literalsOf } from "../../runtime/core/http/request-encoding.js";
 import { LendingServiceHttpRules, LendingServiceMethods, LibraryServiceHttpRules, LibraryServiceMethods } from "../../generated/fixtures/v1/library_methods.js";
+import { RouteOrderServiceHttpRules, RouteOrderServiceMethods } from "../../generated/fixtures/v1/routes_methods.js";
 import { grpcTarget } from "../../runtime/core/client/grpc.js";
 import { coreClientErrors, errorFromGrpc, errorFromHttp, errorFromJsonRpc } from "../../runtime/core/client/error-decoding.js";
 import { a2aClientErrors } from "../../runtime/a2a/client/profile.js";
@@ -133,6 +134,8 @@ describe("HTTP+JSON request encoding (a service's literals and patterns)", () =>
     for (const id of [".", ".."]) {
       expect(() => get.encode({ shelfId: id })).toThrow(`GetShelf cannot send shelfId "${id}" in a URL path: URL parsing drops "." and ".." segments, escaped or not; call it over JSON-RPC or gRPC`);
     }
+    // Its "/" goes as %2F: no dot segment in it.
+    expect(get.encode({ shelfId: "a/." }).path).toBe("/v1/shelves/a%2F.");
   });
 
   test("a value that does not fit its variable's pattern is not sent by that rule: another that fits, or an error naming the pattern", () => {
@@ -142,6 +145,15 @@ describe("HTTP+JSON request encoding (a service's literals and patterns)", () =>
     expect(() => get.encode({ name: "people/p/loans/l1" })).toThrow('GetLoan cannot be sent over HTTP+JSON: name "people/p/loans/l1" does not match loans/*, the pattern of its HTTP rule');
     expect(() => get.encode({ name: "loans/" })).toThrow(/does not match loans\/\*/);
     expect(get.encode({ borrowerId: "p", loanId: "l1" }).path).toBe("/v1/people/p/loans/l1");
+  });
+
+  test("`**` takes one or more segments: {rest=a/**} takes a/m and a/m/n, not a (/r/a is a literal route of its own); a part equal to another route's literal is escaped", () => {
+    const spec = RouteOrderServiceMethods.literalThenDeep;
+    const deep = createRequestEncoder(spec.name, RouteOrderServiceHttpRules.filter((r) => r.method === "literalThenDeep"), (field) => jsonNamesOf(spec.input, field), literalsOf(RouteOrderServiceHttpRules));
+    expect(["a/m", "a/m/n"].map((rest) => deep.encode({ rest }).path)).toEqual(["/r/a/m", "/r/a/m/n"]);
+    // /r/a/b is TwoLiterals' route: sent as it is, a/b would reach it.
+    expect(deep.encode({ rest: "a/b" }).path).toBe("/r/a/%62");
+    for (const rest of ["a", "b/c"]) expect(() => deep.encode({ rest })).toThrow(/does not match a\/\*\*/);
   });
 });
 

@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { createPushDelivery, type PushDelivery, type PushDeliveryOptions, type PushTarget } from "../../runtime/a2a/tasks/push-delivery.js";
-import { embeddedIpv4 } from "../../runtime/a2a/tasks/push-guard.js";
+import { embeddedIpv4, shownUrl } from "../../runtime/a2a/tasks/push-guard.js";
 
 interface Received {
   readonly path: string;
@@ -557,4 +557,21 @@ describe("the SSRF guard", () => {
     expect(receiver.received).toHaveLength(1);
     expect(errors).toEqual([]);
   });
+});
+
+test("shownUrl leaves out what stands before an @ in a URL's authority, parsing or not", () => {
+  expect(shownUrl("http://user:s3cret@hooks.example.com/h?x=1")).toBe("http://hooks.example.com/h?x=1");
+  expect(shownUrl("ftp://u:secret@h/path")).toBe("ftp://h/path");
+  expect(shownUrl("http://hooks.example.com/a@b")).toBe("http://hooks.example.com/a@b");
+  expect(shownUrl("not a url")).toBe("not a url");
+});
+
+test("check() of a URL that does not parse, or is not http(s), does not echo its credentials", async () => {
+  const push = start();
+  await expect(push.check("ftp://u:secret@h/x")).rejects.toThrow('push URL "ftp://h/x" must be http: or https:, not ftp:');
+  const bad = await push.check("http://u:secret@[::1/x").then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+  expect(bad?.message).toBe('push URL "http://[::1/x" is not a valid URL');
 });

@@ -108,6 +108,14 @@ function normalizeHost(host: string): string {
 /** The longest URL the guard takes. */
 const maxUrlLength = 8192;
 
+/**
+ * A URL as messages (and an error's metadata) show it: without what stands before an `@` in its
+ * authority (credentials, which the guard refuses to send) even where it does not parse.
+ */
+export function shownUrl(url: string): string {
+  return url.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, "$1");
+}
+
 export interface PushGuard {
   /**
    * What can be judged without DNS: the URL parses, is http: or https:, and
@@ -179,10 +187,10 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push")
     try {
       parsed = new URL(url);
     } catch {
-      throw new PushGuardError(`${subject} URL "${url}" is not a valid URL`);
+      throw new PushGuardError(`${subject} URL "${shownUrl(url)}" is not a valid URL`);
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw new PushGuardError(`${subject} URL "${url}" must be http: or https:, not ${parsed.protocol}`);
+      throw new PushGuardError(`${subject} URL "${shownUrl(url)}" must be http: or https:, not ${parsed.protocol}`);
     }
     // The HTTP client drops them unsent, and every failure report would print them.
     if (parsed.username !== "" || parsed.password !== "") {

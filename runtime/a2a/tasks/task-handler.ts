@@ -18,6 +18,7 @@ import type { SqlTaskStoreOptions } from "./sql/sql-store.js";
 import { openTaskStore, parseStoreUrl } from "./store-url.js";
 import { taskStatesOf, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskTypes } from "./model.js";
 import { createPushDelivery, type PushDelivery, type PushDeliveryOptions } from "./push-delivery.js";
+import { shownUrl } from "./push-guard.js";
 import { randomId } from "./random-id.js";
 import { snapshotOf } from "./snapshot.js";
 import type { Subscriber } from "./subscriber.js";
@@ -205,7 +206,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
     try {
       await push.check(request.url, { token: request.token, authentication: request.authentication });
     } catch (err) {
-      throw new InvalidParamsError(err instanceof Error ? err.message : String(err), { metadata: { url: request.url } });
+      // The URL as the guard's message shows it (no credentials); one too long to take is not echoed at all.
+      throw new InvalidParamsError(err instanceof Error ? err.message : String(err), { metadata: request.url.length > 8192 ? {} : { url: shownUrl(request.url) } });
     }
     // D112: a 0.3 caller's config is notified in 0.3's form.
     const legacy = context.protocolVersion === "0.3" ? { protocolVersion: "0.3" } : {};

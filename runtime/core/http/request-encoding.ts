@@ -87,10 +87,11 @@ export function createRequestEncoder(
           const value = valueAt(json, names);
           if (value === undefined || value === "") break;
           const text = String(value);
-          if (text.split("/").some((x) => x === "." || x === "..")) {
+          const variable = p.template.variables[i]!;
+          // A single-segment value sends its "/" as %2F: only the whole value can be a dot segment.
+          if ((variable.multiSegment ? text.split("/") : [text]).some((x) => x === "." || x === "..")) {
             throw new RequestShapeError(`${methodName} cannot send ${names.join(".")} "${text}" in a URL path: URL parsing drops "." and ".." segments, escaped or not; call it over JSON-RPC or gRPC`);
           }
-          const variable = p.template.variables[i]!;
           if (!fits(p.template.segments.slice(variable.start, variable.end), text)) {
             misfit ??= `${names.join(".")} "${text}" does not match ${patternOf(p.template, variable)}`;
             break;
@@ -134,7 +135,12 @@ function valueAt(json: JsonObject, names: readonly string[]): JsonValue | undefi
   return node;
 }
 
-/** Whether `value`, split at `/`, fits a variable's segments: its literals, one segment per `*`, one or more for `**`. */
+/**
+ * Whether `value`, split at `/`, fits a variable's segments: its literals, one segment per `*`, one
+ * or more for `**`. http.proto lets `**` take none, but a path that ends at the pattern's literals
+ * may be another rule's route (`{rest=a/**}` with `a` is `/r/a`, which a literal route `/r/a` wins):
+ * such a value is not sent by this rule.
+ */
 function fits(pattern: readonly TemplateSegment[], value: string): boolean {
   // A plain `{field}` takes any value: a `/` in it is sent as %2F.
   if (pattern.length === 1 && pattern[0]!.kind === "wildcard") return true;
