@@ -23,11 +23,23 @@ export function decodeTaskCursor(token: string): TaskCursor {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || !Number.isFinite(parsed[0]) || typeof parsed[1] !== "string") {
+  // What no store gives out: a time that is not a whole number of ms a Timestamp can hold, an id with
+  // NUL (a SQL store would be asked for it, and answer with an error of its own).
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    !Number.isSafeInteger(parsed[0]) ||
+    Math.abs(parsed[0] as number) > maxTimestampMs ||
+    typeof parsed[1] !== "string" ||
+    parsed[1].includes("\0")
+  ) {
     throw new BadPageTokenError(`pageToken "${token}" is not one this agent gave out`);
   }
   return { timeMs: parsed[0] as number, id: parsed[1] };
 }
+
+/** The largest Timestamp (9999-12-31T23:59:59.999Z) in ms: a status time is within it. */
+const maxTimestampMs = 253_402_300_799_999;
 
 /** Newest first, then by id descending: the order ListTasks answers in (spec 3.1.4). */
 export function compareNewestFirst(a: TaskCursor, b: TaskCursor): number {
@@ -46,6 +58,6 @@ export function encodeConfigCursor(lastId: string): string {
 /** The id after which the page starts. Throws BadPageTokenError for a token no store gave out. */
 export function decodeConfigCursor(token: string): string {
   const after = Buffer.from(token, "base64url").toString("utf8");
-  if (after === "" || Buffer.from(after).toString("base64url") !== token) throw new BadPageTokenError(`pageToken "${token}" is not one this agent gave out`);
+  if (after === "" || after.includes("\0") || Buffer.from(after).toString("base64url") !== token) throw new BadPageTokenError(`pageToken "${token}" is not one this agent gave out`);
   return after;
 }
