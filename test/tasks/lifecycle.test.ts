@@ -570,6 +570,17 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect(follower.events.slice(1).map(comparable)).toEqual(events.slice(1).map(comparable));
     });
 
+    test("text with NUL, which a SQL store cannot hold, is refused alike on every store: a contextId is InvalidParams, a taskId names no task", async () => {
+      const never = scripts.add("never-nul", async function* () {
+        yield chunk("must not run", "out");
+      });
+      expect(await failure(binding, () => client.sendMessage(send(never, { contextId: "ctx\u0000x" })))).toBe("InvalidParams");
+      expect(await failure(binding, () => client.listTasks(listParams({ contextId: "ctx\u0000x" })))).toBe("InvalidParams");
+      expect(await failure(binding, () => client.getTask({ tenant: "", id: "t\u0000x", historyLength: undefined }))).toBe("TaskNotFound");
+      expect(await failure(binding, () => client.sendMessage(send(never, { taskId: "t\u0000x" })))).toBe("TaskNotFound");
+      expect(scripts.contexts(never)).toEqual([]);
+    });
+
     test("a contextId that is not the task's: InvalidParams; a message to a terminal task: UnsupportedOperation; an unknown taskId: TaskNotFound", async () => {
       const waiting = asTask(await client.sendMessage(send(askKey())));
       const never = scripts.add("never-run", async function* () {

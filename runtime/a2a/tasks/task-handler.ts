@@ -150,10 +150,22 @@ export function createTaskHandler<Ty extends TaskTypes>(
     renderV03: (task) => runtime.renderV03(task),
   });
 
-  const ownerOfCall = (context: A2ACallContext): TaskOwner => ({ tenant: context.tenant ?? "", owner: ownerOf(context.principal) });
+  const ownerOfCall = (context: A2ACallContext): TaskOwner => {
+    const owner = { tenant: context.tenant ?? "", owner: ownerOf(context.principal) };
+    // Text a SQL store cannot hold: refused alike on every store (D70).
+    if (owner.tenant.includes("\0")) throw new InvalidParamsError("tenant must not contain NUL (U+0000)");
+    if (owner.owner.includes("\0")) throw new InvalidParamsError("the caller's owner (ownerOf of its principal) must not contain NUL (U+0000)");
+    return owner;
+  };
+  /** A client-chosen contextId (a message's, a ListTasks filter), refused alike on every store when a SQL store could not hold it. */
+  const checkedContextId = (contextId: string): string => {
+    if (contextId.includes("\0")) throw new InvalidParamsError("contextId must not contain NUL (U+0000)", { metadata: { contextId } });
+    return contextId;
+  };
   /** The caller's task, or TaskNotFound: another owner's task is not told apart from a missing one (D26). */
   const visible = async (id: string, owner: TaskOwner): Promise<StoredTask> => {
-    const record = id === "" ? undefined : await store.get(id);
+    // Ids are minted here, never with NUL (which a SQL store cannot even be asked for).
+    const record = id === "" || id.includes("\0") ? undefined : await store.get(id);
     if (record === undefined || record.tenant !== owner.tenant || record.owner !== owner.owner) {
       throw new TaskNotFoundError(`no task ${id}`, { metadata: { taskId: id } });
     }
@@ -231,7 +243,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
     if (message.taskId !== "" || request.configuration?.taskPushNotificationConfig !== undefined) return acceptStored(request, context, stream, message, historyLength);
     const owner = ownerOfCall(context);
     const taskId = newId("task");
-    const contextId = message.contextId === "" ? newId("context") : message.contextId;
+    const contextId = message.contextId === "" ? newId("context") : checkedContextId(message.contextId);
     const exec = new Execution(owner, taskId, contextId, { ...message, taskId, contextId }, context, request.metadata, stream, []);
     exec.answersEarly = request.configuration?.returnImmediately === true;
     exec.historyLength = historyLength;
@@ -267,7 +279,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       }
     } else {
       taskId = newId("task");
-      contextId = message.contextId === "" ? newId("context") : message.contextId;
+      contextId = message.contextId === "" ? newId("context") : checkedContextId(message.contextId);
     }
     const pushConfig = request.configuration?.taskPushNotificationConfig;
     const configs = pushConfig === undefined ? [] : [await checkedConfig(pushConfig, taskId, owner.tenant, context)];
@@ -349,7 +361,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       let page;
       try {
         page = await store.list(ownerOfCall(context), {
-          contextId: request.contextId,
+          contextId: checkedContextId(request.contextId),
           state: request.status,
           statusAfterMs: request.statusTimestampAfter === undefined ? undefined : msAtOrAfter(request.statusTimestampAfter),
           pageSize,
