@@ -82,6 +82,16 @@ describe("an answer of the wrong shape is INTERNAL, not UNAVAILABLE", () => {
   });
 });
 
+test("HTTP+JSON: an interface URL with a query (an API key, say) keeps it, before the call's own query", async () => {
+  answer = () => jsonAnswer({ id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } });
+  const keyed = createA2AServiceHttpJsonClient(`${server.origin}/rest?key=k1`);
+  clients.push(keyed);
+  await keyed.getTask({ id: "t" });
+  expect(server.requests.at(-1)?.path).toBe("/rest/tasks/t?key=k1");
+  await keyed.getTask({ id: "t", historyLength: 2 });
+  expect(server.requests.at(-1)?.path).toBe("/rest/tasks/t?key=k1&historyLength=2");
+});
+
 describe("an answer of nothing", () => {
   const del = { taskId: "t", id: "c" };
 

@@ -160,6 +160,9 @@ describe("HTTP+JSON request encoding (a service's literals and patterns)", () =>
 test("a gRPC interface URL is dialled by host and port; the scheme or port 443 decides TLS (D28)", () => {
   expect(grpcTarget("127.0.0.1:50051")).toEqual({ target: "127.0.0.1:50051", tls: false });
   expect(grpcTarget("agent.example.com:443")).toEqual({ target: "agent.example.com:443", tls: true });
+  // gRPC's own target syntax is grpc-js's to read (as a URL, dns:///h:443 has no host: it was dialled as ":80").
+  expect(grpcTarget("dns:///agent.example.com:443")).toEqual({ target: "dns:///agent.example.com:443", tls: true });
+  expect(grpcTarget("unix:///tmp/agent.sock")).toEqual({ target: "unix:///tmp/agent.sock", tls: false });
   expect(grpcTarget("https://agent.example.com/a2a/grpc")).toEqual({ target: "agent.example.com:443", tls: true });
   expect(grpcTarget("http://127.0.0.1:8080/a2a/grpc")).toEqual({ target: "127.0.0.1:8080", tls: false });
   expect(grpcTarget("grpcs://h:9000")).toEqual({ target: "h:9000", tls: true });

@@ -27,10 +27,15 @@ export interface GrpcTransportOptions {
   readonly channelOptions?: ChannelOptions;
 }
 
+/** The name-resolver schemes of gRPC's target syntax, which grpc-js reads itself. */
+const grpcTargetSchemes: ReadonlySet<string> = new Set(["dns", "unix", "unix-abstract", "ipv4", "ipv6"]);
+
 /** The `host:port` to dial and whether TLS is implied, from an interface URL or address (D28). */
 export function grpcTarget(address: string): { target: string; tls: boolean } {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(address)?.[1]?.toLowerCase();
-  if (scheme === undefined) return { target: address, tls: /:443$/.test(address) };
+  // grpc-js's own target syntax (dns:///host:port, unix:///path, ipv4:, ipv6:) is its to read: as a
+  // URL, dns:///h:443 has no host, and was dialled as ":80".
+  if (scheme === undefined || grpcTargetSchemes.has(scheme)) return { target: address, tls: /:443$/.test(address) };
   const url = new URL(address);
   const tls = scheme === "https" || scheme === "grpcs";
   const port = url.port !== "" ? url.port : tls ? "443" : "80";

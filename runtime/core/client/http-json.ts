@@ -30,7 +30,16 @@ export interface HttpJsonTransportOptions {
 }
 
 export function createHttpJsonTransport(options: HttpJsonTransportOptions): ClientTransport {
-  const base = String(options.baseUrl).replace(/\/+$/, "");
+  // The rules' paths go after the interface URL's path, and their query after its own (an API key, say).
+  const raw = String(options.baseUrl);
+  const cut = raw.search(/[?#]/);
+  const base = (cut < 0 ? raw : raw.slice(0, cut)).replace(/\/+$/, "");
+  const baseQuery = cut < 0 || raw[cut] === "#" ? "" : (raw.slice(cut + 1).split("#")[0] ?? "");
+  const urlOf = (path: string): string => {
+    if (baseQuery === "") return base + path;
+    const q = path.indexOf("?");
+    return q < 0 ? `${base}${path}?${baseQuery}` : `${base}${path.slice(0, q)}?${baseQuery}&${path.slice(q + 1)}`;
+  };
   const http = createHttpSend(options.fetch);
   const messages = createJsonMessages(options.required);
   const errors = options.errors;
@@ -60,7 +69,7 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
     }
     const headers: Record<string, string> = { ...call.headers, accept: streaming ? "text/event-stream" : accept };
     if (parts.body !== undefined) headers["content-type"] = mediaType;
-    const response = await http(base + parts.path, {
+    const response = await http(urlOf(parts.path), {
       method: parts.method,
       headers,
       body: parts.body === undefined ? undefined : JSON.stringify(parts.body),
