@@ -24,3 +24,15 @@ test("a comma sent as %2C stays in its element; what URLSearchParams writes read
   const written = new URLSearchParams([["paths", "a,b"], ["paths", "c"]]).toString();
   expect(pathsOf(written)).toEqual(["a,b", "c"]);
 });
+
+test("an enum bound to the path agrees with the query by value: its name and its number name the same", async () => {
+  const { LibraryServiceHttpRules } = await import("../../generated/fixtures/v1/library_methods.js");
+  const { ExportBookRequestSchema } = await import("../../generated/fixtures/v1/library_pb.js");
+  const rule = LibraryServiceHttpRules.find((r) => r.method === "exportBook" && r.httpMethod === "GET")!;
+  const exportBook = createTranscoder(ExportBookRequestSchema, rule);
+  const build = (pathFormat: string, queryFormat: string) => exportBook.build(["s1", "b1", pathFormat], undefined, new URLSearchParams(`format=${queryFormat}`), `format=${queryFormat}`);
+  expect(build("1", "EXPORT_FORMAT_PDF")).toMatchObject({ format: 1 });
+  expect(build("EXPORT_FORMAT_PDF", "1")).toMatchObject({ format: "EXPORT_FORMAT_PDF" });
+  expect(() => build("1", "EXPORT_FORMAT_EPUB")).toThrow(/must agree/);
+  expect(() => build("1", "EXPORT_FORMAT_BOGUS")).toThrow(/must agree/);
+});

@@ -150,11 +150,23 @@ function wrapperScalar(message: DescMessage): ScalarType | undefined {
   return message.fields.find((f) => f.name === "value")?.scalar;
 }
 
+/** An enum value by name or number, as its number; undefined for a name the enum does not have. */
+function enumNumber(path: FieldPath, value: JsonValue): number | undefined {
+  const leaf = path.fields[path.fields.length - 1] as DescField;
+  if (typeof value === "number") return value;
+  if (typeof value !== "string") return undefined;
+  if (/^-?\d+$/.test(value)) return Number(value);
+  return leaf.enum?.values.find((v) => v.name === value)?.number;
+}
+
 function agree(path: FieldPath, given: JsonValue, fromPath: JsonValue, where: "body" | "query"): void {
   // A path-bound field is a scalar, so an object or array given for it never agrees; it is not
   // printed either: String() and JSON.stringify of one nested deep enough overflow the stack.
   const scalar = given === null || typeof given !== "object";
-  if (!scalar || String(given) !== String(fromPath)) {
+  // An enum agrees by value: its name in one place and its number in the other name the same.
+  const isEnum = (path.fields[path.fields.length - 1] as DescField).enum !== undefined;
+  const same = isEnum && scalar && enumNumber(path, given) !== undefined ? enumNumber(path, given) === enumNumber(path, fromPath) : String(given) === String(fromPath);
+  if (!scalar || !same) {
     const said = scalar ? JSON.stringify(given) : Array.isArray(given) ? "an array" : "an object";
     throw new JsonDecodeError(path.json, `the ${where} says ${said} but the path says ${JSON.stringify(fromPath)}; the path decides, so they must agree`);
   }
