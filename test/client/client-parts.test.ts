@@ -7,7 +7,7 @@
 import { create } from "@bufbuild/protobuf";
 import { TaskNotFoundError, InvalidParamsError, UnauthenticatedError, isRpcError } from "protoc-gen-a2a/runtime";
 import { readSse } from "../../runtime/core/client/sse.js";
-import { createRequestEncoder, jsonNamesOf, literalsOf } from "../../runtime/core/http/request-encoding.js";
+import { createRequestEncoder, jsonNamesOf, literalsOf, zeroTextOf } from "../../runtime/core/http/request-encoding.js";
 import { LendingServiceHttpRules, LendingServiceMethods, LibraryServiceHttpRules, LibraryServiceMethods } from "../../generated/fixtures/v1/library_methods.js";
 import { RouteOrderServiceHttpRules, RouteOrderServiceMethods } from "../../generated/fixtures/v1/routes_methods.js";
 import { grpcTarget } from "../../runtime/core/client/grpc.js";
@@ -118,8 +118,21 @@ describe("HTTP+JSON request encoding (A2A's rules)", () => {
 describe("HTTP+JSON request encoding (a service's literals and patterns)", () => {
   const library = (method: keyof typeof LibraryServiceMethods) => {
     const spec = LibraryServiceMethods[method];
-    return createRequestEncoder(spec.name, LibraryServiceHttpRules.filter((r) => r.method === method), (field) => jsonNamesOf(spec.input, field), literalsOf(LibraryServiceHttpRules));
+    return createRequestEncoder(
+      spec.name,
+      LibraryServiceHttpRules.filter((r) => r.method === method),
+      (field) => jsonNamesOf(spec.input, field),
+      literalsOf(LibraryServiceHttpRules),
+      (field) => zeroTextOf(spec.input, field),
+    );
   };
+
+  test("a number, bool or enum bound to the path at its zero value (which ProtoJSON leaves out) is sent as that value; an empty string is still no value", () => {
+    const exportBook = library("exportBook");
+    expect(exportBook.encode({ shelfId: "s1", bookId: "b1" }).path).toBe("/v1/shelves/s1/books/b1/export/EXPORT_FORMAT_UNSPECIFIED");
+    expect(exportBook.encode({ shelfId: "s1", bookId: "b1", format: "EXPORT_FORMAT_PDF" }).path).toBe("/v1/shelves/s1/books/b1/export/EXPORT_FORMAT_PDF");
+    expect(() => exportBook.encode({ bookId: "b1" })).toThrow(/needs shelfId, bookId, format set/);
+  });
   const lending = (method: keyof typeof LendingServiceMethods) => {
     const spec = LendingServiceMethods[method];
     return createRequestEncoder(spec.name, LendingServiceHttpRules.filter((r) => r.method === method), (field) => jsonNamesOf(spec.input, field), literalsOf(LendingServiceHttpRules));

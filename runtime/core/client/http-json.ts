@@ -8,7 +8,7 @@
  */
 import type { DescMessage, JsonValue } from "@bufbuild/protobuf";
 import { RpcError } from "../errors.js";
-import { createRequestEncoder, jsonNamesOf, literalsOf, type RequestEncoder } from "../http/request-encoding.js";
+import { createRequestEncoder, jsonNamesOf, literalsOf, zeroTextOf, type RequestEncoder } from "../http/request-encoding.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spec.js";
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp } from "./error-decoding.js";
@@ -52,7 +52,13 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
     let encoder = encoders.get(spec);
     if (encoder === undefined) {
       const rules = options.rules.filter((r) => r.method === spec.localName);
-      encoder = createRequestEncoder(spec.name, rules, (field) => jsonNamesOf(spec.input, field), (literals ??= literalsOf(options.rules)));
+      encoder = createRequestEncoder(
+        spec.name,
+        rules,
+        (field) => jsonNamesOf(spec.input, field),
+        (literals ??= literalsOf(options.rules)),
+        (field) => zeroTextOf(spec.input, field),
+      );
       encoders.set(spec, encoder);
     }
     return encoder;

@@ -21,7 +21,7 @@
  *   neither the path, the body nor the rule's query can carry is an error
  *   rather than silently dropped.
  */
-import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import type { HttpRuleSpec } from "../method-spec.js";
 import { parsePathTemplate, type PathTemplate, type TemplateSegment, type TemplateVariable } from "./path-template.js";
 
@@ -52,6 +52,8 @@ interface PreparedRule {
   readonly template: PathTemplate;
   /** JSON names from the request down to each variable's field, in variable order. */
   readonly variables: readonly (readonly string[])[];
+  /** Each variable's zero value as path text, or undefined (a string: empty is no value). */
+  readonly zeros: readonly (string | undefined)[];
   readonly query: ReadonlySet<string>;
 }
 
@@ -66,14 +68,19 @@ export function createRequestEncoder(
   jsonNames: (field: readonly string[]) => readonly string[],
   /** The literal path segments of every rule of the service (`literalsOf`): values equal to one are escaped. */
   literals: ReadonlySet<string> = new Set(),
+  /**
+   * The path text of a field's zero value (`zeroTextOf`), undefined for a string: ProtoJSON leaves a
+   * number, bool or enum at zero out, but a path bound to one still names it.
+   */
+  zeroOf: (field: readonly string[]) => string | undefined = () => undefined,
 ): RequestEncoder {
   const prepared: PreparedRule[] = rules
     .filter((r) => !r.derived)
     .map((rule) => {
       const template = parsePathTemplate(rule.path);
-      const byVariable = new Map(rule.pathParams.map((p) => [p.variable, jsonNames(p.field)]));
-      const variables = template.variables.map((v) => byVariable.get(v.fieldPath.join(".")) ?? jsonNames(v.fieldPath));
-      return { rule, template, variables, query: new Set(rule.query) };
+      const fieldOf = new Map(rule.pathParams.map((p) => [p.variable, p.field]));
+      const fields = template.variables.map((v) => fieldOf.get(v.fieldPath.join(".")) ?? v.fieldPath);
+      return { rule, template, variables: fields.map(jsonNames), zeros: fields.map(zeroOf), query: new Set(rule.query) };
     });
   if (prepared.length === 0) throw new Error(`${methodName} has no HTTP rule a client can call`);
 
@@ -84,7 +91,7 @@ export function createRequestEncoder(
       for (const p of prepared) {
         const values: string[] = [];
         for (const [i, names] of p.variables.entries()) {
-          const value = valueAt(json, names);
+          const value = valueAt(json, names) ?? p.zeros[i];
           if (value === undefined || value === "") break;
           const text = String(value);
           const variable = p.template.variables[i]!;
@@ -218,6 +225,20 @@ function addQuery(query: URLSearchParams, name: string, value: JsonValue, bound:
     if (item !== null && typeof item === "object") throw new RequestShapeError(`${method} cannot send ${name} in a query: it holds messages`);
     query.append(name, String(item));
   }
+}
+
+/** The path text of the zero value of the field at local path `field` of `desc`: "0", "false", an enum's zero name; undefined for a string or bytes. */
+export function zeroTextOf(desc: DescMessage, field: readonly string[]): string | undefined {
+  let message: DescMessage | undefined = desc;
+  let leaf: DescField | undefined;
+  for (const local of field) {
+    leaf = message?.fields.find((x) => x.localName === local);
+    message = leaf?.message;
+  }
+  if (leaf === undefined || leaf.fieldKind === "message" || leaf.fieldKind === "list" || leaf.fieldKind === "map") return undefined;
+  if (leaf.fieldKind === "enum") return leaf.enum.values.find((v) => v.number === 0)?.name ?? "0";
+  if (leaf.scalar === ScalarType.STRING || leaf.scalar === ScalarType.BYTES) return undefined;
+  return leaf.scalar === ScalarType.BOOL ? "false" : "0";
 }
 
 /** The JSON names along a local field path of `desc` (`["task_id"]` style paths from the rule table), for `createRequestEncoder`. */
