@@ -165,8 +165,8 @@ function agree(path: FieldPath, given: JsonValue, fromPath: JsonValue, where: "b
   const scalar = given === null || typeof given !== "object";
   // An enum agrees by value: its name in one place and its number in the other name the same.
   const isEnum = (path.fields[path.fields.length - 1] as DescField).enum !== undefined;
-  const same = isEnum && scalar && enumNumber(path, given) !== undefined ? enumNumber(path, given) === enumNumber(path, fromPath) : String(given) === String(fromPath);
-  if (!scalar || !same) {
+  const same = () => (isEnum && enumNumber(path, given) !== undefined ? enumNumber(path, given) === enumNumber(path, fromPath) : String(given) === String(fromPath));
+  if (!scalar || !same()) {
     const said = scalar ? JSON.stringify(given) : Array.isArray(given) ? "an array" : "an object";
     throw new JsonDecodeError(path.json, `the ${where} says ${said} but the path says ${JSON.stringify(fromPath)}; the path decides, so they must agree`);
   }
