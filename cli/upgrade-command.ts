@@ -7,14 +7,15 @@
  * are written.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { CommandSpec, ParsedArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
 import type { CliIo } from "./io.js";
 import { pullIntoRepo } from "./pull-command.js";
-import { lockFileName, pullProto, readLock } from "./pull.js";
+import { pinnedVersion, readPin } from "./pin.js";
+import { lockFileName, pullProto, readLock, sha256 } from "./pull.js";
 
 export const upgradeSpec: CommandSpec = {
   name: "upgrade",
@@ -49,6 +50,16 @@ export async function runUpgrade(args: ParsedArgs, io: CliIo): Promise<void> {
   const dryRun = args.flags["dry-run"] === true;
   const protoDir = resolve(dir, lock.protoDir);
   const googleapisDir = resolve(dir, lock.googleapisDir);
+  // The report names the version the lock records: the repo's a2a.proto must be that version's bytes,
+  // or it would call the diff of a hand-edited or relabelled proto "v1.0.0 -> v1.0.1".
+  const protoFile = join(protoDir, "a2a.proto");
+  const actual = existsSync(protoFile) ? sha256(readFileSync(protoFile)) : undefined;
+  if (actual !== undefined && actual !== lock.sha256) {
+    throw new CliError(`${protoFile} is not the a2a.proto ${lock.version} that ${lockFileName} records (sha256 ${actual}, the lock says ${lock.sha256}); run \`protoc-gen-a2a pull ${lock.version}\` to restore it, then upgrade`);
+  }
+  if (actual !== undefined && pinnedVersion(readPin(), lock.version).sha256 !== lock.sha256) {
+    throw new CliError(`${lockFileName} says ${lock.version}, but its sha256 is not that version's; run \`protoc-gen-a2a pull\` with the version the repo is on, then upgrade`);
+  }
 
   // The library (and ts-morph, if edits are needed) only now: `--help` and mistakes above load nothing.
   const { buildDescriptors, runUpgrade: upgrade } = await import("./upgrade/index.js");

@@ -124,3 +124,24 @@ test("upgrade --json prints the report alone, so that it parses", async () => {
   expect([report.from, report.to]).toEqual(["v1.0.0", "v1.0.1"]);
   expect(readLock(join(repo, "a2a.lock.json"))?.version).toBe("v1.0.1");
 });
+
+test("upgrade refuses a repo whose a2a.proto is not the version its lock records (edited by hand, or the lock relabelled), before anything changes", async () => {
+  const repo = join(scratch.dir, "mislabelled");
+  expect(await main(["pull", "v1.0.0", "--dir", repo], captureIo(scratch.dir, { A2A_SPEC_DIR: specDir }))).toBe(0);
+  const lockFile = join(repo, "a2a.lock.json");
+  const lock = readLock(lockFile)!;
+  const protoFile = join(repo, lock.protoDir, "a2a.proto");
+  const original = readFileSync(protoFile);
+
+  writeFileSync(protoFile, Buffer.concat([original, Buffer.from("// edited\n")]));
+  const edited = captureIo(scratch.dir, { A2A_SPEC_DIR: specDir });
+  expect(await main(["upgrade", "--to", "v1.0.1", "--dir", repo, "--no-generate"], edited)).toBe(1);
+  expect(edited.stderr.join("")).toContain(`is not the a2a.proto v1.0.0 that a2a.lock.json records`);
+  writeFileSync(protoFile, original);
+
+  writeFileSync(lockFile, JSON.stringify({ ...lock, version: "v1.0.1" }));
+  const relabelled = captureIo(scratch.dir, { A2A_SPEC_DIR: specDir });
+  expect(await main(["upgrade", "--to", "main", "--dir", repo, "--no-generate"], relabelled)).toBe(1);
+  expect(relabelled.stderr.join("")).toContain("a2a.lock.json says v1.0.1, but its sha256 is not that version's");
+  expect(readLock(lockFile)?.version).toBe("v1.0.1");
+});
