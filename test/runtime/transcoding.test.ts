@@ -11,7 +11,7 @@ import type { HttpRuleSpec } from "../../runtime/core/method-spec.js";
 
 const rule: HttpRuleSpec = { method: "m", httpMethod: "GET", path: "/masks", body: "", responseBody: "", additional: false, pathParams: [], query: ["paths"], derived: false };
 const transcoder = createTranscoder(FieldMaskSchema, rule);
-const pathsOf = (raw: string) => transcoder.build([], undefined, new URLSearchParams(raw), raw).paths;
+const pathsOf = (raw: string) => transcoder.build([], undefined, new URLSearchParams(raw), `/masks?${raw}`).paths;
 
 test("a repeated parameter, comma-separated values, or both, make one list in order", () => {
   expect(pathsOf("paths=a&paths=b")).toEqual(["a", "b"]);
@@ -30,7 +30,7 @@ test("an enum bound to the path agrees with the query by value: its name and its
   const { ExportBookRequestSchema } = await import("../../generated/fixtures/v1/library_pb.js");
   const rule = LibraryServiceHttpRules.find((r) => r.method === "exportBook" && r.httpMethod === "GET")!;
   const exportBook = createTranscoder(ExportBookRequestSchema, rule);
-  const build = (pathFormat: string, queryFormat: string) => exportBook.build(["s1", "b1", pathFormat], undefined, new URLSearchParams(`format=${queryFormat}`), `format=${queryFormat}`);
+  const build = (pathFormat: string, queryFormat: string) => exportBook.build(["s1", "b1", pathFormat], undefined, new URLSearchParams(`format=${queryFormat}`), `/x?format=${queryFormat}`);
   expect(build("1", "EXPORT_FORMAT_PDF")).toMatchObject({ format: 1 });
   expect(build("EXPORT_FORMAT_PDF", "1")).toMatchObject({ format: "EXPORT_FORMAT_PDF" });
   expect(() => build("1", "EXPORT_FORMAT_EPUB")).toThrow(/must agree/);

@@ -106,7 +106,7 @@ function normalizeHost(host: string): string {
 }
 
 /** The longest URL the guard takes. */
-const maxUrlLength = 8192;
+export const maxUrlLength = 8192;
 
 /**
  * A URL as messages (and an error's metadata) show it: without what stands before an `@` in its

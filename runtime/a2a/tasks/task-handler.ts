@@ -18,7 +18,7 @@ import type { SqlTaskStoreOptions } from "./sql/sql-store.js";
 import { openTaskStore, parseStoreUrl } from "./store-url.js";
 import { taskStatesOf, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskTypes } from "./model.js";
 import { createPushDelivery, type PushDelivery, type PushDeliveryOptions } from "./push-delivery.js";
-import { shownUrl } from "./push-guard.js";
+import { maxUrlLength, shownUrl } from "./push-guard.js";
 import { randomId } from "./random-id.js";
 import { snapshotOf } from "./snapshot.js";
 import type { Subscriber } from "./subscriber.js";
@@ -45,9 +45,9 @@ export interface TaskHandlerOptions {
    */
   readonly maxPushConfigsPerTask?: number;
   /**
-   * How long close() lets the push notifications already queued go out (each tried at least once,
-   * spec 4.3.3) before delivery stops; a receiver that is down is not waited for past it. Default
-   * 2000 ms; 0 stops at once. Not for a delivery given in `push`: its owner closes it.
+   * How long close() lets the push notifications already queued go out, in their lanes' order,
+   * before delivery stops and drops the rest; a receiver that is down is not waited for past it.
+   * Default 2000 ms; 0 stops at once. Not for a delivery given in `push`: its owner closes it.
    */
   readonly pushDrainMs?: number;
   /**
@@ -188,9 +188,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
 
   /**
    * Stores a push config, which `checkedConfig` made: a new one only while the task holds fewer than
-   * `maxConfigs`. True when it replaced a config of its id: once the runtime has the new one
-   * (configsChanged), what was queued for the one before is to be dropped (`forgetReplaced`), as a
-   * delete does (its URL or credentials may be another's now).
+   * `maxConfigs`. True when it replaced a config of its id (`putConfigs` drops the one before's queue).
    */
   const putConfig = (config: PushConfigLike): Promise<boolean> => {
     const written = (configWrites.get(config.taskId) ?? Promise.resolve()).then(async () => {
@@ -214,12 +212,24 @@ export function createTaskHandler<Ty extends TaskTypes>(
     return written;
   };
 
+  /**
+   * Stores a task's new push configs and puts them in effect; a config that replaced one of its id
+   * has what was queued for the one before dropped, as a delete does (its URL or credentials may be
+   * another's now), in the step the runtime takes the new one: an update in between went under the
+   * old one, and goes too.
+   */
+  const putConfigs = async (taskId: string, configs: readonly PushConfigLike[]): Promise<void> => {
+    const replaced: string[] = [];
+    for (const c of configs) if (await putConfig(c)) replaced.push(c.id);
+    await runtime.configsChanged(taskId, replaced.length === 0 ? undefined : () => replaced.forEach((id) => push.forget?.(taskId, id)));
+  };
+
   const checkedConfig = async (request: PushConfigLike, taskId: string, tenant: string, context: A2ACallContext): Promise<PushConfigLike> => {
     try {
       await push.check(request.url, { token: request.token, authentication: request.authentication });
     } catch (err) {
       // The URL as the guard's message shows it (no credentials); one too long to take is not echoed at all.
-      throw new InvalidParamsError(err instanceof Error ? err.message : String(err), { metadata: request.url.length > 8192 ? {} : { url: shownUrl(request.url) } });
+      throw new InvalidParamsError(err instanceof Error ? err.message : String(err), { metadata: request.url.length > maxUrlLength ? {} : { url: shownUrl(request.url) } });
     }
     // D112: a 0.3 caller's config is notified in 0.3's form.
     const legacy = context.protocolVersion === "0.3" ? { protocolVersion: "0.3" } : {};
@@ -283,14 +293,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
     }
     const pushConfig = request.configuration?.taskPushNotificationConfig;
     const configs = pushConfig === undefined ? [] : [await checkedConfig(pushConfig, taskId, owner.tenant, context)];
-    if (record !== undefined && configs.length > 0) {
-      const replaced: string[] = [];
-      for (const c of configs) if (await putConfig(c)) replaced.push(c.id);
-      // Dropped as the runtime takes the new configs: an update meanwhile was queued under the old one, and goes too.
-      await runtime.configsChanged(taskId, () => {
-        for (const id of replaced) push.forget?.(taskId, id);
-      });
-    }
+    if (record !== undefined && configs.length > 0) await putConfigs(taskId, configs);
     const exec = new Execution(
       owner,
       taskId,
@@ -420,9 +423,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
       const owner = ownerOfCall(context);
       const record = await visible(request.taskId, owner);
       const config = await checkedConfig(request, record.task.id, owner.tenant, context);
-      const replaced = await putConfig(config);
-      // Dropped as the runtime takes the new config: an update meanwhile was queued under the old one, and goes too.
-      await runtime.configsChanged(record.task.id, replaced ? () => push.forget?.(record.task.id, config.id) : undefined);
+      await putConfigs(record.task.id, [config]);
       return config as Ty["pushConfig"];
     },
 

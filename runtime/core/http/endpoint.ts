@@ -181,7 +181,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   function transcode(target: Target, values: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined, url: string): Message {
     let json: JsonValue;
     try {
-      json = target.transcoder.build(values, body, query, query === undefined ? undefined : rawQueryOf(url));
+      json = target.transcoder.build(values, body, query, url);
     } catch (err) {
       if (!(err instanceof JsonDecodeError)) throw err;
       throw dispatch.invalidParams(err);
@@ -265,12 +265,6 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       return span.run(() => serve(req, target, match.values, query, mediaType, span));
     },
   };
-}
-
-/** The query text of `url`, as sent (transcoding splits list parameters before decoding them). */
-function rawQueryOf(url: string): string {
-  const q = url.indexOf("?");
-  return q < 0 ? "" : url.slice(q + 1);
 }
 
 /** A call past routing, as its failure is reported. */

@@ -34,7 +34,7 @@ export interface Transcoder {
    * filled in place) and the query.
    * Throws JsonDecodeError for a value that cannot be right.
    */
-  build(pathValues: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined, rawQuery?: string): JsonObject;
+  build(pathValues: readonly string[], body: JsonValue | undefined, query: URLSearchParams | undefined, url?: string): JsonObject;
 }
 
 export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transcoder {
@@ -55,7 +55,7 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
 
   return {
     pathFields,
-    build(pathValues, body, query, rawQuery) {
+    build(pathValues, body, query, url) {
       let json: JsonObject = {};
       if (body !== undefined) {
         if (bodyField !== undefined) json[bodyField.jsonName] = body;
@@ -80,7 +80,8 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
         for (const [path, values] of byField) {
           const leaf = path.fields[path.fields.length - 1] as DescField;
           if (leaf.fieldKind === "list") {
-            const elements = rawQuery === undefined ? values.flatMap((v) => v.split(",")) : listElements(rawQuery, byQueryName, path);
+            // Split as sent (`url`, read only for a list field), so a comma sent as %2C stays in its element.
+            const elements = url === undefined ? values.flatMap((v) => v.split(",")) : listElements(url.slice(url.indexOf("?") + 1), byQueryName, path);
             set(json, path, elements.map((v) => scalarJson(path, v)));
           } else {
             if (values.length > 1) throw new JsonDecodeError(path.json, `given ${values.length} times in the query; the field takes one value`);
