@@ -1,9 +1,12 @@
 /** `protoc-gen-a2a pull [version]`: a2a.proto and its googleapis imports into an agent repo. */
+import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { CommandSpec, ParsedArgs } from "./args.js";
+import { CliError } from "./errors.js";
 import type { CliIo } from "./io.js";
 import { readPin } from "./pin.js";
-import { lockFileName, pullProto, readLock, type PullResult } from "./pull.js";
+import { lockFileName, pullProto, readLock, type PullLock, type PullResult } from "./pull.js";
+import { a2aLineOfPackage } from "./upgrade/line.js";
 
 export const defaultProtoDir = "proto/a2a";
 export const defaultGoogleapisDir = "proto/googleapis";
@@ -51,7 +54,33 @@ export function pullIntoRepo(options: RepoPullOptions): PullResult {
     specDirs,
     ...(gitUrl === undefined || gitUrl === "" ? {} : { gitUrl }),
     lockFile,
+    accept: (proto, pulled) => sameLine(options.dir, lock, proto, pulled),
   });
+}
+
+/** The package an a2a.proto declares. */
+function packageOf(proto: Uint8Array | string): string {
+  return /^\s*package\s+([A-Za-z_][\w.]*)\s*;/m.exec(typeof proto === "string" ? proto : Buffer.from(proto).toString("utf8"))?.[1] ?? "";
+}
+
+/**
+ * A repo's a2a.proto is replaced only by one of the same A2A line (D61): a 0.3 proto over a 1.x one
+ * would regenerate the agent as a plain service that no longer compiles against its handler.
+ */
+function sameLine(dir: string, lock: PullLock | undefined, proto: Uint8Array, version: string): void {
+  if (lock === undefined) return;
+  const repoFile = resolve(dir, lock.protoDir, "a2a.proto");
+  if (!existsSync(repoFile)) return;
+  const was = a2aLineOfPackage(packageOf(readFileSync(repoFile, "utf8")));
+  const now = a2aLineOfPackage(packageOf(proto));
+  if (was === undefined || was.line === now?.line) return;
+  const nowText = now === undefined ? "not an A2A proto" : `A2A ${now.line} (package ${now.package})`;
+  throw new CliError(
+    `a2a.proto ${version} is ${nowText}, another line than the repo's a2a.proto ${lock.version}, A2A ${was.line} (package ${was.package}); ` +
+      `regenerating from it would leave your handler without the API it implements. ` +
+      (now?.line === "0.3" ? "To answer 0.3 clients as well, keep this proto and serve with `compat: { v0_3: true }` (D110). " : "") +
+      "Pull a version of the repo's line (see `pull --list`). Nothing was changed.",
+  );
 }
 
 export async function runPull(args: ParsedArgs, io: CliIo): Promise<void> {

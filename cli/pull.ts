@@ -29,6 +29,8 @@ export interface PullOptions {
   readonly protoDir: string;
   /** Where the googleapis protos are written (as `<googleapisDir>/google/api/...`); default `protoDir`. */
   readonly googleapisDir?: string;
+  /** Called with the checked a2a.proto before anything is written; it throws to refuse it. */
+  readonly accept?: (proto: Uint8Array, version: string) => void;
   /** Local folders laid out as `<version>/a2a.proto`, tried in order before git. */
   readonly specDirs?: readonly string[];
   /** The repository git fetches the pinned ref from; default the pin's. */
@@ -103,6 +105,7 @@ export function pullProto(options: PullOptions): PullResult {
     bytes = fetched.bytes;
     from = fetched.from;
   }
+  options.accept?.(bytes, version);
   writeIfChanged(protoFile, bytes);
   const googleapisDir = options.googleapisDir ?? options.protoDir;
   const files = [protoFile, ...pullGoogleapis(pin, googleapisDir)];

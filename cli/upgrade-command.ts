@@ -3,8 +3,8 @@
  * pinned a2a.proto. The new proto is pulled into a scratch folder first and
  * compared with the repo's (cli/upgrade/, D60 to D63), so a proto that is
  * refused (another major line, D61) changes nothing; then it replaces the
- * repo's, the code is regenerated (`buf generate`), and the handler edits
- * are written.
+ * repo's, the handler edits are written, and the code is regenerated
+ * (`buf generate`).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -89,11 +89,13 @@ Run \`protoc-gen-a2a pull\` in the repo to restore it, then upgrade.`);
       return;
     }
     pullIntoRepo({ dir, version: pulled.version, ...(specDir === undefined ? {} : { specDir }), env: io.env });
-    if (args.flags["no-generate"] !== true) generate(dir);
+    // The handler edits before `buf generate`: they read the user's code, not the generated code, so a
+    // generation that fails (the user fixes it and runs `npm run generate`) leaves nothing undone.
     const done = await upgrade({ repoDir: dir, oldDescriptors, newProtoDir, from: lock.version, to: pulled.version }).catch(refusedAsCliError);
     print(done);
     // --json prints the report alone, so that it parses.
     if (args.flags.json !== true) io.out(`${lockFileName}: ${lock.version} -> ${pulled.version}\n`);
+    if (args.flags["no-generate"] !== true) generate(dir);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -18,6 +18,11 @@ export interface A2ALine {
   readonly package: string;
 }
 
+/** The A2A line of a proto package (`lf.a2a.v1`, `a2a.v1`); undefined for any other. */
+export function a2aLineOfPackage(pkg: string): A2ALine | undefined {
+  return Object.hasOwn(lines, pkg) ? lines[pkg] : undefined;
+}
+
 /** The A2A line of a descriptor set: the package of its `A2AService`; undefined when it has none (any other service). */
 export function a2aLineOf(set: FileDescriptorSet): A2ALine | undefined {
   for (const file of set.file) {
@@ -56,7 +61,7 @@ export function checkSameLine(oldSet: FileDescriptorSet, newSet: FileDescriptorS
     throw new UpgradeRefusedError(
       `${newName} is A2A 0.3 (package a2a.v1), another major line than ${a === undefined ? "your proto" : `your A2A ${a.line} (package ${a.package})`}. ` +
         `protoc-gen-a2a generates and serves A2A 1.x only: code generated from a 0.3 proto would claim protocol 1.0 and not compile against its own runtime. ` +
-        `Stay on 1.x: upgrade to a 1.x version instead (v1.0.1, or main). Serving 0.3 clients beside 1.x is planned (issue 18); until then, nothing was changed.`,
+        `Stay on 1.x: upgrade to a 1.x version instead (v1.0.1, or main). To answer 0.3 clients as well, keep the 1.x proto and serve with \`compat: { v0_3: true }\` (D110). Nothing was changed.`,
       a,
       b,
     );

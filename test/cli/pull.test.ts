@@ -15,9 +15,9 @@ const pin = readPin();
 const scratch = scratchDir("cli-pull");
 afterAll(() => scratch.done());
 
-/** A spec folder holding the pinned v1.0.0 and v1.0.1 (from the project's vendor/, pulled by `npm run generate`). */
+/** A spec folder holding the pinned v0.3.0, v1.0.0 and v1.0.1 (from the project's vendor/, pulled by `npm run generate`). */
 const specDir = join(scratch.dir, "spec");
-for (const version of ["v1.0.0", "v1.0.1"]) {
+for (const version of ["v0.3.0", "v1.0.0", "v1.0.1"]) {
   mkdirSync(join(specDir, version), { recursive: true });
   writeFileSync(join(specDir, version, "a2a.proto"), readFileSync(join(projectRoot, "vendor/a2a", version, "a2a.proto")));
 }
@@ -144,4 +144,36 @@ test("upgrade refuses a repo whose a2a.proto is not the version its lock records
   expect(await main(["upgrade", "--to", "main", "--dir", repo, "--no-generate"], relabelled)).toBe(1);
   expect(relabelled.stderr.join("")).toContain("a2a.lock.json says v1.0.1, but its sha256 is not that version's");
   expect(readLock(lockFile)?.version).toBe("v1.0.1");
+});
+
+test("pull refuses an a2a.proto of another A2A line over the repo's, and writes nothing (D61)", async () => {
+  const repo = join(scratch.dir, "other-line");
+  expect(await main(["pull", "v1.0.0", "--dir", repo], captureIo(scratch.dir, { A2A_SPEC_DIR: specDir }))).toBe(0);
+  const lockFile = join(repo, "a2a.lock.json");
+  const lockBefore = readFileSync(lockFile);
+  const protoFile = join(repo, readLock(lockFile)!.protoDir, "a2a.proto");
+  const protoBefore = readFileSync(protoFile);
+  const io = captureIo(scratch.dir, { A2A_SPEC_DIR: specDir });
+  expect(await main(["pull", "v0.3.0", "--dir", repo], io)).toBe(1);
+  expect(io.stderr.join("")).toBe(
+    "protoc-gen-a2a pull: a2a.proto v0.3.0 is A2A 0.3 (package a2a.v1), another line than the repo's a2a.proto v1.0.0, A2A 1.x (package lf.a2a.v1); " +
+      "regenerating from it would leave your handler without the API it implements. To answer 0.3 clients as well, keep this proto and serve with " +
+      "`compat: { v0_3: true }` (D110). Pull a version of the repo's line (see `pull --list`). Nothing was changed.\n",
+  );
+  expect(readFileSync(lockFile)).toEqual(lockBefore);
+  expect(readFileSync(protoFile)).toEqual(protoBefore);
+  // The same line is still pulled over it.
+  expect(await main(["pull", "v1.0.1", "--dir", repo], captureIo(scratch.dir, { A2A_SPEC_DIR: specDir }))).toBe(0);
+  expect(readLock(lockFile)?.version).toBe("v1.0.1");
+});
+
+test("upgrade writes its edits and report before `buf generate`, so a generation that fails leaves only `npm run generate` to do", async () => {
+  // A repo with a2a.proto but no buf.gen.yaml: the buf the project installed fails in it.
+  const repo = join(scratch.dir, "generate-fails");
+  expect(await main(["pull", "v1.0.0", "--dir", repo], captureIo(scratch.dir, { A2A_SPEC_DIR: specDir }))).toBe(0);
+  const io = captureIo(scratch.dir, { A2A_SPEC_DIR: specDir });
+  expect(await main(["upgrade", "--to", "v1.0.1", "--dir", repo], io)).toBe(1);
+  expect(io.stdout.join("")).toContain("a2a.lock.json: v1.0.0 -> v1.0.1\n");
+  expect(io.stderr.join("")).toMatch(/^protoc-gen-a2a upgrade: the new proto is in place, but `buf generate` failed:\n[^]+\nFix that and run `npm run generate`\.\n$/);
+  expect(readLock(join(repo, "a2a.lock.json"))?.version).toBe("v1.0.1");
 });

@@ -91,7 +91,7 @@ describe("the pinned versions of a2a.proto", () => {
   test("v0.3.0 (package a2a.v1) is refused either way, saying what to do instead", () => {
     const down = () => checkSameLine(a2a("v1.0.1"), a2a("v0.3.0"), "v1.0.1", "v0.3.0");
     expect(down).toThrow(UpgradeRefusedError);
-    expect(down).toThrow(/^a2a\.proto v0\.3\.0 is A2A 0\.3 \(package a2a\.v1\), another major line than your A2A 1\.x \(package lf\.a2a\.v1\)\..*Stay on 1\.x: upgrade to a 1\.x version instead \(v1\.0\.1, or main\)\. Serving 0\.3 clients beside 1\.x is planned \(issue 18\); until then, nothing was changed\.$/);
+    expect(down).toThrow(/^a2a\.proto v0\.3\.0 is A2A 0\.3 \(package a2a\.v1\), another major line than your A2A 1\.x \(package lf\.a2a\.v1\)\..*Stay on 1\.x: upgrade to a 1\.x version instead \(v1\.0\.1, or main\)\. To answer 0\.3 clients as well, keep the 1\.x proto and serve with `compat: \{ v0_3: true \}` \(D110\)\. Nothing was changed\.$/);
     const up = () => checkSameLine(a2a("v0.3.0"), a2a("v1.0.1"), "v0.3.0", "v1.0.1");
     expect(up).toThrow(/^a2a\.proto v0\.3\.0 is A2A 0\.3 \(package a2a\.v1\), which protoc-gen-a2a never generated for; .*nothing to upgrade in place: pull the 1\.x proto, regenerate, and implement A2AServiceHandler/);
   });
