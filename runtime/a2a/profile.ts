@@ -10,7 +10,7 @@
  * - the error for a left-out method, the stream rules (D15), the tenant of
  *   the request, the A2A error table and `application/a2a+json` (D9).
  */
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonValue, Message } from "@bufbuild/protobuf";
 import type { Authenticate, Binding, CallContext } from "../core/call-context.js";
 import { CallScope, ScopedContext, type ScopeRequest } from "../core/call-scope.js";
 import type { RpcError } from "../core/errors.js";
@@ -94,6 +94,20 @@ function refusePushInMessage(spec: MethodSpec, _scope: A2AScope, request: Messag
   const configuration = (request as unknown as { configuration?: { taskPushNotificationConfig?: unknown; pushNotification?: unknown } }).configuration;
   if (configuration?.taskPushNotificationConfig === undefined && configuration?.pushNotification === undefined) return;
   throw new PushNotificationNotSupportedError(`${spec.name} with a push notification config needs capabilities.pushNotifications, which this agent does not declare`);
+}
+
+/**
+ * ListTasks with `includeArtifacts`: each listed task shows `artifacts`, as `[]` when it has none
+ * (spec 3.1.4: "included with its actual content (which may be an empty array)"; checklist 15 #18),
+ * where ProtoJSON leaves an empty list out. Without it the field is absent, as ProtoJSON has it.
+ */
+function showArtifactsAsked(spec: MethodSpec, request: Message, json: JsonValue): void {
+  if (spec.name !== "ListTasks" || (request as unknown as { includeArtifacts?: boolean }).includeArtifacts !== true) return;
+  const tasks = (json as { tasks?: unknown } | null)?.tasks;
+  if (!Array.isArray(tasks)) return;
+  for (const task of tasks) {
+    if (task !== null && typeof task === "object" && !Array.isArray(task) && !Object.hasOwn(task, "artifacts")) (task as Record<string, unknown>).artifacts = [];
+  }
 }
 
 const defaultVersions: VersionPolicy = { supported: ["1.0"] };
@@ -203,6 +217,8 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
 
     // Only an agent whose card turns push notifications off has anything to check.
     ...(policy?.capabilities !== undefined && policy.capabilities.pushNotifications !== true ? { admitRequest: refusePushInMessage } : {}),
+
+    shapeJson: showArtifactsAsked,
 
     context: (scope, request) => new A2AContext(scope, tenantOf(request)),
 

@@ -243,10 +243,16 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
     },
 
     async unary(spec, request, context, span) {
-      if (span === undefined) return write(spec.output, await invoke(spec, request, context));
-      const result = await span.run(() => invoke(spec, request, context));
-      span.message(result, "response");
-      return write(spec.output, result);
+      let result: unknown;
+      if (span === undefined) {
+        result = await invoke(spec, request, context);
+      } else {
+        result = await span.run(() => invoke(spec, request, context));
+        span.message(result, "response");
+      }
+      const json = write(spec.output, result);
+      profile.shapeJson?.(spec, request, json);
+      return json;
     },
 
     async openStream(spec, request, context, framing, span) {

@@ -11,7 +11,7 @@
  * The A2A profile (runtime/a2a/profile.ts) is one; `coreProfile` is the
  * profile of a service with none.
  */
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonValue, Message } from "@bufbuild/protobuf";
 import type { Binding, CallContext } from "./call-context.js";
 import { CallScope, ScopedContext, type ScopeRequest } from "./call-scope.js";
 import { RpcError, coreErrors, type CoreErrorTable } from "./errors.js";
@@ -45,6 +45,13 @@ export interface Profile<Scope extends CallScope = CallScope> {
    * agent that declares no push notifications). Left out: nothing to check.
    */
   admitRequest?(spec: MethodSpec, scope: Scope, request: Message): void;
+  /**
+   * Edits a unary answer's ProtoJSON, on the JSON bindings, where the
+   * protocol asks for more than ProtoJSON writes (A2A: ListTasks with
+   * `includeArtifacts` shows `artifacts: []`, checklist 15 #18). Left out:
+   * the answer is ProtoJSON as it is.
+   */
+  shapeJson?(spec: MethodSpec, request: Message, json: JsonValue): void;
   /** The context the handler is called with, from the request's scope and its decoded message. */
   context(scope: Scope, request: Message): CallContext;
   /** The error answered for a method the handler leaves out. */

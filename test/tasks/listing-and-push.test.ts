@@ -251,6 +251,28 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
     });
   });
 
+  // Binary protobuf has no empty list to show: the JSON bindings only.
+  (binding === "GRPC" ? test.skip : test)("includeArtifacts: true shows artifacts: [] for a task without any, on the JSON bindings' wire (spec 3.1.4, checklist 15 #18)", async () => {
+    const contextId = `ctx-no-artifacts-${binding}`;
+    const task = await make(asking, contextId);
+    expect(task.artifacts ?? []).toEqual([]);
+    const wire = async (includeArtifacts: boolean | undefined): Promise<Record<string, unknown>[]> => {
+      const query = new URLSearchParams({ contextId, ...(includeArtifacts === undefined ? {} : { includeArtifacts: String(includeArtifacts) }) });
+      if (binding === "HTTP+JSON") {
+        const got = await rawRest(agent.server, "GET", `/tasks?${query}`);
+        return (got.result as { tasks: Record<string, unknown>[] }).tasks;
+      }
+      const res = await fetch(agent.server.jsonRpcUrl!, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: { contextId, ...(includeArtifacts === undefined ? {} : { includeArtifacts }) } }),
+      });
+      return ((await res.json()) as { result: { tasks: Record<string, unknown>[] } }).result.tasks;
+    };
+    expect((await wire(true)).map((t) => [t.id, t.artifacts])).toEqual([[task.id, []]]);
+    for (const omitted of [false, undefined]) expect((await wire(omitted)).map((t) => [t.id, Object.hasOwn(t, "artifacts")])).toEqual([[task.id, false]]);
+  });
+
   describe("8. push delivery", () => {
     test("a config made with CreateTaskPushNotificationConfig: each later update as HTTP+JSON StreamResponse JSON, in order, with its Authorization", async () => {
       const gate = deferred();
