@@ -7,7 +7,7 @@
  * `google.rpc.ErrorInfo` built from the entry first (clients classify by its
  * reason, so it must be easy to find), then the error's own detail messages.
  */
-import { create, toJson } from "@bufbuild/protobuf";
+import { create, toBinary, toJson } from "@bufbuild/protobuf";
 import type { DescMessage, JsonObject, JsonValue, Message } from "@bufbuild/protobuf";
 import { anyPack, hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import type { ErrorDetail, RpcCodeName, RpcError } from "./errors.js";
@@ -65,11 +65,84 @@ export function httpErrorBody(err: RpcError): JsonObject {
  * same order as the JSON bindings.
  */
 export function grpcStatusOf(err: RpcError): Status {
+  return statusOf(err, err.message, err.metadata, err.details);
+}
+
+function statusOf(err: RpcError, message: string, metadata: Readonly<Record<string, string>>, own: readonly ErrorDetail[]): Status {
   const details = [];
-  const info = errorInfoDetail(err);
+  const info = errorInfoDetail(err, metadata);
   if (info !== undefined) details.push(anyPack(info.desc, info.value));
-  for (const detail of err.details) details.push(anyPack(detail.desc, detail.value));
-  return create(StatusSchema, { code: rpcCode(err.entry.grpcStatus), message: err.message, details });
+  for (const detail of own) details.push(anyPack(detail.desc, detail.value));
+  return create(StatusSchema, { code: rpcCode(err.entry.grpcStatus), message, details });
+}
+
+/**
+ * What a gRPC status may take of its trailers (D19): clients bound the
+ * metadata they accept (grpc-core: 8 KiB in all), and an error that repeats
+ * a long value of its caller (a task id, a version) must still arrive.
+ */
+export const grpcMessageLimit = 1024;
+export const grpcStatusDetailsLimit = 4096;
+
+/**
+ * `grpc-status-details-bin` within `grpcStatusDetailsLimit` bytes. Past it,
+ * the status is cut in steps that keep what a client branches on (code,
+ * reason, domain): the message and each ErrorInfo metadata entry shortened,
+ * then the error's own details dropped, then the metadata.
+ */
+export function grpcStatusDetails(err: RpcError): Uint8Array {
+  const full = toBinary(StatusSchema, grpcStatusOf(err));
+  if (full.length <= grpcStatusDetailsLimit) return full;
+  const message = cutUtf8(err.message, grpcMessageLimit);
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(err.metadata)) metadata[cutUtf8(key, 128)] = cutUtf8(value, 256);
+  const tries: [Readonly<Record<string, string>>, readonly ErrorDetail[]][] = [
+    [metadata, err.details],
+    [metadata, []],
+    [{}, []],
+  ];
+  for (const [md, own] of tries) {
+    const bytes = toBinary(StatusSchema, statusOf(err, message, md, own));
+    if (bytes.length <= grpcStatusDetailsLimit) return bytes;
+  }
+  return toBinary(StatusSchema, statusOf(err, cutUtf8(message, 256), {}, []));
+}
+
+/**
+ * `grpc-message` within `grpcMessageLimit` characters as grpc-js sends it
+ * (percent-encoded by encodeURI, which also refuses a lone surrogate).
+ */
+export function grpcMessage(message: string): string {
+  const text = message.replace(loneSurrogate, "\uFFFD");
+  // encodeURI writes a UTF-16 unit as at most 9 characters (%XX%XX%XX; a pair as 12).
+  if (text.length * 9 <= grpcMessageLimit || encodeURI(text).length <= grpcMessageLimit) return text;
+  let out = "";
+  let size = 0;
+  for (const point of text) {
+    const n = encodeURI(point).length;
+    // Room is kept for the ellipsis, itself 9 characters encoded.
+    if (size + n > grpcMessageLimit - 9) break;
+    out += point;
+    size += n;
+  }
+  return `${out}…`;
+}
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `text` cut to at most `max` UTF-8 bytes at a code point, `…` marking the cut. */
+function cutUtf8(text: string, max: number): string {
+  if (text.length * 3 <= max || Buffer.byteLength(text) <= max) return text;
+  let out = "";
+  let size = 0;
+  for (const point of text) {
+    const n = Buffer.byteLength(point);
+    // Room is kept for the ellipsis, itself 3 bytes.
+    if (size + n > max - 3) break;
+    out += point;
+    size += n;
+  }
+  return `${out}…`;
 }
 
 // RpcCodeName is hand-written in errors.ts; this assignment fails to
@@ -97,14 +170,14 @@ export function badRequest(violations: readonly { field: string; description: st
 }
 
 /** The ErrorInfo implied by the entry, or undefined when the entry has no domain. */
-function errorInfoDetail(err: RpcError): ErrorDetail | undefined {
+function errorInfoDetail(err: RpcError, metadata: Readonly<Record<string, string>> = err.metadata): ErrorDetail | undefined {
   if (err.entry.domain === "") return undefined;
   // Metadata values are strings by type; keys are passed as given (camelCase
   // by convention, Part B 15 #5). An empty map is omitted by ProtoJSON.
   const value = create(ErrorInfoSchema, {
     reason: err.entry.reason,
     domain: err.entry.domain,
-    metadata: { ...err.metadata },
+    metadata: { ...metadata },
   });
   return { desc: ErrorInfoSchema, value };
 }

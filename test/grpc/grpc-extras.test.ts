@@ -11,11 +11,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { service as healthServiceDefinition } from "grpc-health-check";
 import { A2AServiceGrpcDefinition, addA2AServiceToServer } from "../../generated/a2a_grpc.js";
 import { TaskNotFoundError } from "../../runtime/a2a/errors.js";
 import { file_a2a, GetTaskRequestSchema, StreamResponseSchema, TaskSchema, TaskState, type Task } from "../../generated/a2a_pb.js";
 import { ErrorInfoSchema } from "../../runtime/gen/google/rpc/error_details_pb.js";
+import { StatusSchema } from "../../runtime/gen/google/rpc/status_pb.js";
 import { addHealthService, addReflectionService, createGrpcServer, fileDescriptorProtos, listenGrpc, type HealthHandle } from "protoc-gen-a2a/runtime/grpc";
 
 const run = promisify(execFile);
@@ -144,6 +146,35 @@ describe("server options", () => {
   });
 });
 
+describe("an error that repeats a long value of its caller (D19)", () => {
+  test("grpc-js: NOT_FOUND with TASK_NOT_FOUND, cut to fit the trailers, and the connection keeps working", async () => {
+    const Client = grpc.makeGenericClientConstructor(A2AServiceGrpcDefinition, "A2AService");
+    const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+      getTask: (req: unknown, md: grpc.Metadata, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null) => void) => void;
+    };
+    const getTask = (id: string) => {
+      const md = new grpc.Metadata();
+      md.set("a2a-version", "1.0");
+      return new Promise<grpc.ServiceError | null>((resolve) => client.getTask(create(GetTaskRequestSchema, { id }), md, { deadline: Date.now() + 10_000 }, resolve));
+    };
+    try {
+      for (const id of ["x".repeat(70_000), "名".repeat(30_000)]) {
+        const err = await getTask(id);
+        expect(err?.code).toBe(grpc.status.NOT_FOUND);
+        expect(err?.details).toMatch(/^Task .+…$/u);
+        const [bin] = err!.metadata.get("grpc-status-details-bin") as Buffer[];
+        const info = anyUnpack(fromBinary(StatusSchema, bin!).details[0]!, ErrorInfoSchema);
+        expect(info).toMatchObject({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" });
+        expect(info?.metadata.taskId).toMatch(/…$/u);
+      }
+      // The same connection answers the next call.
+      expect(await getTask("t1")).toBeNull();
+    } finally {
+      client.close();
+    }
+  }, 30_000);
+});
+
 describe("Python client (Debian python3-grpcio)", () => {
   const python = process.env.A2A_PYTHON ?? (existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3");
   const missing =
@@ -202,4 +233,20 @@ describe("Python client (Debian python3-grpcio)", () => {
       metadata: { taskId: "no-such-task" },
     });
   }, 60_000);
+
+  // grpc-core takes 8 KiB of metadata in all: an error that repeated a 3,000-character id twice in
+  // its trailers (message, and base64 ErrorInfo) came as RESOURCE_EXHAUSTED instead of NOT_FOUND.
+  pythonTest("an error that repeats a long id arrives as NOT_FOUND", async () => {
+    const script = [
+      "import sys, grpc",
+      "idb = b'x' * 3000",
+      "call = grpc.insecure_channel(sys.argv[1]).unary_unary('/lf.a2a.v1.A2AService/GetTask', request_serializer=lambda x: x, response_deserializer=lambda x: x)",
+      "try:",
+      "    call(b'\\x12\\xb8\\x17' + idb, metadata=[('a2a-version', '1.0')], timeout=20)",
+      "except grpc.RpcError as e:",
+      "    print(e.code().name, len(e.details()))",
+    ].join("\n");
+    const { stdout } = await run(python, ["-c", script, `127.0.0.1:${port}`], { timeout: 30_000 });
+    expect(stdout.trim()).toMatch(/^NOT_FOUND \d+$/);
+  }, 40_000);
 });

@@ -17,6 +17,10 @@ import { SendMessageRequestSchema } from "../../generated/a2a_pb.js";
 import {
   badRequest,
   errorDetailsJson,
+  grpcMessage,
+  grpcMessageLimit,
+  grpcStatusDetails,
+  grpcStatusDetailsLimit,
   grpcStatusOf,
   httpErrorBody,
   jsonRpcErrorObject,
@@ -229,5 +233,44 @@ describe("badRequest", () => {
     const detail = badRequest(violations);
     expect(detail.desc).toBe(BadRequestSchema);
     expect(detail.value).toStrictEqual(create(BadRequestSchema, { fieldViolations: violations }));
+  });
+});
+
+describe("a gRPC status within its trailers (D19)", () => {
+  const infoOf = (status: ReturnType<typeof fromBinary<typeof StatusSchema>>) => anyUnpack(status.details[0]!, ErrorInfoSchema);
+
+  test("a short error is sent whole, as grpcStatusOf has it", () => {
+    const err = new TaskNotFoundError("no task t1", { metadata: { taskId: "t1" } });
+    expect(grpcMessage(err.message)).toBe("no task t1");
+    expect(Buffer.from(grpcStatusDetails(err))).toEqual(Buffer.from(toBinary(StatusSchema, grpcStatusOf(err))));
+  });
+
+  test("a long value of the caller is cut, keeping code, reason and domain; the message's cut fits grpc-js's encoding", () => {
+    for (const unit of ["x", "é", "名", "😀", "%"]) {
+      const id = unit.repeat(70_000);
+      const err = new TaskNotFoundError(`no task ${id}`, { metadata: { taskId: id }, details: [badRequest([{ field: "id", description: id }])] });
+      const message = grpcMessage(err.message);
+      expect(encodeURI(message).length).toBeLessThanOrEqual(grpcMessageLimit);
+      expect(encodeURI(message).length).toBeGreaterThan(grpcMessageLimit - 24);
+      expect(message).toMatch(/^no task .+…$/u);
+      const bytes = grpcStatusDetails(err);
+      expect(bytes.length).toBeLessThanOrEqual(grpcStatusDetailsLimit);
+      const status = fromBinary(StatusSchema, bytes);
+      expect(status.code).toBe(Code.NOT_FOUND);
+      expect(infoOf(status)).toMatchObject({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" });
+      const taskId = infoOf(status)?.metadata.taskId ?? "";
+      expect(Buffer.byteLength(taskId)).toBeLessThanOrEqual(256);
+      expect(taskId).toMatch(/…$/u);
+    }
+  });
+
+  test("a lone surrogate, which grpc-js's encodeURI refuses, is sent as U+FFFD", () => {
+    expect(grpcMessage("bad \uD800 and \uDC00 here, \uD83D\uDE00 kept")).toBe("bad \uFFFD and \uFFFD here, \uD83D\uDE00 kept");
+  });
+
+  test("metadata too large in count is dropped before the reason is", () => {
+    const metadata = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`key${i}`, "v".repeat(200)]));
+    const status = fromBinary(StatusSchema, grpcStatusDetails(new TaskNotFoundError("no task", { metadata })));
+    expect(infoOf(status)).toMatchObject({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: {} });
   });
 });

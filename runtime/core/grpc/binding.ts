@@ -6,17 +6,16 @@
  * the "protoc-gen-a2a/runtime/grpc" entry, apart from the main runtime, so
  * JSON-only agents never load grpc-js.
  */
-import { toBinary, type Message } from "@bufbuild/protobuf";
+import type { Message } from "@bufbuild/protobuf";
 import { Metadata, status, type MethodDefinition, type Server, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation, type sendUnaryData } from "@grpc/grpc-js";
 import { clientLeft, signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
 import { jsonProblemOf } from "../codec/json-representable.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
-import { grpcStatusOf, rpcCode } from "../error-encoding.js";
+import { grpcMessage, grpcStatusDetails, rpcCode } from "../error-encoding.js";
 import { RpcError } from "../errors.js";
 import { releaseIterator } from "../event-stream.js";
 import type { MethodSpec } from "../method-spec.js";
 import type { CallSpan } from "../tracing.js";
-import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 
 /** What a generated `add<Service>ToServer` takes besides the handler: authentication, for a service with no profile. */
 export type GrpcOptions = Pick<DispatchConfig, "authenticate" | "onError" | "logger" | "tracing">;
@@ -251,8 +250,8 @@ function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req:
   const failure = dispatch.failure(err, { binding: "GRPC", method: spec.name, requestId: req.header("x-request-id") ?? undefined }, scope);
   span?.end(failure);
   const metadata = new Metadata();
-  metadata.set("grpc-status-details-bin", Buffer.from(toBinary(StatusSchema, grpcStatusOf(failure))));
-  return { code: rpcCode(failure.entry.grpcStatus) as status, details: failure.message, metadata };
+  metadata.set("grpc-status-details-bin", Buffer.from(grpcStatusDetails(failure)));
+  return { code: rpcCode(failure.entry.grpcStatus) as status, details: grpcMessage(failure.message), metadata };
 }
 
 /** Sends what the profile adds to the response (A2A: the extensions the handler activated) as initial metadata. */
