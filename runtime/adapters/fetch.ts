@@ -63,6 +63,15 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
       return new Response(null, { status: response.status, headers: response.headers });
     case "stream": {
       const { events } = response;
+      // Headers the platform refuses (a NUL in an activated extension's URI) fail here, before the
+      // stream exists: its source is let go at once, as the node:http adapter does, not at the timer.
+      let headers: Headers;
+      try {
+        headers = new Headers(response.headers);
+      } catch (err) {
+        events.cancel();
+        throw err;
+      }
       const encoder = new TextEncoder();
       const period = events.heartbeatMs > 0 ? events.heartbeatMs : 15_000;
       let timer: ReturnType<typeof setInterval> | undefined;
@@ -153,7 +162,7 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
           events.cancel();
         },
       });
-      return new Response(body, { status: 200, headers: response.headers });
+      return new Response(body, { status: 200, headers });
     }
   }
 }

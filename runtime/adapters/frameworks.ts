@@ -22,6 +22,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { BodyTooLargeError, type Endpoint } from "../core/transport.js";
 import { createFetchHandler, type FetchHandler } from "./fetch.js";
+import { serverClosing } from "./closing.js";
 import { failUnanswered, serveNodeRequest } from "./node-http.js";
 
 export type { Endpoint } from "../core/transport.js";
@@ -85,7 +86,7 @@ function bodyAlreadyRead(req: ExpressRequestLike): boolean {
 }
 
 /** The body a parser left on `req.body`, as bytes, under the core's limit. */
-async function parsedBody(req: ExpressRequestLike, limit: number): Promise<Uint8Array> {
+async function parsedBody(req: { readonly body?: unknown }, limit: number): Promise<Uint8Array> {
   const body = req.body;
   let bytes: Uint8Array;
   if (body instanceof Uint8Array) bytes = body;
@@ -101,6 +102,8 @@ async function parsedBody(req: ExpressRequestLike, limit: number): Promise<Uint8
 /** The members of a fastify request the adapter reads. */
 export interface FastifyRequestLike {
   readonly raw: IncomingMessage;
+  /** What a content-type parser of the route's context made of the body, when one ran. */
+  readonly body?: unknown;
 }
 
 /** The members of a fastify reply the adapter uses. */
@@ -115,15 +118,20 @@ export type FastifyHandler = (request: FastifyRequestLike, reply: FastifyReplyLi
  * A fastify route handler serving `core`. It hijacks the reply and serves
  * the raw request and response with the node:http adapter, so SSE,
  * backpressure and disconnects work as they do there, and reads the body
- * from `request.raw`: the route must not have a content-type parser that
- * consumes it. `createFastifyPlugin` sets that up; use this handler directly
- * only inside a context whose parsers leave the body alone (see
- * `passThroughParser`).
+ * from `request.raw`. `createFastifyPlugin` sets that up, with no parser in
+ * its context. On a route where one of fastify's parsers already read the
+ * body, its result (`request.body`) is used as after an express body
+ * parser: bytes or text as they are, a parsed object serialized again, and
+ * the parser's own limit and errors come first; use the plugin (or
+ * `passThroughParser`) to get the binding's own.
  */
 export function createFastifyHandler(core: Endpoint): FastifyHandler {
   return (request, reply) => {
     reply.hijack();
-    serveNodeRequest(core, request.raw, reply.raw).catch((err: unknown) => failUnanswered(core, err, request.raw, reply.raw));
+    const consumed = request.raw.readableEnded;
+    serveNodeRequest(core, request.raw, reply.raw, consumed ? { body: (limit: number) => parsedBody(request, limit) } : undefined).catch((err: unknown) =>
+      failUnanswered(core, err, request.raw, reply.raw),
+    );
   };
 }
 
@@ -137,9 +145,16 @@ export interface FastifyInstanceLike {
   removeAllContentTypeParsers(): unknown;
   addContentTypeParser(contentType: string, parser: typeof passThroughParser): unknown;
   route(options: { method: string[]; url: string; handler: FastifyHandler }): unknown;
+  /** Every method the instance routes (fastify 5); HEAD comes with GET's routes. */
+  readonly supportedMethods?: readonly string[];
 }
 
 const fastifyMethods = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"];
+
+/** Every method fastify routes, so that one the core does not serve gets its 405 (with Allow), not fastify's 404. */
+function methodsOf(instance: FastifyInstanceLike): string[] {
+  return instance.supportedMethods === undefined ? fastifyMethods : instance.supportedMethods.filter((m) => m !== "HEAD");
+}
 
 /**
  * A fastify plugin serving `core` at its prefix and everything under it:
@@ -153,16 +168,23 @@ export function createFastifyPlugin(core: Endpoint): (instance: FastifyInstanceL
   return async (instance) => {
     instance.removeAllContentTypeParsers();
     instance.addContentTypeParser("*", passThroughParser);
-    instance.route({ method: fastifyMethods, url: "/", handler });
-    instance.route({ method: fastifyMethods, url: "/*", handler });
+    const method = methodsOf(instance);
+    instance.route({ method, url: "/", handler });
+    instance.route({ method, url: "/*", handler });
   };
 }
 
 // ---------------------------------------------------------------- hono and other fetch-style frameworks
 
-/** The member of a Hono context the adapter reads. */
+/** The members of a Hono context the adapter reads. */
 export interface HonoContextLike {
-  readonly req: { readonly raw: Request };
+  readonly req: {
+    readonly raw: Request;
+    /** The body, from Hono's cache when a middleware already read it. */
+    arrayBuffer(): Promise<ArrayBuffer>;
+  };
+  /** On @hono/node-server: the node request and response (`incoming`, `outgoing`). */
+  readonly env?: unknown;
 }
 
 /**
@@ -170,9 +192,31 @@ export interface HonoContextLike {
  * `app.all("/a2a/rest/*", handler)`. It is `createFetchHandler` on the
  * context's raw Request, so it runs wherever Hono does (@hono/node-server,
  * Bun, Deno, workers); Bun.serve and Deno.serve take `createFetchHandler`
- * itself.
+ * itself. A body a middleware already read (`c.req.json()`, a validator)
+ * is taken from Hono's cache; the core's limit then applies to those bytes.
  */
 export function createHonoHandler(core: Endpoint): (c: HonoContextLike) => Promise<Response> {
   const handler: FetchHandler = createFetchHandler(core);
-  return (c) => handler(c.req.raw);
+  return async (c) => {
+    endWhenClosing(c.env);
+    const raw = c.req.raw;
+    if (!raw.bodyUsed) return handler(raw);
+    return handler(new Request(raw.url, { method: raw.method, headers: raw.headers, body: await c.req.arrayBuffer(), signal: raw.signal }));
+  };
+}
+
+/**
+ * On @hono/node-server: an answer that finishes once its server's close()
+ * began ends its connection, as the node:http adapter's do (D115); node
+ * would keep it for its keep-alive timeout, which held close() open.
+ */
+function endWhenClosing(env: unknown): void {
+  // Recognised by shape: a runtime import of node:http would keep this module off platforms without it.
+  const outgoing = (env as { outgoing?: Partial<ServerResponse> } | undefined)?.outgoing;
+  if (typeof outgoing?.once !== "function" || outgoing.req === undefined) return;
+  const response = outgoing as ServerResponse;
+  response.once("finish", () => {
+    // The answer's socket: node has detached it from the response by 'finish'.
+    if (serverClosing(response.req)) response.req.socket?.destroySoon();
+  });
 }

@@ -121,10 +121,14 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** Headers every SSE response carries (D14). */
+/**
+ * Headers every SSE response carries (D14). `no-transform` keeps compressing
+ * middleware (express's compression()) and proxies from holding events back
+ * until a compressed block fills.
+ */
 export const sseHeaders: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",
-  "cache-control": "no-cache",
+  "cache-control": "no-cache, no-transform",
   "x-accel-buffering": "no",
 };
 

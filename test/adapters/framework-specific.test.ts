@@ -3,11 +3,17 @@
  * adapter and nested mount points (express 4 and 5), and fastify's
  * encapsulated content-type parsers.
  */
-import { createServer, type Server } from "node:http";
+import { Agent, createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { request as httpRequest } from "node:http";
+import compression from "compression";
 import Fastify from "fastify";
-import { createExpressMiddleware, createFastifyPlugin } from "protoc-gen-a2a/runtime/adapters";
-import { BODY_LIMIT, JSONRPC_PATH, REST_PATH, cores, express, express4 } from "./frameworks.js";
+import { Hono } from "hono";
+import { serve as honoServe } from "@hono/node-server";
+import { createExpressMiddleware, createFastifyHandler, createFastifyPlugin, createHonoHandler } from "protoc-gen-a2a/runtime/adapters";
+import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
+import { TaskState } from "../../generated/a2a_pb.js";
+import { BODY_LIMIT, JSONRPC_PATH, REST_PATH, cores, deferred, express, express4, within } from "./frameworks.js";
 
 const getTask = { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t1" } };
 const taskResult = { jsonrpc: "2.0", id: 1, result: { id: "t1", contextId: "ctx-none", status: { state: "TASK_STATE_WORKING" } } };
@@ -98,6 +104,26 @@ describe.each([
       },
     ));
 
+  test("behind compression(): SSE events arrive as they happen, not held for a compressed block (no-transform, D14)", () =>
+    withApp(
+      (app) => app.use(compression()),
+      async (base) => {
+        const url = new URL(`${base}${REST_PATH}/tasks/t-compressed:subscribe`);
+        const first = deferred<{ encoding: string | undefined; chunk: string }>();
+        const req = httpRequest(url, { method: "POST", headers: { "a2a-version": "1.0", "accept-encoding": "gzip", "content-type": "application/json" } }, (res) => {
+          res.once("data", (chunk: Buffer) => first.resolve({ encoding: res.headers["content-encoding"], chunk: chunk.toString() }));
+        });
+        req.end("{}");
+        try {
+          const got = await within(first.promise, 10_000, "the first event");
+          expect(got.encoding).toBeUndefined();
+          expect(got.chunk).toMatch(/^data: \{"task":\{"id":"t-compressed"/);
+        } finally {
+          req.destroy();
+        }
+      },
+    ));
+
   test("in a nested router the core still sees the full path (req.originalUrl)", async () => {
     const { rest } = cores();
     const app = factory();
@@ -147,4 +173,109 @@ describe("fastify", () => {
       await app.close();
     }
   });
+});
+
+describe("fastify, more", () => {
+  test("createFastifyHandler on a route whose body fastify's JSON parser already read uses request.body", async () => {
+    const { jsonRpc } = cores();
+    const app = Fastify();
+    app.post(JSONRPC_PATH, createFastifyHandler(jsonRpc));
+    const base = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      // It used to wait for the body stream's end, which had passed, then answer 408.
+      const res = await within(post(`${base}${JSONRPC_PATH}`, JSON.stringify(getTask)), 10_000, "the answer");
+      expect(await res.json()).toEqual(taskResult);
+    } finally {
+      app.server.closeAllConnections();
+      await app.close();
+    }
+  });
+
+  test("the plugin answers a method it does not route (TRACE) with the core's 405 and Allow, not fastify's 404", async () => {
+    const { rest } = cores();
+    const app = Fastify();
+    await app.register(createFastifyPlugin(rest), { prefix: REST_PATH });
+    const base = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      // fetch refuses TRACE itself: node:http sends it.
+      const got = await new Promise<{ status: number | undefined; allow: string | undefined; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${base}${REST_PATH}/tasks/t1`, { method: "TRACE", headers: { "a2a-version": "1.0" } }, (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode, allow: res.headers.allow, body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      expect([got.status, got.allow]).toEqual([405, "GET"]);
+      expect(JSON.parse(got.body)).toMatchObject({ error: { code: 405 } });
+    } finally {
+      app.server.closeAllConnections();
+      await app.close();
+    }
+  });
+});
+
+describe("hono, more", () => {
+  function listenHono(app: Hono, keepAliveTimeout?: number): Promise<{ base: string; server: Server }> {
+    return new Promise((resolve) => {
+      const server = honoServe({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => resolve({ base: `http://127.0.0.1:${info.port}`, server: server as Server })) as Server;
+      if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout;
+    });
+  }
+
+  test("after a middleware that read the body (c.req.json()), the handler takes it from Hono's cache", async () => {
+    const { jsonRpc, rest } = cores();
+    const app = new Hono();
+    app.use("*", async (c, next) => {
+      if (c.req.method === "POST") await c.req.json();
+      await next();
+    });
+    app.all(JSONRPC_PATH, createHonoHandler(jsonRpc));
+    app.all(`${REST_PATH}/*`, createHonoHandler(rest));
+    const { base, server } = await listenHono(app);
+    try {
+      expect(await (await post(`${base}${JSONRPC_PATH}`, JSON.stringify(getTask))).json()).toEqual(taskResult);
+      const sent = await post(`${base}${REST_PATH}/message:send`, JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }] } }));
+      expect(sent.status).toBe(200);
+      expect(await sent.json()).toMatchObject({ message: { messageId: "re-m1" } });
+    } finally {
+      await close(server);
+    }
+  });
+
+  test("an answer that finishes after close() began ends its keep-alive connection, so close() is not held (D115)", async () => {
+    const entered = deferred();
+    const release = deferred();
+    const core = createA2AServiceJsonRpcEndpoint({
+      async getTask(request) {
+        entered.resolve();
+        await release.promise;
+        return { id: request.id, contextId: "c1", status: { state: TaskState.WORKING } };
+      },
+    });
+    const app = new Hono();
+    app.all(JSONRPC_PATH, createHonoHandler(core));
+    // A keep-alive timeout longer than the test: only the adapter can end the connection in time.
+    const { base, server } = await listenHono(app, 120_000);
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const answer = new Promise<number | undefined>((resolve, reject) => {
+        const req = httpRequest(`${base}${JSONRPC_PATH}`, { method: "POST", agent, headers: { "content-type": "application/json", "a2a-version": "1.0" } }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode));
+        });
+        req.on("error", reject);
+        req.end(JSON.stringify(getTask));
+      });
+      await entered.promise;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      release.resolve();
+      expect(await answer).toBe(200);
+      await within(closed, 20_000, "server.close()");
+    } finally {
+      agent.destroy();
+      server.closeAllConnections();
+    }
+  }, 30_000);
 });

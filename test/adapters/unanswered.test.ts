@@ -200,3 +200,23 @@ test("a stream whose headers node refuses is answered with an empty 500 and repo
     server.close();
   }
 });
+
+test("the fetch adapter lets the source of a stream whose headers the platform refuses go at once, heartbeats on or off", async () => {
+  for (const heartbeatMs of [50, 0]) {
+    const seen: string[] = [];
+    let cancelled = 0;
+    const handler = createFetchHandler({
+      handle: async () => ({
+        kind: "stream",
+        headers: { "content-type": "text/event-stream", "a2a-extensions": "bad\u0000name" },
+        events: { next: () => new Promise<string | undefined>(() => undefined), cancel: () => void cancelled++, heartbeatMs },
+      }),
+      report: (err) => void seen.push((err as Error).name),
+    });
+    const res = await handler(new Request("http://agent.example/a2a", { method: "POST", body: "{}" }));
+    expect([res.status, await res.text()]).toEqual([500, ""]);
+    // Before the answer: it used to wait for the fourth heartbeat period, or for ever without heartbeats.
+    expect(cancelled).toBe(1);
+    expect(seen).toHaveLength(1);
+  }
+});

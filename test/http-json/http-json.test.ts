@@ -233,7 +233,7 @@ const pathDisagrees = (field: string, where: "body" | "query", given: string, fr
     ],
   );
 
-const sseHeaderExpectations = { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" };
+const sseHeaderExpectations = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" };
 
 // ---------------------------------------------------------------- handler
 

@@ -1088,7 +1088,7 @@ describe("SSE (D14, Part B 7)", () => {
     const r = await post(streamCall("s-1", "ok"));
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("text/event-stream");
-    expect(r.headers.get("cache-control")).toBe("no-cache");
+    expect(r.headers.get("cache-control")).toBe("no-cache, no-transform");
     expect(r.headers.get("x-accel-buffering")).toBe("no");
     expect(parseSse(r.text).data).toEqual(streamEventsJson("task-ok").map((result) => ({ jsonrpc: "2.0", id: "s-1", result })));
   });
