@@ -39,7 +39,8 @@ export function withInterfaces(card: JsonObject, mounted: readonly MountedInterf
   return {
     ...card,
     supportedInterfaces: mounted.map((m) => {
-      const tenant = tenantOf(m.binding);
+      // A 0.3 call names no tenant (D110): a tenant on its interface would promise one it never reaches.
+      const tenant = m.protocolVersion === "0.3" ? undefined : tenantOf(m.binding);
       return { url: m.url, protocolBinding: m.binding, protocolVersion: m.protocolVersion ?? protocolVersion, ...(tenant === undefined ? {} : { tenant }) };
     }),
   };
@@ -90,7 +91,8 @@ export function createStaticJsonEndpoint(path: string, document: JsonObject, opt
         return { kind: "body", status: 405, headers: { "content-type": "application/json", allow: "GET, HEAD" }, body: JSON.stringify(httpErrorBody(new RpcError(methodNotAllowed, `${req.method} is not allowed on ${path}`))) };
       }
       const ifNoneMatch = req.header("if-none-match");
-      if (ifNoneMatch !== null && ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {
+      // Weak comparison (RFC 9110 13.1.2): a proxy that compressed the card marks the tag weak (W/"...").
+      if (ifNoneMatch !== null && ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag || t.trim() === "*")) {
         return { kind: "empty", status: 304, headers: { etag, "last-modified": lastModified, "cache-control": headers["cache-control"] } };
       }
       return req.method === "HEAD" ? { kind: "empty", status: 200, headers } : { kind: "body", status: 200, headers, body };

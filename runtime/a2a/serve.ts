@@ -27,7 +27,7 @@ import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
 import { agentCardPath, createAgentCardEndpoint, createStaticJsonEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
 import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOptions } from "./card-signing.js";
-import { signedExtendedCardHandler } from "./extended-card-signing.js";
+import { servedExtendedCardHandler } from "./extended-card.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
 import { createV03HttpJsonEndpoint } from "./compat/v03-http.js";
@@ -229,7 +229,9 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (cardSchema === undefined) throw new Error("serveAgent: signing needs the service's AgentCard message (the output of GetExtendedAgentCard), which this service has not");
     signer = await createCardSigner(cardSchema, options.signing, () => jwksUrl);
   }
-  const handler = signer === undefined || cardSchema === undefined ? config.handler : signedExtendedCardHandler(config.handler, config.methods, cardSchema, signer);
+  // The extended card lists the interfaces the public one does (D17), known once everything listens.
+  let mounted: MountedInterface[] | undefined;
+  const handler = cardSchema === undefined ? config.handler : servedExtendedCardHandler(config.handler, config.methods, cardSchema, { interfaces: () => mounted, signer });
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
@@ -336,14 +338,15 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     }
   }
 
-  const mounted: MountedInterface[] = [];
+  const listening: MountedInterface[] = [];
   for (const binding of options.interfaceOrder ?? ["JSONRPC", "HTTP+JSON", "GRPC"]) {
-    if (binding === "JSONRPC" && jsonRpcPath !== false) mounted.push({ binding, url: `${base}${jsonRpcPath}` });
-    if (binding === "HTTP+JSON" && httpJsonPath !== false) mounted.push({ binding, url: `${base}${httpJsonPath}` });
-    if (binding === "GRPC" && grpcAddress !== undefined) mounted.push({ binding, url: grpcAddress });
+    if (binding === "JSONRPC" && jsonRpcPath !== false) listening.push({ binding, url: `${base}${jsonRpcPath}` });
+    if (binding === "HTTP+JSON" && httpJsonPath !== false) listening.push({ binding, url: `${base}${httpJsonPath}` });
+    if (binding === "GRPC" && grpcAddress !== undefined) listening.push({ binding, url: grpcAddress });
   }
   // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones.
-  if (v03) mounted.push(...mounted.map((m) => ({ ...m, protocolVersion: "0.3" })));
+  if (v03) listening.push(...listening.map((m) => ({ ...m, protocolVersion: "0.3" })));
+  mounted = listening;
   const unsigned = withInterfaces(config.card, mounted, "1.0");
   // D111: 0.3's own fields beside the 1.0 card (none is a 1.0 field), signed with it.
   const beside = v03 ? v03CardFields(unsigned, "jsonrpc") : {};

@@ -240,6 +240,23 @@ describe("the extended card, asked for by a 0.3 caller", () => {
   });
 });
 
+describe("the extended card's interfaces (spec 3.1.11, 8.3.1; D17)", () => {
+  it("lists the public card's interfaces, in 1.0 and 0.3 form, so a client that replaces its card with it still connects", async () => {
+    const auth = { authorization: "Bearer demo" };
+    const publicCard = (await (await fetch(server.cardUrl)).json()) as Record<string, unknown>;
+    const call = async (method: string, headers: Record<string, string>) =>
+      ((await (await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json", ...auth, ...headers }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: {} }) })).json()) as { result: Record<string, unknown> }).result;
+    const v1 = await call("GetExtendedAgentCard", { "a2a-version": "1.0" });
+    expect(v1.supportedInterfaces).toEqual(publicCard.supportedInterfaces);
+    expect((v1.supportedInterfaces as unknown[]).length).toBeGreaterThan(0);
+    const v03 = await call("agent/getAuthenticatedExtendedCard", {});
+    expect([v03.url, v03.preferredTransport, v03.additionalInterfaces]).toEqual([publicCard.url, publicCard.preferredTransport, publicCard.additionalInterfaces]);
+    // The official 0.3 client, from the extended card alone.
+    const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory(), new RestTransportFactory()] }).createFromAgentCard(v03 as never);
+    await expect(client.getTask({ id: "no-such-task" })).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+});
+
 describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
   const rpc = async (method: string, headers: Record<string, string> = {}) =>
     (await (await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: {} }) })).json()) as {

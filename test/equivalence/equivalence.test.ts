@@ -1091,8 +1091,12 @@ const scenarios: readonly Scenario[] = [
       const [card, anonymous, wrong] = o as [{ ok: { name: string; description: string; supportedInterfaces: unknown[] } }, unknown, unknown];
       expect(card.ok.name).toBe(referenceExtendedCard.name);
       expect(card.ok.description).toBe(referenceExtendedCard.description);
-      // The extended card comes from the handler as is: no interfaces were declared on it.
-      expect(card.ok.supportedInterfaces).toEqual([]);
+      // The handler's extended card declares no interfaces: it is served with those the public card lists (D17).
+      expect((card.ok.supportedInterfaces as { protocolBinding: string; protocolVersion: string }[]).map((i) => [i.protocolBinding, i.protocolVersion])).toEqual([
+        ["JSONRPC", "1.0"],
+        ["HTTP+JSON", "1.0"],
+        ["GRPC", "1.0"],
+      ]);
       expect(anonymous).toEqual(errorOutcome("Unauthenticated", undefined, "the extended agent card requires an authenticated caller"));
       expect(wrong).toEqual(errorOutcome("Unauthenticated", undefined, "the bearer token is not valid"));
     },
@@ -1482,6 +1486,9 @@ describe("the public Agent Card (D17) and close()", () => {
     expect(again.status).toBe(304);
     expect(again.headers.get("etag")).toBe(etag);
     expect(await again.text()).toBe("");
+    // If-None-Match compares weakly (RFC 9110 13.1.2): a proxy that compressed the card made its tag weak.
+    expect((await fetch(main.cardUrl, { headers: { "if-none-match": `"other", W/${etag!}` } })).status).toBe(304);
+    expect((await fetch(main.cardUrl, { headers: { "if-none-match": `W/"other"` } })).status).toBe(200);
   });
 
   test("supportedInterfaces: JSONRPC, HTTP+JSON, GRPC in that order, at the mounted urls (gRPC as host:port)", async () => {
