@@ -198,6 +198,13 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
     admit(spec, scope) {
       if (policy === undefined) return;
       const gate = gates[spec.name];
+      const capabilities = policy.capabilities;
+      // What the card does not offer is refused as such first (spec 3.3.4): asking a caller to
+      // authenticate for an extended card the agent has none of would mislead it.
+      if (capabilities !== undefined && gate !== undefined && capabilities[gate] !== true) {
+        const message = `${spec.name} needs capabilities.${gate}, which this agent does not declare`;
+        throw gate === "pushNotifications" ? new PushNotificationNotSupportedError(message) : new UnsupportedOperationError(message);
+      }
       // The extended card is for authenticated callers only (spec 3.1.11, 13.3).
       if (gate === "extendedAgentCard" && scope.principal === undefined) {
         throw new UnauthenticatedError("the extended agent card requires an authenticated caller");
@@ -207,11 +214,6 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
         throw new ExtensionSupportRequiredError(`this agent requires the extension${missing.length > 1 ? "s" : ""} ${missing.join(", ")}; list ${missing.length > 1 ? "them" : "it"} in A2A-Extensions`, {
           metadata: { extensions: missing.join(",") },
         });
-      }
-      const capabilities = policy.capabilities;
-      if (capabilities !== undefined && gate !== undefined && capabilities[gate] !== true) {
-        const message = `${spec.name} needs capabilities.${gate}, which this agent does not declare`;
-        throw gate === "pushNotifications" ? new PushNotificationNotSupportedError(message) : new UnsupportedOperationError(message);
       }
     },
 

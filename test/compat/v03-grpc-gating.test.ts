@@ -72,3 +72,13 @@ test("a push config inside a 0.3 SendMessage is refused; the same message withou
   });
   expect(await unary("sendMessage", SendMessageRequest03Schema, { request: { ...message, messageId: "m-2" } })).toEqual({ code: grpc.status.OK, details: "" });
 });
+
+test("an extended card the agent does not offer, asked for anonymously, is UnsupportedOperation, not Unauthenticated (spec 3.3.4, D18)", async () => {
+  const res = await fetch(server.jsonRpcUrl!, {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetExtendedAgentCard", params: {} }),
+  });
+  const { error } = (await res.json()) as { error: { code: number; message: string } };
+  expect(error).toMatchObject({ code: A2AErrorTable.UnsupportedOperation.jsonRpcCode, message: "GetExtendedAgentCard needs capabilities.extendedAgentCard, which this agent does not declare" });
+});
