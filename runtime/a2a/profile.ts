@@ -125,9 +125,13 @@ export class A2AScope extends CallScope {
     super(binding, request);
   }
 
-  /** Extension URIs the client asked for (`A2A-Extensions`). */
+  /** Extension URIs the client asked for (`A2A-Extensions`; a 0.3 caller's `X-A2A-Extensions`, D110). */
   get requestedExtensions(): readonly string[] {
-    return (this.#requested ??= parseExtensions(this.request.header("a2a-extensions")));
+    if (this.#requested === undefined) {
+      const header = this.request.header("a2a-extensions");
+      this.#requested = parseExtensions(header === null && this.protocolVersion === "0.3" ? this.request.header("x-a2a-extensions") : header);
+    }
+    return this.#requested;
   }
 
   get activatedExtensions(): Set<string> {
@@ -236,9 +240,11 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
 
     streamCheck: (spec) => (spec.kind === "server_streaming" ? createStreamCheck(spec.output) : undefined),
 
-    responseHeaders(scope) {
+    responseHeaders(scope): Readonly<Record<string, string>> | undefined {
       const activated = scope.activatedHeader();
-      return activated === undefined ? undefined : { "a2a-extensions": activated };
+      if (activated === undefined) return undefined;
+      // 0.3's clients read the header under 0.3's name (D110).
+      return scope.protocolVersion === "0.3" ? { "a2a-extensions": activated, "x-a2a-extensions": activated } : { "a2a-extensions": activated };
     },
 
     trace: a2aTrace,

@@ -25,9 +25,6 @@ export function translatedRequest(req: CoreRequest, url: string, body: CoreReque
   const headers = new Headers(req.headers);
   headers.set("a2a-version", "0.3");
   if (rewrite.json === true) headers.set("content-type", "application/json");
-  // 0.3 named the extensions header X-A2A-Extensions.
-  const legacy = req.header("x-a2a-extensions");
-  if (legacy !== null && req.header("a2a-extensions") === null) headers.set("a2a-extensions", legacy);
   return {
     method: rewrite.method ?? req.method,
     url,

@@ -1,0 +1,70 @@
+/**
+ * 0.3 named the extensions header X-A2A-Extensions (D110): a 0.3 caller's
+ * extensions are read from it on every binding, the 0.3 gRPC service's
+ * metadata included (D113), and the activated ones are echoed under 0.3's
+ * name as well as 1.0's.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { create } from "@bufbuild/protobuf";
+import type { AgentServer } from "protoc-gen-a2a/runtime/server";
+import { v03GrpcDefinition } from "../../runtime/a2a/compat/v03-grpc.js";
+import { GetTaskRequestSchema as GetTaskRequest03Schema } from "../../runtime/gen/a2a/v0_3/a2a_pb.js";
+import { referenceCard } from "../../examples/reference-agent/config.js";
+import { AgentCapabilitiesSchema, AgentCardSchema, TaskState } from "../../generated/a2a_pb.js";
+import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
+import { serveA2AService } from "../../generated/a2a_server.js";
+
+const EXT = "urn:example:required";
+const card = create(AgentCardSchema, {
+  ...referenceCard,
+  capabilities: create(AgentCapabilitiesSchema, { streaming: true, extensions: [{ uri: EXT, required: true }] }),
+});
+// GetTask activates what was asked for and answers one task.
+const handler: A2AServiceHandler = {
+  async getTask(request, context) {
+    for (const uri of context.requestedExtensions) context.activatedExtensions.add(uri);
+    return { id: request.id, contextId: "c1", status: { state: TaskState.WORKING } };
+  },
+};
+
+let server: AgentServer;
+beforeAll(async () => {
+  server = await serveA2AService(handler, card, { port: 0, grpcPort: 0, drainMs: 100, compat: { v0_3: true }, tracing: false });
+});
+afterAll(() => server.close());
+
+test("JSON-RPC and HTTP+JSON: X-A2A-Extensions is read, and the activated extension comes back under both names", async () => {
+  const rpc = await fetch(server.jsonRpcUrl!, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-a2a-extensions": EXT },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "t1" } }),
+  });
+  expect(((await rpc.json()) as { result?: { id: string } }).result?.id).toBe("t1");
+  expect([rpc.headers.get("x-a2a-extensions"), rpc.headers.get("a2a-extensions")]).toEqual([EXT, EXT]);
+  const rest = await fetch(`${server.httpJsonUrl}/v1/tasks/t1`, { headers: { "x-a2a-extensions": EXT } });
+  expect(rest.status).toBe(200);
+  expect([rest.headers.get("x-a2a-extensions"), rest.headers.get("a2a-extensions")]).toEqual([EXT, EXT]);
+  // A 1.0 call reads and answers 1.0's name only.
+  const v1 = await fetch(`${server.httpJsonUrl}/tasks/t1`, { headers: { "a2a-version": "1.0", "x-a2a-extensions": EXT } });
+  expect(v1.status).toBe(400);
+});
+
+test("the 0.3 gRPC service reads x-a2a-extensions metadata and echoes the activated extension under both names", async () => {
+  const Client = grpc.makeGenericClientConstructor(v03GrpcDefinition, "A2AService");
+  const client = new Client(server.grpcAddress!, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+    getTask: (request: unknown, metadata: grpc.Metadata, callback: (err: grpc.ServiceError | null, answer: unknown) => void) => grpc.ClientUnaryCall;
+  };
+  try {
+    const md = new grpc.Metadata();
+    md.set("x-a2a-extensions", EXT);
+    const got = await new Promise<{ err: grpc.ServiceError | null; headers: grpc.Metadata | undefined }>((resolve) => {
+      let headers: grpc.Metadata | undefined;
+      const call = client.getTask(create(GetTaskRequest03Schema, { name: "tasks/t1" }), md, (err) => resolve({ err, headers }));
+      call.on("metadata", (m: grpc.Metadata) => (headers = m));
+    });
+    expect(got.err).toBeNull();
+    expect([got.headers?.get("x-a2a-extensions"), got.headers?.get("a2a-extensions")]).toEqual([[EXT], [EXT]]);
+  } finally {
+    client.close();
+  }
+});
