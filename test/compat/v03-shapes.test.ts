@@ -83,6 +83,17 @@ describe("Part", () => {
   });
 });
 
+describe("a part of none of 0.3's kinds", () => {
+  it.each([
+    ["1.0's url and mediaType", { kind: "file", url: "https://x/y.pdf", mediaType: "application/pdf" }],
+    ["1.0's raw", { raw: "aGk=" }],
+    ["a kind 0.3 has not", { kind: "image" }],
+    ["nothing", {}],
+  ])("is refused, not read as empty text: %s", (_what, part) => {
+    expect(() => partFrom03(part)).toThrow(/^a part has none of 0\.3's text, file or data/);
+  });
+});
+
 describe("Message", () => {
   const base = { messageId: "m1", role: "ROLE_USER", parts: [textPart] };
   const rows: [string, JsonObject, JsonObject, JsonObject][] = [

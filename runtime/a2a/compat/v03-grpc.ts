@@ -13,9 +13,11 @@ import type { ServiceDefinition } from "@grpc/grpc-js";
 import type { MethodSpec } from "../../core/method-spec.js";
 import { A2AService as A2AServiceV03 } from "../../gen/a2a/v0_3/a2a_pb.js";
 import type { A2ACallContext } from "../profile.js";
+import { InvalidParamsError } from "../errors.js";
 import { createStreamCheck } from "../stream-rules.js";
 import { cardTo03 } from "./v03-card.js";
 import { v03Methods } from "./v03-methods.js";
+import { translationFailure } from "./v03-request.js";
 import { obj, pushConfigFrom03, streamResponseTo03, taskPushConfigTo03, type Obj } from "./v03-shapes.js";
 
 /** The v0.3 service's descriptor: what health reports and reflection describes beside 1.0's. */
@@ -85,7 +87,14 @@ export function createV03GrpcHandler(config: V03GrpcConfig): Record<string, Call
     const call = target(translation.v1);
     if (call === undefined && spec03.name !== "GetAgentCard") continue;
     handler[spec03.localName] = (request03, context) => {
-      const request = fromJson(call?.spec.input ?? spec03.input, translation.request(json(spec03.input, request03)) as JsonValue, { ignoreUnknownFields: true });
+      let translated: JsonObject;
+      try {
+        translated = translation.request(json(spec03.input, request03));
+      } catch (err) {
+        // A request of the caller's that 1.0 cannot take (a part of no kind): InvalidParams, as on the JSON bindings.
+        throw new InvalidParamsError(`the request cannot be read as A2A 0.3's: ${translationFailure(err)}`);
+      }
+      const request = fromJson(call?.spec.input ?? spec03.input, translated as JsonValue, { ignoreUnknownFields: true });
       if (spec03.kind === "server_streaming") {
         const { spec, fn } = call!;
         // The handler's stream keeps 1.0's rules (D15) here too: this path does not go through 1.0's binding.

@@ -15,6 +15,7 @@
  * that drops or invents a value says so.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { RequestShapeError } from "../../core/http/request-encoding.js";
 
 export type Dialect = "jsonrpc" | "proto";
 
@@ -127,7 +128,11 @@ export function partFrom03(part: Obj): JsonObject {
     out.data = part.kind === undefined && part.text === undefined && obj(part.data).data !== undefined && Object.keys(obj(part.data)).length === 1 ? (obj(part.data).data as JsonValue) : part.data;
     return out;
   }
-  out.text = str(part.text) ?? "";
+  // A part of none of 0.3's kinds (1.0's `url`/`raw` keys, a `kind` 0.3 has not) is refused: taken as
+  // empty text, the agent would answer a message whose file or content it never saw.
+  const text = str(part.text);
+  if (text === undefined) throw new RequestShapeError(`a part has none of 0.3's text, file or data${typeof part.kind === "string" ? ` (kind "${part.kind.slice(0, 64)}")` : ""}`);
+  out.text = text;
   return out;
 }
 
