@@ -17,6 +17,21 @@ export function majorMinor(version: string): string | undefined {
   return result;
 }
 
+/**
+ * Major.Minor of an `A2A-Version` value, which several header lines (or
+ * metadata entries) make a comma-joined list: the entries must agree.
+ */
+export function majorMinorOfValue(value: string): string | undefined {
+  if (!value.includes(",")) return majorMinor(value);
+  let agreed: string | undefined;
+  for (const entry of value.split(",")) {
+    const version = majorMinor(entry);
+    if (version === undefined || (agreed !== undefined && version !== agreed)) return undefined;
+    agreed = version;
+  }
+  return agreed;
+}
+
 export interface VersionPolicy {
   /** Versions served, as Major.Minor, e.g. `["1.0"]`. */
   readonly supported: readonly string[];
@@ -40,13 +55,16 @@ export function negotiateVersion(header: string | null, query: string | null, po
   const newest = policy.supported[policy.supported.length - 1];
   if (raw === null && policy.acceptMissing === true && newest !== undefined) return { ok: true, version: newest };
   const requested = raw === null ? "0.3" : raw.trim();
-  const version = majorMinor(requested);
+  const version = majorMinorOfValue(requested);
   if (version !== undefined && policy.supported.includes(version)) return { ok: true, version };
+  const several = version === undefined && requested.includes(",");
   return {
     ok: false,
     requested,
     // Says what to send: most callers that get here sent no version at all (D5: that is 0.3).
-    message: `Protocol version ${requested} is not supported. Supported: ${policy.supported.join(", ")}. Send A2A-Version: ${newest ?? "1.0"} with each request`,
+    message: several
+      ? `A2A-Version names several versions (${requested}); send one of ${policy.supported.join(", ")}, once`
+      : `Protocol version ${requested} is not supported. Supported: ${policy.supported.join(", ")}. Send A2A-Version: ${newest ?? "1.0"} with each request`,
   };
 }
 

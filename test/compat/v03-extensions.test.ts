@@ -105,3 +105,16 @@ test("a part of none of 0.3's kinds is InvalidParams on JSON-RPC, HTTP+JSON and 
     client.close();
   }
 });
+
+test("A2A-Version sent on two header lines with the same version is served as that version, 1.0 or 0.3", async () => {
+  const twice = (version: string) => {
+    const headers = new Headers({ "content-type": "application/json", "a2a-extensions": EXT });
+    headers.append("a2a-version", version);
+    headers.append("a2a-version", version);
+    return headers;
+  };
+  const v1 = await fetch(server.jsonRpcUrl!, { method: "POST", headers: twice("1.0"), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t1" } }) });
+  expect(((await v1.json()) as { result?: { id: string } }).result?.id).toBe("t1");
+  const v03 = await fetch(server.jsonRpcUrl!, { method: "POST", headers: twice("0.3"), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "t1" } }) });
+  expect(((await v03.json()) as { result?: { kind?: string } }).result?.kind).toBe("task");
+});

@@ -6,14 +6,14 @@
  */
 import { RequestShapeError } from "../../core/http/request-encoding.js";
 import type { CoreRequest, CoreResponse, EventSource } from "../../core/transport.js";
-import { majorMinor } from "../service-params.js";
+import { majorMinorOfValue } from "../service-params.js";
 
 /** Spec 3.6.2: a missing or empty A2A-Version is 0.3; the header wins over `?A2A-Version=`, as D5 reads them. */
 export function isV03Request(req: CoreRequest): boolean {
   const header = req.header("a2a-version");
   const query = new URLSearchParams(req.url.split("?")[1] ?? "").get("A2A-Version");
   const raw = header !== null && header.trim() !== "" ? header : query !== null && query.trim() !== "" ? query : null;
-  return raw === null || majorMinor(raw) === "0.3";
+  return raw === null || majorMinorOfValue(raw) === "0.3";
 }
 
 /**

@@ -1,0 +1,21 @@
+/**
+ * A2A-Version as D5 reads it, including a value several header lines (or
+ * gRPC metadata entries) made into a comma-joined list.
+ */
+import { negotiateVersion } from "../../runtime/a2a/service-params.js";
+
+const policy = { supported: ["1.0"] };
+
+test("the same version sent twice is that version; patch numbers never count", () => {
+  expect(negotiateVersion("1.0, 1.0", null, policy)).toEqual({ ok: true, version: "1.0" });
+  expect(negotiateVersion("1.0,1.0.1", null, policy)).toEqual({ ok: true, version: "1.0" });
+});
+
+test("two different versions are refused, saying to send one", () => {
+  expect(negotiateVersion("1.0, 0.3", null, policy)).toEqual({ ok: false, requested: "1.0, 0.3", message: "A2A-Version names several versions (1.0, 0.3); send one of 1.0, once" });
+  expect(negotiateVersion("1.0, x", null, policy)).toMatchObject({ ok: false, requested: "1.0, x" });
+});
+
+test("one unsupported version is refused as before", () => {
+  expect(negotiateVersion("2.0", null, policy)).toEqual({ ok: false, requested: "2.0", message: "Protocol version 2.0 is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request" });
+});
