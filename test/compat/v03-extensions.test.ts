@@ -118,3 +118,8 @@ test("A2A-Version sent on two header lines with the same version is served as th
   const v03 = await fetch(server.jsonRpcUrl!, { method: "POST", headers: twice("0.3"), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "t1" } }) });
   expect(((await v03.json()) as { result?: { kind?: string } }).result?.kind).toBe("task");
 });
+
+test("a 0.3 call whose id is past double's range is -32600, as a 1.0 one is, not answered with id null", async () => {
+  const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1e400,"method":"tasks/get","params":{"id":"t1"}}' });
+  expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+});

@@ -430,6 +430,13 @@ describe("id echo (D13)", () => {
     expect(r.json).toEqual(invalidRequest(null, "id must be a string, a number or null"));
     expect(calls).toHaveLength(0);
   });
+
+  test("an id past double's range (1e400 reads as Infinity, written back as null) -> -32600, not an answer no call can be matched to", async () => {
+    const r = await post(JSON.stringify(getTask("x")).replace('"id":"x"', '"id":1e400'));
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual(invalidRequest(null, "id is a number too large to be sent back; send it as a string"));
+    expect(calls).toHaveLength(0);
+  });
 });
 
 // ---------------------------------------------------------------- parse / framing

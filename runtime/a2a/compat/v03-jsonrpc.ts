@@ -49,7 +49,7 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
       const name = typeof c.method === "string" ? c.method : undefined;
       const method = name === undefined ? undefined : v03MethodOf(name);
       // An id JSON-RPC does not allow: the 1.0 endpoint answers it (-32600) from the bytes as they came.
-      const badId = c.id !== undefined && c.id !== null && typeof c.id !== "string" && typeof c.id !== "number";
+      const badId = c.id !== undefined && c.id !== null && typeof c.id !== "string" && !(typeof c.id === "number" && Number.isFinite(c.id));
       if (method === undefined || badId) {
         const refusal = name === undefined || badId ? undefined : refusalFor(name);
         if (refusal === undefined) return inner.handle(translatedRequest(req, req.url, bytesBody(bytes)));

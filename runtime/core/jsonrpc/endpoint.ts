@@ -91,6 +91,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     const idValid = !hasId || rawId === null || typeof rawId === "string" || typeof rawId === "number";
     const id: JsonRpcId = idValid && hasId ? (rawId as JsonRpcId) : null;
     if (!idValid) return { id: null, error: fail(errors.InvalidRequest, "id must be a string, a number or null") };
+    // A number past double's range reads as Infinity, which JSON writes as null: the answer could not
+    // be matched to its call.
+    if (typeof id === "number" && !Number.isFinite(id)) return { id: null, error: fail(errors.InvalidRequest, "id is a number too large to be sent back; send it as a string") };
     if (value.jsonrpc !== "2.0") return { id, error: fail(errors.InvalidRequest, 'jsonrpc must be "2.0"') };
     if (typeof value.method !== "string") return { id, error: fail(errors.InvalidRequest, "method must be a string") };
     const params = "params" in value ? value.params : {};
