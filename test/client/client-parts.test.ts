@@ -112,6 +112,10 @@ describe("HTTP+JSON request encoding (A2A's rules)", () => {
   test("a request the rules cannot carry is refused, naming what is missing or cannot go", () => {
     expect(() => encoderFor("getTask").encode({ id: "" })).toThrow("GetTask needs id or tenant, id set to be sent over HTTP+JSON");
     expect(() => encoderFor("getTask").encode({ id: "t", bogus: 1 })).toThrow("GetTask cannot send bogus over HTTP+JSON");
+    // Rules that bind the same fields (one field under several paths) are named once.
+    const rules = A2AServiceHttpRules.filter((r) => r.method === "getTask");
+    const twice = createRequestEncoder("GetTask", [...rules, ...rules], (field) => field.map((local) => A2AServiceMethods.getTask.input.fields.find((f) => f.localName === local)!.jsonName));
+    expect(() => twice.encode({ id: "" })).toThrow(/^GetTask needs id or tenant, id set to be sent over HTTP\+JSON$/);
   });
 });
 

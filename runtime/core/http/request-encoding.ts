@@ -109,7 +109,8 @@ export function createRequestEncoder(
       }
       if (best === undefined) {
         if (misfit !== undefined) throw new RequestShapeError(`${methodName} cannot be sent over HTTP+JSON: ${misfit}, the pattern of its HTTP rule`);
-        const needed = prepared.map((p) => p.variables.map((v) => v.join(".")).join(", ")).join(" or ");
+        // Bindings that bind the same fields (one field under several paths) are named once.
+        const needed = [...new Set(prepared.map((p) => p.variables.map((v) => v.join(".")).join(", ")))].join(" or ");
         throw new RequestShapeError(`${methodName} needs ${needed} set to be sent over HTTP+JSON`);
       }
       const { p, values } = best;
