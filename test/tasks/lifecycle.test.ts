@@ -229,6 +229,17 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect(stored.artifacts.map((a) => [a.artifactId, a.parts.map((p) => textOfParts([p]))])).toEqual([["doc", ["a", "b", "c"]]]);
     });
 
+    test("an append to an artifact never sent is sent as a new artifact (append false), as it is stored", async () => {
+      const key = scripts.add("append-unknown", async function* () {
+        yield { state: TaskState.WORKING };
+        yield chunk("hello", "never-started", { append: true, last: true });
+      });
+      const events = await within("the stream to end", collect(client.sendMessageStream(send(key))));
+      expect(events.map(label)).toEqual(["task:SUBMITTED", "status:WORKING", "artifact:never-started:hello!", "status:COMPLETED"]);
+      const stored = await get(taskIdOf(events));
+      expect(stored.artifacts.map((a) => [a.artifactId, textOfParts(a.parts)])).toEqual([["never-started", "hello"]]);
+    });
+
     test("the stream closes at INPUT_REQUIRED, while the executor has not returned yet", async () => {
       const after = deferred();
       const finished = deferred();

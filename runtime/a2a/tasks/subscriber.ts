@@ -33,7 +33,10 @@ export class Subscriber<E> implements AsyncIterableIterator<E> {
   #ended = false;
   #error: unknown;
   #finished = false;
-  #drained: (() => void) | undefined;
+  /** The runs waiting for this stream to drain (one, or two while one takes over from another, D77). */
+  #waiters: (() => void)[] = [];
+  /** Since the stream reached its high-water mark with a run waiting: cuts it when it fires. */
+  #grace: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly highWater: number,
@@ -73,7 +76,7 @@ export class Subscriber<E> implements AsyncIterableIterator<E> {
     this.#error = error;
     // Nothing more is pushed to it: the executor waiting for it to catch up goes on, and its grace
     // timer is cleared (left running, it would cut what the stream still has to read, its end included).
-    this.#drained?.();
+    this.#drained();
     if (this.backlog === 0) this.#settlePending();
   }
 
@@ -85,20 +88,31 @@ export class Subscriber<E> implements AsyncIterableIterator<E> {
     this.end(new A2AError(streamCut, `this stream stayed ${this.highWater} events behind the task for too long and was closed; SubscribeToTask to follow it again`));
   }
 
-  /** Resolves when the backlog is down to half the high-water mark, or the stream ends; after `graceMs`, cuts it. */
+  /**
+   * Resolves when the backlog is down to half the high-water mark, or the stream ends; cuts it once
+   * it has stayed behind for `graceMs`, counted from when the first run began to wait, whichever
+   * runs wait (a run that takes over from one waiting here waits beside it: each let the other go on
+   * before, and the one replaced left its timer to cut a stream that had caught up since).
+   */
   whenDrained(graceMs: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#drained = undefined;
+      this.#waiters.push(resolve);
+      this.#grace ??= setTimeout(() => {
+        this.#grace = undefined;
         this.cut();
-        resolve();
+        this.#drained();
       }, graceMs);
-      this.#drained = () => {
-        clearTimeout(timer);
-        this.#drained = undefined;
-        resolve();
-      };
     });
+  }
+
+  /** The waiting runs go on, and the grace timer stops. */
+  #drained(): void {
+    if (this.#grace !== undefined) clearTimeout(this.#grace);
+    this.#grace = undefined;
+    if (this.#waiters.length === 0) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   next(): Promise<IteratorResult<E>> {
@@ -112,7 +126,7 @@ export class Subscriber<E> implements AsyncIterableIterator<E> {
         this.#queue = this.#queue.slice(this.#head);
         this.#head = 0;
       }
-      if (this.#drained !== undefined && this.backlog <= this.highWater / 2) this.#drained();
+      if (this.#waiters.length > 0 && this.backlog <= this.highWater / 2) this.#drained();
       return Promise.resolve({ value: event, done: false });
     }
     if (this.#ended || this.#finished) {
@@ -152,7 +166,7 @@ export class Subscriber<E> implements AsyncIterableIterator<E> {
     this.#queue = [];
     this.#head = 0;
     this.signal.removeEventListener("abort", this.#abort);
-    this.#drained?.();
+    this.#drained();
     const pending = this.#pending;
     this.#pending = undefined;
     pending?.resolve(done);

@@ -1063,7 +1063,8 @@ export class TaskRuntime {
     const appended = append && own !== undefined;
     const change = { kind: "artifact" as const, index, append: appended, parts: artifact.parts.length, lastChunk: event.lastChunk === true, metadata: event.metadata, running: !exec.stopped };
     return this.#written(live, this.#s.store.update(live.record, change), () =>
-      this.#publishArtifact(live, shared && live.followed ? copyArtifact(artifact) : artifact, append, event, true),
+      // `appended`, as stored: an append to an artifact never sent is a new artifact for every reader (D71).
+      this.#publishArtifact(live, shared && live.followed ? copyArtifact(artifact) : artifact, appended, event, true),
     );
   }
 
