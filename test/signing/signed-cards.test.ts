@@ -219,3 +219,14 @@ test("policies: require refuses an unsigned card, verify-if-present lets it thro
     await plain.close();
   }
 });
+
+test("a __proto__ member added to a signed card, at the top or nested, is refused like any other added key (D100)", async () => {
+  const text = await (await fetch(server.cardUrl)).text();
+  const verifier = createCardVerifier(AgentCardSchema, { keys: [publicJwk] });
+  await expect(verifier.verify(JSON.parse(text) as JsonObject)).resolves.toMatchObject({ kid: "agent-key-1" });
+  const top = JSON.parse(text.replace(/^\{/, '{"__proto__":{"iconUrl":"https://evil.example/i.png"},')) as JsonObject;
+  expect(Object.hasOwn(top, "__proto__")).toBe(true);
+  await expect(verifier.verify(top)).rejects.toThrow(AgentCardSignatureError);
+  const nested = JSON.parse(text.replace('"protocolBinding":', '"__proto__":{"url":"https://evil.example"},"protocolBinding":')) as JsonObject;
+  await expect(verifier.verify(nested)).rejects.toThrow(AgentCardSignatureError);
+});

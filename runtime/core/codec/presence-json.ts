@@ -61,7 +61,9 @@ function walkMessage(desc: DescMessage, json: JsonObject, path: string, depth: n
     if (omit.has(key)) continue;
     const field = desc.fields.find((f) => f.jsonName === key || f.name === key);
     if (field === undefined) {
-      out[key] = value;
+      // Defined, not assigned: `out["__proto__"] = v` would set out's prototype, and the key, left
+      // out of the canonical form, could be added to a signed card unnoticed (D100).
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       continue;
     }
     if (Object.hasOwn(out, field.jsonName)) throw new PresenceJsonError(`${path}.${field.jsonName} is given twice (as ${field.name} and ${field.jsonName})`);
