@@ -102,16 +102,23 @@ export async function createCardSigner(schema: DescMessage, options: CardSigning
   return {
     jwks: { keys: publicKeys },
     async sign(card, beside = {}) {
-      const form = { ...presenceJsonOf(schema, fromJson(schema, card) as MessageShape<DescMessage>, { omit: ["signatures"] }), ...beside };
+      const plain = presenceJsonOf(schema, fromJson(schema, card) as MessageShape<DescMessage>, { omit: ["signatures"] });
+      const form = { ...plain, ...beside };
       const payload = canonicalJson(form);
       let signatures = recent.get(payload);
       if (signatures === undefined) {
-        const bytes = new TextEncoder().encode(payload);
         signatures = [];
-        for (const { key, header, jku } of prepared) {
-          const url = jku === true ? jwksUrl() : jku;
-          const jws = await new jose.FlattenedSign(bytes).setProtectedHeader(url === undefined ? header : { ...header, jku: url }).sign(key);
-          signatures.push({ protected: jws.protected as string, signature: jws.signature });
+        // With keys beside the card (0.3's, D111), each key signs the card as served and then the
+        // card alone: a verifier that keeps unknown keys (ours) checks the first, and one that
+        // rebuilds the card from the proto, dropping them (@a2a-js/sdk), the second.
+        const payloads = Object.keys(beside).length === 0 ? [payload] : [payload, canonicalJson(plain)];
+        for (const signed of payloads) {
+          const bytes = new TextEncoder().encode(signed);
+          for (const { key, header, jku } of prepared) {
+            const url = jku === true ? jwksUrl() : jku;
+            const jws = await new jose.FlattenedSign(bytes).setProtectedHeader(url === undefined ? header : { ...header, jku: url }).sign(key);
+            signatures.push({ protected: jws.protected as string, signature: jws.signature });
+          }
         }
         if (recent.size >= 32) recent.delete(recent.keys().next().value as string);
         recent.set(payload, signatures);

@@ -331,8 +331,11 @@ describe("AgentCard", () => {
     signatures: [{ protected: "p", signature: "s" }],
   };
   const out = cardTo03(card, "jsonrpc");
-  it.each(["name", "description", "version", "provider", "documentationUrl", "iconUrl", "defaultInputModes", "defaultOutputModes", "signatures"])("%s is kept", (field) => {
+  it.each(["name", "description", "version", "provider", "documentationUrl", "iconUrl", "defaultInputModes", "defaultOutputModes"])("%s is kept", (field) => {
     expect(out[field]).toEqual((card as JsonObject)[field]);
+  });
+  it("signatures are left out: they cover the 1.0 form, and over the 0.3 one they could only fail (D111)", () => {
+    expect(out).not.toHaveProperty("signatures");
   });
   it("supportedInterfaces: the 0.3 ones become url, preferredTransport, additionalInterfaces", () => {
     expect(out).toMatchObject({ protocolVersion: "0.3.0", url: "http://h/a2a/rest", preferredTransport: "HTTP+JSON", additionalInterfaces: [{ url: "http://h/a2a/rest", transport: "HTTP+JSON" }] });

@@ -6,7 +6,10 @@
  */
 import { jest } from "@jest/globals";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { exportJWK, generateKeyPair } from "jose";
+import { verifyAgentCardSignature, type AgentCard as SdkAgentCard } from "@a2a-js/sdk";
+import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { AgentCardSignatureError, createCardVerifier } from "protoc-gen-a2a/runtime/signing";
+import { AgentCardSchema } from "../../generated/a2a_pb.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { createA2AServiceClient } from "../../generated/a2a_client.js";
 import { createReferenceAgent } from "../../examples/reference-agent/handler.js";
@@ -47,4 +50,21 @@ test.each([
 
 test("an A2A_SIGNING_JWK that is not JSON is refused by name", () => {
   expect(() => referenceSigning({ A2A_SIGNING_JWK: "{not json" })).toThrow("A2A_SIGNING_JWK must be a private JWK as JSON");
+});
+
+test("the hybrid card (0.3's fields beside the 1.0 card) verifies in @a2a-js/sdk, which rebuilds the card from its proto, and in ours, which refuses a changed 0.3 field (D111)", async () => {
+  const server = await startReference({});
+  try {
+    const text = await (await fetch(server.cardUrl)).text();
+    const card = JSON.parse(text) as JsonObject;
+    const keys = ((await (await fetch(server.jwksUrl!)).json()) as { keys: JWK[] }).keys;
+    const resolve = async (kid: string) => (await importJWK(keys.find((k) => k.kid === kid)!, "ES256")) as Exclude<Awaited<ReturnType<typeof importJWK>>, Uint8Array>;
+    await expect(verifyAgentCardSignature(resolve)(card as unknown as SdkAgentCard)).resolves.toBeUndefined();
+    const ours = createCardVerifier(AgentCardSchema, { keys });
+    await expect(ours.verify(card)).resolves.toMatchObject({ kid: "reference-agent" });
+    // The second signature (over the card alone) does not let a 0.3 field be changed past ours.
+    await expect(ours.verify({ ...card, url: "https://evil.example/a2a" })).rejects.toThrow(AgentCardSignatureError);
+  } finally {
+    await server.close();
+  }
 });

@@ -78,7 +78,8 @@ export function v03CardFields(card: Obj, dialect: Dialect): JsonObject {
 
 /** A whole 1.0 card (the extended card) as 0.3's. */
 export function cardTo03(card: Obj, dialect: Dialect): JsonObject {
-  const { supportedInterfaces: _i, securityRequirements: _s, securitySchemes, capabilities, skills, ...rest } = card as JsonObject;
+  // Signatures cover the 1.0 form (D111): over this one they could only fail a 0.3 verifier.
+  const { supportedInterfaces: _i, securityRequirements: _s, signatures: _g, securitySchemes, capabilities, skills, ...rest } = card as JsonObject;
   const { extendedAgentCard: _e, ...caps } = obj(capabilities) as JsonObject;
   const out: JsonObject = { ...rest, ...v03CardFields(card, dialect), capabilities: caps };
   // The v0.3.0 proto's AgentCard has no icon_url (0.3's JSON-RPC card has iconUrl).
