@@ -108,6 +108,24 @@ export const names = {
 } as const;
 
 /**
+ * The globals generated code names, each written as `globalThis.<name>` (D118): protoc-gen-es
+ * names a message's shape as the message (`Promise`, `URL`, `Error`), so in a file importing that
+ * shape the bare name is the message. `Object` and `Uint8Array` are written bare: protoplugin's
+ * safeIdentifier escapes them in every name it gives (`Object$`), so no import takes them.
+ * test/plugin/names.test.ts finds any other global a generated file names bare.
+ */
+export const globals = {
+  Promise: "globalThis.Promise",
+  AsyncIterable: "globalThis.AsyncIterable",
+  Iterable: "globalThis.Iterable",
+  Buffer: "globalThis.Buffer",
+  URL: "globalThis.URL",
+  Record: "globalThis.Record",
+  Error: "globalThis.Error",
+  String: "globalThis.String",
+} as const;
+
+/**
  * A runtime entry beside the main one: `protoc-gen-a2a/runtime` gives
  * `protoc-gen-a2a/runtime/grpc`; a file such as `./rt/index.js` gives
  * `./rt/grpc.js`, the layout of this package's runtime/ folder.

@@ -1,7 +1,7 @@
 import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
-import { names } from "../names.js";
+import { globals, names } from "../names.js";
 import { docLines, localImport } from "./shared.js";
 import { importSchema, importShape } from "./type-imports.js";
 
@@ -37,7 +37,7 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
     );
     f.print(f.export("interface", names.client(s.desc)), " {");
     for (const m of s.methods) {
-      const returns = m.kind === "unary" ? ["Promise<", importShape(f, m.output), ">"] : ["AsyncIterable<", importShape(f, m.output), ">"];
+      const returns = m.kind === "unary" ? [globals.Promise, "<", importShape(f, m.output), ">"] : [globals.AsyncIterable, "<", importShape(f, m.output), ">"];
       f.print(f.jsDoc(m.desc, "  "));
       f.print("  ", m.desc.localName, "(request: ", initShape, "<typeof ", importSchema(f, m.input, true), ">, options?: ", callOptions, "): ", returns, ";");
       f.print();
@@ -61,13 +61,13 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
     const profiled = s.a2a === undefined ? "options" : [f.import("withA2AClientProfile", internal), "(options)"];
     const client = names.client(s.desc);
     f.print(docLines(f, [`A client of ${serviceName} over JSON-RPC 2.0 at \`url\`.`]));
-    f.print(f.export("function", names.jsonRpcClient(s.desc)), "(url: string | URL, options: ", options, " = {}): ", client, " {");
+    f.print(f.export("function", names.jsonRpcClient(s.desc)), "(url: string | ", globals.URL, ", options: ", options, " = {}): ", client, " {");
     f.print("  return ", f.import("createJsonRpcClient", internal), "(", tables, ", url, ", profiled, ");");
     f.print("}");
     f.print();
     if (hasRules) {
       f.print(docLines(f, [`A client of ${serviceName} over HTTP+JSON, its rules' paths under \`url\`.`]));
-      f.print(f.export("function", names.httpJsonClient(s.desc)), "(url: string | URL, options: ", options, " = {}): ", client, " {");
+      f.print(f.export("function", names.httpJsonClient(s.desc)), "(url: string | ", globals.URL, ", options: ", options, " = {}): ", client, " {");
       f.print("  return ", f.import("createHttpJsonClient", internal), "(", tables, ", url, ", profiled, ");");
       f.print("}");
       f.print();
@@ -86,13 +86,17 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
     );
     f.print(
       f.export("function", names.cardClient(s.desc)),
-      "(card: string | URL | ",
+      "(card: string | ",
+      globals.URL,
+      " | ",
       initShape,
       "<typeof ",
       importSchema(f, card, true),
       ">, options: ",
       f.import("A2AConnectOptions", internal, true),
-      " = {}): Promise<",
+      " = {}): ",
+      globals.Promise,
+      "<",
       client,
       " & ",
       f.import("CardClient", internal, true),

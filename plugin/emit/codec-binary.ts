@@ -22,6 +22,7 @@ import { ScalarType, create, protoInt64, type DescField, type DescMessage } from
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import type { Printable } from "@bufbuild/protoplugin";
 import { WireType } from "@bufbuild/protobuf/wire";
+import { globals } from "../names.js";
 import {
   Lines,
   is64Bit,
@@ -62,7 +63,7 @@ export function emitWriter(ctx: CodecContext, desc: DescMessage): void {
     // throws), and so does this, where toBinary would write it empty. A Value that merely has no kind is
     // written as toBinary writes it.
     body.add(1, "if (value.kind?.case === undefined) {");
-    body.add(2, "for (const key in value) if (key !== \"kind\" && key !== \"$typeName\" && key !== \"$unknown\") throw new Error(", f.string(valueWithoutKind), ");");
+    body.add(2, "for (const key in value) if (key !== \"kind\" && key !== \"$typeName\" && key !== \"$unknown\") throw new ", globals.Error, "(", f.string(valueWithoutKind), ");");
     body.add(1, "}");
   }
   body.add(1, "if (value.$typeName === ", f.string(desc.typeName), ") ", ctx.rt("writeUnknownFields"), "(w, value.$unknown);");
@@ -104,7 +105,7 @@ function writeField(ctx: CodecContext, field: DescField, prototype: boolean): Li
   // Explicit presence: set when not null, and, for a created message whose
   // defaults live on a prototype, when its own property.
   const set = prototype ? [v, " != null && (!isMessage || Object.hasOwn(value, ", f.string(field.localName), "))"] : [v, " != null"];
-  const otherwise = field.presence === LEGACY_REQUIRED ? new Lines().add(0, "throw new Error(", f.string(`cannot encode ${String(field)} to binary: required field not set`), ");") : undefined;
+  const otherwise = field.presence === LEGACY_REQUIRED ? new Lines().add(0, "throw new ", globals.Error, "(", f.string(`cannot encode ${String(field)} to binary: required field not set`), ");") : undefined;
   return lines.addIf(0, set, writeValue(ctx, field, v), otherwise);
 }
 
@@ -280,7 +281,7 @@ export function emitReaders(ctx: CodecContext, desc: DescMessage): void {
   group.add(2, "if (", ctx.rt("wireTypeOf"), "(tag) === ", ctx.wire("WireType"), ".EndGroup) break;");
   record(2, group);
   group.add(1, "}");
-  group.add(1, "if (", ctx.rt("wireTypeOf"), "(tag) !== ", ctx.wire("WireType"), '.EndGroup || tag >>> 3 !== fieldNo) throw new Error("invalid end group tag");');
+  group.add(1, "if (", ctx.rt("wireTypeOf"), "(tag) !== ", ctx.wire("WireType"), ".EndGroup || tag >>> 3 !== fieldNo) throw new ", globals.Error, '("invalid end group tag");');
   group.add(1, "if (unknown !== undefined) message.$unknown = unknown;");
   group.add(1, "ctx.depth--;");
   group.add(1, "return message;");
@@ -311,12 +312,12 @@ function readCases(ctx: CodecContext, desc: DescMessage): Lines | undefined {
   return lines;
 }
 
-/** The read of a scalar (enums as int32): `r.string(true)`, `String(r.int64())` for 64-bit values held as strings. */
+/** The read of a scalar (enums as int32): `r.string(true)`, `globalThis.String(r.int64())` for 64-bit values held as strings. */
 function scalarRead(type: ScalarType, utf8Validation: boolean, longAsString: boolean): string {
   if (type === ScalarType.STRING) return `r.string(${String(utf8Validation)})`;
   const read = `r.${scalarMethod[type]}()`;
   // BinaryReader types 64-bit reads `bigint | string` (strings where BigInt is missing); protobuf-es holds them as bigint.
-  if (is64Bit(type)) return longAsString ? `String(${read})` : `${read} as bigint`;
+  if (is64Bit(type)) return longAsString ? `${globals.String}(${read})` : `${read} as bigint`;
   return read;
 }
 
@@ -442,7 +443,7 @@ function readMapEntry(ctx: CodecContext, field: Extract<DescField, { fieldKind: 
   lines.add(1, "else ", ctx.rt("skipField"), "(r, ctx, entryTag);");
   lines.add(0, "}");
   // Keys may be booleans, numbers or bigints: object keys are their strings.
-  const key: Printable[] = keyType === ScalarType.STRING ? ['key ?? ""'] : ["key === undefined ? ", f.string(zeroKey(keyType)), " : String(key)"];
+  const key: Printable[] = keyType === ScalarType.STRING ? ['key ?? ""'] : ["key === undefined ? ", f.string(zeroKey(keyType)), " : ", globals.String, "(key)"];
   lines.add(0, ctx.rt("setOwn"), "(", target, ", ", ...key, ", value ?? ", ...valueDefault, ");");
   return lines;
 }

@@ -22,6 +22,7 @@ import { FeatureSet_FieldPresence, hasCustomJsonRepresentation } from "@bufbuild
 import type { Printable } from "@bufbuild/protoplugin";
 import { defaultJson } from "../../runtime/core/codec/required-fields.js";
 import { isRequired } from "../model/required-fields.js";
+import { globals } from "../names.js";
 import { Lines, is64Bit, isJsonStruct, isUnboxedWrapper, prop, type CodecContext } from "./codec-context.js";
 
 const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
@@ -93,7 +94,7 @@ function writeField(ctx: CodecContext, field: DescField, required: boolean): Lin
   lines.add(0, "if (", ...isSet(ctx, field, v), ") ", ...assign(ctx, key, fieldJson(ctx, field, v)));
   const fallback = required ? defaultJson(field, {}) : undefined;
   if (fallback !== undefined) lines.add(0, "else ", ...assign(ctx, key, [jsonLiteral(ctx, fallback)]));
-  else if (field.presence === LEGACY_REQUIRED) lines.add(0, "else throw new Error(", ctx.f.string(`cannot encode ${String(field)} to JSON: required field not set`), ");");
+  else if (field.presence === LEGACY_REQUIRED) lines.add(0, "else throw new ", globals.Error, "(", ctx.f.string(`cannot encode ${String(field)} to JSON: required field not set`), ");");
   return lines;
 }
 
@@ -154,7 +155,7 @@ function itemWriter(ctx: CodecContext, field: DescField): Printable[] | undefine
     case ScalarType.DOUBLE:
       return [ctx.rt("floatJson")];
     default:
-      return is64Bit(field.scalar as ScalarType) ? ["String"] : undefined;
+      return is64Bit(field.scalar as ScalarType) ? [globals.String] : undefined;
   }
 }
 
@@ -177,7 +178,7 @@ function valueJson(ctx: CodecContext, field: DescField, v: string): Printable[] 
     case ScalarType.DOUBLE:
       return [ctx.rt("floatJson"), "(", v, ")"];
     default:
-      return is64Bit(field.scalar as ScalarType) ? ["String(", v, ")"] : [v];
+      return is64Bit(field.scalar as ScalarType) ? [globals.String, "(", v, ")"] : [v];
   }
 }
 

@@ -1,7 +1,7 @@
 import type { DescFile, DescMessage } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
-import { names } from "../names.js";
+import { globals, names } from "../names.js";
 import type { CodecPlan } from "./codec-plan.js";
 import { coreOptions, docLines, localImport } from "./shared.js";
 import { importShape } from "./type-imports.js";
@@ -47,10 +47,10 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
       f.print("    originalName: ", f.string(m.desc.name), ",");
       f.print("    requestStream: false,");
       f.print("    responseStream: ", String(m.kind === "server_streaming"), ",");
-      f.print("    requestSerialize: (value: ", input, "): Buffer => ", serialize, "(", inputCodec, ", value),");
-      f.print("    requestDeserialize: (bytes: Buffer): ", input, " => ", deserialize, "(", inputCodec, ", bytes),");
-      f.print("    responseSerialize: (value: ", output, "): Buffer => ", serialize, "(", outputCodec, ", value),");
-      f.print("    responseDeserialize: (bytes: Buffer): ", output, " => ", deserialize, "(", outputCodec, ", bytes),");
+      f.print("    requestSerialize: (value: ", input, "): ", globals.Buffer, " => ", serialize, "(", inputCodec, ", value),");
+      f.print("    requestDeserialize: (bytes: ", globals.Buffer, "): ", input, " => ", deserialize, "(", inputCodec, ", bytes),");
+      f.print("    responseSerialize: (value: ", output, "): ", globals.Buffer, " => ", serialize, "(", outputCodec, ", value),");
+      f.print("    responseDeserialize: (bytes: ", globals.Buffer, "): ", output, " => ", deserialize, "(", outputCodec, ", bytes),");
       f.print("  },");
     }
     f.print("};");

@@ -1,7 +1,7 @@
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import { getComments } from "../protoplugin.js";
 import type { ServiceModel } from "../model/service-model.js";
-import { names } from "../names.js";
+import { globals, names } from "../names.js";
 import { importSchema, importShape } from "./type-imports.js";
 
 /**
@@ -21,8 +21,8 @@ export function emitHandler(f: GeneratedFile, services: readonly ServiceModel[],
       if (i > 0) f.print();
       const returns =
         m.kind === "unary"
-          ? ["Promise<", initShape, "<typeof ", importSchema(f, m.output, true), ">>"]
-          : ["AsyncIterable<", importShape(f, m.output), ">"];
+          ? [globals.Promise, "<", initShape, "<typeof ", importSchema(f, m.output, true), ">>"]
+          : [globals.AsyncIterable, "<", importShape(f, m.output), ">"];
       f.print(f.jsDoc(m.desc, "  "));
       f.print("  ", m.desc.localName, "?(request: ", importShape(f, m.input), ", context: ", context, "): ", returns, ";");
     });

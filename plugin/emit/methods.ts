@@ -1,7 +1,7 @@
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { HttpBindingModel } from "../model/http-binding.js";
 import type { ServiceModel } from "../model/service-model.js";
-import { names } from "../names.js";
+import { globals, names } from "../names.js";
 import { docLines, printList } from "./shared.js";
 import { importSchema } from "./type-imports.js";
 
@@ -38,7 +38,7 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
       f.print("    output: ", importSchema(f, m.output), ",");
       f.print("  },");
     }
-    f.print("} as const satisfies Record<string, ", methodSpec, ">;");
+    f.print("} as const satisfies ", globals.Record, "<string, ", methodSpec, ">;");
     f.print();
     const rules = {
       doc: docLines(f, [

@@ -1,7 +1,7 @@
 import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
-import { names } from "../names.js";
+import { globals, names } from "../names.js";
 import { docLines, localImport } from "./shared.js";
 import { importSchema } from "./type-imports.js";
 
@@ -39,7 +39,9 @@ export function emitServer(f: GeneratedFile, file: DescFile, services: readonly 
       [f.import("MessageInitShape", "@bufbuild/protobuf", true), "<typeof ", importSchema(f, card, true), ">"],
       ", options: ",
       f.import("ServeOptions", serverRuntime, true),
-      " = {}): Promise<",
+      " = {}): ",
+      globals.Promise,
+      "<",
       f.import("AgentServer", serverRuntime, true),
       "> {",
     );

@@ -1,7 +1,7 @@
 import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
-import { names } from "../names.js";
+import { globals, names } from "../names.js";
 import { docLines, localImport } from "./shared.js";
 import { importSchema, importShape } from "./type-imports.js";
 
@@ -70,7 +70,7 @@ export function emitTasks(f: GeneratedFile, file: DescFile, services: readonly S
         "input); throwing ends it FAILED and reports the error to `onError`.",
       ]),
     );
-    f.print(f.export("type", executor), " = (context: ", context, ") => AsyncIterable<", event, "> | Iterable<", event, ">;");
+    f.print(f.export("type", executor), " = (context: ", context, ") => ", globals.AsyncIterable, "<", event, "> | ", globals.Iterable, "<", event, ">;");
     f.print();
 
     f.print(docLines(f, [`Every method of ${names.handler(s.desc)} but GetExtendedAgentCard, from one executor, and close().`]));
