@@ -3,7 +3,7 @@
  * one place so emitters and tests never spell one themselves.
  */
 import { posix } from "node:path";
-import type { DescFile, DescService } from "@bufbuild/protobuf";
+import type { DescFile, DescMethod, DescService } from "@bufbuild/protobuf";
 
 export const names = {
   /** `a2a_handler.ts` beside protoc-gen-es's `a2a_pb.ts`. */
@@ -49,6 +49,17 @@ export const names = {
   listPart: (list: string, i: number) => `${list}_${i}`,
   /** How one generated file imports another: relative to the output root, as protoplugin wants. */
   importPath: (generatedFile: string) => `./${generatedFile.replace(/\.ts$/, ".js")}`,
+  /**
+   * `sendMessage`: an RPC's name in the handler interface, the method table (its key and
+   * `localName`, which the runtime calls the handler and builds the clients by), the HTTP rules,
+   * the gRPC definition and the clients (D118). protobuf-es's localName (which already escapes
+   * `constructor`, `toString`, `toJSON` and `valueOf` as `constructor$`...), with a `$` added where
+   * it is a name of the object itself: `close` (every client's own, and the task handler's),
+   * `then` (an object with a then method is taken for a promise: `await`ed or returned from an
+   * async function, a client or handler would call the RPC), `__proto__` (an object literal's
+   * prototype). The JSON-RPC method and the gRPC path keep the RPC's proto name.
+   */
+  handlerMethod: (method: DescMethod) => (reservedMembers.has(method.localName) ? `${method.localName}$` : method.localName),
   /** `A2AServiceHandler`: the interface an agent implements. */
   handler: (service: DescService) => `${service.name}Handler`,
   /** `A2AServiceMethods`: one entry per RPC, keyed by the handler's method name. */
@@ -106,6 +117,19 @@ export const names = {
   /** `A2AServiceTaskTypes`: the service's messages as the task runtime's type parameters. */
   taskTypes: (service: DescService) => `${service.name}TaskTypes`,
 } as const;
+
+/** The handler's and clients' own members, which no RPC may take (names.handlerMethod). */
+const reservedMembers: ReadonlySet<string> = new Set(["close", "then", "__proto__"]);
+
+/**
+ * `name` as the key of an object literal's property: `["__proto__"]` for `__proto__`, which written
+ * `__proto__:` or `"__proto__":` would set the object's prototype instead (D118); else `name` itself
+ * as `quote` makes it (a JSON-RPC method is an identifier, a message type name is quoted).
+ */
+export function propertyKey<Quoted = string>(name: string, quote?: (name: string) => Quoted): string | Quoted {
+  if (name === "__proto__") return `[${JSON.stringify(name)}]`;
+  return quote === undefined ? name : quote(name);
+}
 
 /**
  * The globals generated code names, each written as `globalThis.<name>` (D118): protoc-gen-es

@@ -13,6 +13,7 @@ import { http } from "../../runtime/gen/google/api/annotations_pb.js";
 import { FieldBehavior, field_behavior } from "../../runtime/gen/google/api/field_behavior_pb.js";
 import type { HttpRule } from "../../runtime/gen/google/api/http_pb.js";
 import { patternOf } from "../../plugin/model/http-binding.js";
+import { names } from "../../plugin/names.js";
 import { isRequired } from "../../runtime/core/codec/field-behavior.js";
 import { PathTemplateError, parsePathTemplate, templateKey, type PathTemplate } from "../../runtime/core/http/path-template.js";
 import { a2aLineOf, type A2ALine } from "./line.js";
@@ -371,7 +372,8 @@ function messageRef(m: DescMessage): MessageRef {
 }
 
 function rpcInfo(m: DescMethod): RpcInfo {
-  return { service: m.parent.typeName, name: m.name, method: m.localName, kind: m.methodKind, input: messageRef(m.input), output: messageRef(m.output) };
+  // The handler's method as the generated interface names it (`close$` for an RPC Close, D118).
+  return { service: m.parent.typeName, name: m.name, method: names.handlerMethod(m), kind: m.methodKind, input: messageRef(m.input), output: messageRef(m.output) };
 }
 
 const kindWords: Record<DescMethod["methodKind"], string> = {
@@ -913,7 +915,7 @@ class Differ {
         after: `${kindWords[m.methodKind]} ${m.name}(${m.input.typeName}) returns (${m.methodKind === "server_streaming" || m.methodKind === "bidi_streaming" ? "stream " : ""}${m.output.typeName})`,
         breaking: "none",
         reason:
-          `New: ${bindings(m)}. The handler method ${m.localName} is optional: until it is written the bindings answer it with the spec's error (upgrade adds a stub that throws UnsupportedOperationError)` +
+          `New: ${bindings(m)}. The handler method ${names.handlerMethod(m)} is optional: until it is written the bindings answer it with the spec's error (upgrade adds a stub that throws UnsupportedOperationError)` +
           `${a2a ? ", and the task runtime does not implement it either" : ""}. Agents on the old proto answer it MethodNotFound / UNIMPLEMENTED, so call it only on agents that have upgraded.`,
       });
       this.delta(n).added.push(rpcInfo(m));
@@ -925,7 +927,7 @@ class Differ {
         element: el(m),
         before: `${kindWords[m.methodKind]} ${m.name}(${m.input.typeName})`,
         breaking: "both",
-        reason: `Gone: ${bindings(m)}. Callers on the old proto get MethodNotFound / UNIMPLEMENTED from an upgraded agent; the generated client no longer has ${m.localName}, and the handler's ${m.localName} is no longer called (upgrade marks it; an object literal typed as the handler no longer compiles with it).`,
+        reason: `Gone: ${bindings(m)}. Callers on the old proto get MethodNotFound / UNIMPLEMENTED from an upgraded agent; the generated client no longer has ${names.handlerMethod(m)}, and the handler's ${names.handlerMethod(m)} is no longer called (upgrade marks it; an object literal typed as the handler no longer compiles with it).`,
       });
       this.delta(o).removed.push(rpcInfo(m));
     }
@@ -938,7 +940,7 @@ class Differ {
         before: om.name,
         after: nm.name,
         breaking: "both",
-        reason: `Same request, response and streaming under a new name: JSON-RPC method ${om.name} -> ${nm.name} and gRPC /${nm.parent.typeName}/${nm.name}, so callers on the old proto get MethodNotFound / UNIMPLEMENTED there; the handler method is now ${nm.localName} (upgrade marks ${om.localName}: rename it).`,
+        reason: `Same request, response and streaming under a new name: JSON-RPC method ${om.name} -> ${nm.name} and gRPC /${nm.parent.typeName}/${nm.name}, so callers on the old proto get MethodNotFound / UNIMPLEMENTED there; the handler method is now ${names.handlerMethod(nm)} (upgrade marks ${names.handlerMethod(om)}: rename it).`,
       });
       this.delta(n).renamed.push({ from: rpcInfo(om), to: rpcInfo(nm) });
     }

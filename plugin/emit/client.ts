@@ -39,7 +39,7 @@ export function emitClient(f: GeneratedFile, file: DescFile, services: readonly 
     for (const m of s.methods) {
       const returns = m.kind === "unary" ? [globals.Promise, "<", importShape(f, m.output), ">"] : [globals.AsyncIterable, "<", importShape(f, m.output), ">"];
       f.print(f.jsDoc(m.desc, "  "));
-      f.print("  ", m.desc.localName, "(request: ", initShape, "<typeof ", importSchema(f, m.input, true), ">, options?: ", callOptions, "): ", returns, ";");
+      f.print("  ", m.localName, "(request: ", initShape, "<typeof ", importSchema(f, m.input, true), ">, options?: ", callOptions, "): ", returns, ";");
       f.print();
     }
     f.print("  /** Closes the client's connections (a gRPC channel). */");

@@ -42,7 +42,7 @@ export function emitGrpc(f: GeneratedFile, file: DescFile, services: readonly Se
       const output = importShape(f, m.output);
       const outputCodec = codec(m.output);
       f.print(f.jsDoc(m.desc, "  "));
-      f.print("  ", m.desc.localName, ": {");
+      f.print("  ", m.localName, ": {");
       f.print("    path: ", f.string(m.grpcPath), ",");
       f.print("    originalName: ", f.string(m.desc.name), ",");
       f.print("    requestStream: false,");

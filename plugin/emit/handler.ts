@@ -24,7 +24,7 @@ export function emitHandler(f: GeneratedFile, services: readonly ServiceModel[],
           ? [globals.Promise, "<", initShape, "<typeof ", importSchema(f, m.output, true), ">>"]
           : [globals.AsyncIterable, "<", importShape(f, m.output), ">"];
       f.print(f.jsDoc(m.desc, "  "));
-      f.print("  ", m.desc.localName, "?(request: ", importShape(f, m.input), ", context: ", context, "): ", returns, ";");
+      f.print("  ", m.localName, "?(request: ", importShape(f, m.input), ", context: ", context, "): ", returns, ";");
     });
     f.print("}");
     f.print();

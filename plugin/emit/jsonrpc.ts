@@ -1,7 +1,7 @@
 import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
-import { names } from "../names.js";
+import { names, propertyKey } from "../names.js";
 import { coreOptions, docLines, localImport, printListener } from "./shared.js";
 
 /**
@@ -22,7 +22,7 @@ export function emitJsonRpc(f: GeneratedFile, file: DescFile, services: readonly
       ]),
     );
     f.print(f.export("const", names.jsonRpcTable(s.desc)), " = {");
-    for (const m of s.methods) f.print("  ", m.desc.name, ": ", methodTable, ".", m.desc.localName, ",");
+    for (const m of s.methods) f.print("  ", propertyKey(m.desc.name), ": ", methodTable, ".", m.localName, ",");
     f.print("} as const;");
     f.print();
     f.print(

@@ -1,7 +1,7 @@
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { HttpBindingModel } from "../model/http-binding.js";
 import type { ServiceModel } from "../model/service-model.js";
-import { globals, names } from "../names.js";
+import { globals, names, propertyKey } from "../names.js";
 import { docLines, printList } from "./shared.js";
 import { importSchema } from "./type-imports.js";
 
@@ -29,9 +29,9 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
     f.print(f.export("const", names.methodTable(s.desc)), " = {");
     for (const m of s.methods) {
       f.print(f.jsDoc(m.desc, "  "));
-      f.print("  ", m.desc.localName, ": {");
+      f.print("  ", m.localName, ": {");
       f.print("    name: ", f.string(m.desc.name), ",");
-      f.print("    localName: ", f.string(m.desc.localName), ",");
+      f.print("    localName: ", f.string(m.localName), ",");
       f.print("    kind: ", f.string(m.kind), ",");
       f.print("    grpcPath: ", f.string(m.grpcPath), ",");
       f.print("    input: ", importSchema(f, m.input), ",");
@@ -66,7 +66,7 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
         ]),
       );
       f.print("  {");
-      f.print("    method: ", f.string(route.method.localName), ",");
+      f.print("    method: ", f.string(names.handlerMethod(route.method)), ",");
       f.print("    httpMethod: ", f.string(route.httpMethod), ",");
       f.print("    path: ", f.string(route.template.text), ",");
       f.print("    body: ", f.string(bodyName(route)), ",");
@@ -89,7 +89,7 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
     );
     f.print(f.export("const", names.requiredFields(s.desc)), ": ", requiredFieldTable, " = {");
     for (const t of s.requiredFields) {
-      f.print("  ", f.string(t.message.typeName), ": { required: ", strings(t.required.map((field) => field.localName)), ", nested: ", strings(t.nested.map((field) => field.localName)), " },");
+      f.print("  ", propertyKey(t.message.typeName, (n) => f.string(n)), ": { required: ", strings(t.required.map((field) => field.localName)), ", nested: ", strings(t.nested.map((field) => field.localName)), " },");
     }
     f.print("};");
     f.print();

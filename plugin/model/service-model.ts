@@ -2,6 +2,7 @@ import type { DescFile, DescMessage, DescMethod, DescService } from "@bufbuild/p
 import { a2aServiceName, agentCardTypeName } from "../../runtime/a2a/names.js";
 import type { MethodKind } from "../../runtime/core/method-spec.js";
 import { compareTemplatePrecedence, templateKey } from "../../runtime/core/http/path-template.js";
+import { names } from "../names.js";
 import { createA2ATaskModel, type A2ATaskModel } from "./a2a-tasks.js";
 import { createDiagnostics, type Diagnostics } from "./diagnostics.js";
 import { createHttpBindings, type HttpBindingModel } from "./http-binding.js";
@@ -10,6 +11,8 @@ import { collectRequiredFields, type RequiredFieldsModel } from "./required-fiel
 /** One RPC, as every binding emitter needs it. */
 export interface MethodModel {
   readonly desc: DescMethod;
+  /** Its name in the handler, the method table and the clients: names.handlerMethod (D118). */
+  readonly localName: string;
   readonly kind: MethodKind;
   readonly input: DescMessage;
   readonly output: DescMessage;
@@ -105,6 +108,7 @@ function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | u
   }
   return {
     desc,
+    localName: names.handlerMethod(desc),
     kind: desc.methodKind,
     input: desc.input,
     output: desc.output,

@@ -49,7 +49,11 @@ export interface PathParamSpec {
 export interface MethodSpec<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
   /** The RPC name, which is also the JSON-RPC method name, e.g. `SendMessage`. */
   readonly name: string;
-  /** The property name in the handler interface, e.g. `sendMessage`. */
+  /**
+   * The property name in the handler interface and the clients, e.g. `sendMessage`: what the
+   * dispatcher calls on a handler and a client is built with. The generator escapes an RPC named
+   * like a client's own member (`close$` for Close, `then$`, `__proto__$`; D118).
+   */
   readonly localName: string;
   readonly kind: MethodKind;
   /** The gRPC path, e.g. `/lf.a2a.v1.A2AService/SendMessage`. */

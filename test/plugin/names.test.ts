@@ -1,6 +1,7 @@
 /**
  * The names generated code writes (D118): the globals it uses are meant whatever a proto names
- * its messages.
+ * its messages, and an RPC named like a member the runtime gives a client (close), a promise's
+ * then or `__proto__` is served and called under its escaped name.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -11,22 +12,27 @@ import { bufBin, generate, projectRoot, scratchDir, writeModule } from "../suppo
 
 const parameter = "target=ts,import_extension=js";
 
+/** Writes `files`, protoc-gen-es's output for them and `generated` into `dir`/gen. */
+function writeGenerated(dir: string, files: Readonly<Record<string, string>>, generated: ReadonlyMap<string, string>): void {
+  writeModule(dir, files);
+  const protocGenEs = join(projectRoot, "node_modules/@bufbuild/protoc-gen-es/bin/protoc-gen-es");
+  writeFileSync(
+    join(dir, "buf.gen.yaml"),
+    ["version: v2", "plugins:", `  - local: ["node", ${JSON.stringify(protocGenEs)}]`, "    out: gen", "    opt: [target=ts, import_extension=js]", "    include_imports: true", ""].join("\n"),
+  );
+  const roots = [...new Set(Object.keys(files).map((p) => p.split("/")[0] as string))];
+  execFileSync(bufBin, ["generate", ...roots.flatMap((r) => ["--path", r])], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  for (const [name, content] of generated) {
+    mkdirSync(dirname(join(dir, "gen", name)), { recursive: true });
+    writeFileSync(join(dir, "gen", name), content);
+  }
+}
+
 /** Writes `files` and protoc-gen-es's output for them, adds `generated`, and runs tsc --strict on it all. */
 function typeCheck(files: Readonly<Record<string, string>>, generated: ReadonlyMap<string, string>): { status: number | null; output: string } {
   const { dir, done } = scratchDir("names");
   try {
-    writeModule(dir, files);
-    const protocGenEs = join(projectRoot, "node_modules/@bufbuild/protoc-gen-es/bin/protoc-gen-es");
-    writeFileSync(
-      join(dir, "buf.gen.yaml"),
-      ["version: v2", "plugins:", `  - local: ["node", ${JSON.stringify(protocGenEs)}]`, "    out: gen", "    opt: [target=ts, import_extension=js]", "    include_imports: true", ""].join("\n"),
-    );
-    const roots = [...new Set(Object.keys(files).map((p) => p.split("/")[0] as string))];
-    execFileSync(bufBin, ["generate", ...roots.flatMap((r) => ["--path", r])], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-    for (const [name, content] of generated) {
-      mkdirSync(dirname(join(dir, "gen", name)), { recursive: true });
-      writeFileSync(join(dir, "gen", name), content);
-    }
+    writeGenerated(dir, files, generated);
     const runtime = (entry: string) => [join(projectRoot, `runtime/${entry}.ts`)];
     writeFileSync(
       join(dir, "tsconfig.json"),
@@ -156,4 +162,121 @@ describe("globals (D118)", () => {
     const files = { "g/v1/g.proto": globalsProto };
     expect(typeCheck(files, generate(files, parameter))).toEqual({ status: 0, output: "" });
   }, 60_000);
+});
+
+// RPCs named like what the runtime gives a client (close), what makes an object a promise's (then),
+// and what an object literal takes for its prototype (__proto__), beside one named as nothing is.
+const membersProto = `syntax = "proto3";
+package cl.v1;
+import "google/api/annotations.proto";
+message Req { string id = 1; }
+message Res { string id = 1; }
+service Sessions {
+  rpc Close(Req) returns (Res) { option (google.api.http) = { post: "/close" body: "*" }; }
+  rpc Then(Req) returns (Res) { option (google.api.http) = { post: "/then" body: "*" }; }
+  rpc __proto__(Req) returns (Res) { option (google.api.http) = { post: "/proto" body: "*" }; }
+  rpc Get(Req) returns (Res) { option (google.api.http) = { get: "/get/{id}" }; }
+}
+`;
+
+/**
+ * Serves the service on every binding with a handler of the escaped names, calls each RPC with each
+ * generated client, and prints what happened as JSON.
+ */
+const membersRun = `
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import * as grpc from "@grpc/grpc-js";
+import type { SessionsHandler } from "./gen/cl/v1/cl_handler.js";
+import { createSessionsJsonRpcListener, SessionsJsonRpcMethods } from "./gen/cl/v1/cl_jsonrpc.js";
+import { createSessionsHttpJsonListener } from "./gen/cl/v1/cl_http.js";
+import { addSessionsToServer, createSessionsGrpcClient } from "./gen/cl/v1/cl_grpc.js";
+import { createSessionsJsonRpcClient, createSessionsHttpJsonClient } from "./gen/cl/v1/cl_client.js";
+import { SessionsMethods } from "./gen/cl/v1/cl_methods.js";
+
+const answer = (rpc: string) => async (r: { id: string }) => ({ id: rpc + ":" + r.id });
+const handler: SessionsHandler = { close$: answer("Close"), then$: answer("Then"), __proto__$: answer("__proto__"), get: answer("Get") };
+const out: Record<string, unknown> = { methods: Object.keys(SessionsMethods), jsonRpcMethods: Object.keys(SessionsJsonRpcMethods) };
+const listen = async (listener: http.RequestListener) => {
+  const server = http.createServer(listener);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { server, url: "http://127.0.0.1:" + (server.address() as AddressInfo).port };
+};
+const rpc = await listen(createSessionsJsonRpcListener(handler));
+const rest = await listen(createSessionsHttpJsonListener(handler));
+const gs = new grpc.Server();
+addSessionsToServer(gs, handler);
+const port = await new Promise<number>((res, rej) => gs.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+const clients = { jsonrpc: createSessionsJsonRpcClient(rpc.url), http: createSessionsHttpJsonClient(rest.url), grpc: createSessionsGrpcClient("127.0.0.1:" + port) };
+for (const [binding, c] of Object.entries(clients)) {
+  const answers = [await c.close$({ id: "a" }), await c.then$({ id: "b" }), await c.__proto__$({ id: "c" }), await c.get({ id: "d" })].map((r) => r.id);
+  // A client is no promise's: an async function returning it resolves to it.
+  const returned = (await (async () => c)()) === c;
+  c.close();
+  // A call after close() finds the gRPC channel closed.
+  const afterClose = binding === "grpc" ? await c.get({ id: "e" }).then(() => "answered", (e: Error) => e.name) : "-";
+  out[binding] = { answers, returned, afterClose };
+}
+const raw = await fetch(rpc.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "__proto__", params: { id: "f" } }) });
+out["raw __proto__"] = ((await raw.json()) as { result?: unknown }).result;
+rpc.server.close();
+rest.server.close();
+gs.forceShutdown();
+console.log(JSON.stringify(out));
+`;
+
+describe("RPCs named like a client's members (D118)", () => {
+  const files = { "cl/v1/cl.proto": membersProto };
+  let out: Map<string, string>;
+  beforeAll(() => {
+    out = generate(files, parameter);
+  }, 30_000);
+
+  test("take a $ in the handler, the method table and the clients; the JSON-RPC methods and gRPC paths keep the proto's names", () => {
+    const methods = out.get("cl/v1/cl_methods.ts") as string;
+    expect([...methods.matchAll(/^ {2}(\S+): \{$/gm)].map((m) => m[1])).toEqual(["close$", "then$", "__proto__$", "get"]);
+    expect([...methods.matchAll(/^ {4}localName: "(\S+)",$/gm)].map((m) => m[1])).toEqual(["close$", "then$", "__proto__$", "get"]);
+    expect([...methods.matchAll(/^ {4}method: "(\S+)",$/gm)].map((m) => m[1]).sort()).toEqual(["__proto__$", "close$", "get", "then$"]);
+    expect([...methods.matchAll(/^ {4}grpcPath: "(\S+)",$/gm)].map((m) => m[1])).toEqual(["/cl.v1.Sessions/Close", "/cl.v1.Sessions/Then", "/cl.v1.Sessions/__proto__", "/cl.v1.Sessions/Get"]);
+    expect(out.get("cl/v1/cl_handler.ts")).toMatch(/^ {2}close\$\?\(request: Req/m);
+    const client = out.get("cl/v1/cl_client.ts") as string;
+    expect([...client.matchAll(/^ {2}(\w+\$?)\(/gm)].map((m) => m[1])).toEqual(["close$", "then$", "__proto__$", "get", "close"]);
+    // A quoted "__proto__" key would set the table's prototype too.
+    expect(out.get("cl/v1/cl_jsonrpc.ts")).toMatch(/^ {2}\["__proto__"\]: SessionsMethods\.__proto__\$,$/m);
+  });
+
+  test("are served and called on every binding, and close() and await reach the client's own", () => {
+    const { dir, done } = scratchDir("members");
+    try {
+      writeGenerated(dir, files, out);
+      writeFileSync(join(dir, "run.ts"), membersRun);
+      const run = spawnSync(process.execPath, ["--import", join(projectRoot, "test/support/ts-loader.mjs"), "run.ts"], { cwd: dir, encoding: "utf8", timeout: 30_000 });
+      expect(run.stderr.split("\n").filter((l) => l !== "" && !l.includes("ExperimentalWarning") && !l.includes("--trace-warnings"))).toEqual([]);
+      const answers = ["Close:a", "Then:b", "__proto__:c", "Get:d"];
+      expect(JSON.parse(run.stdout)).toEqual({
+        methods: ["close$", "then$", "__proto__$", "get"],
+        jsonRpcMethods: ["Close", "Then", "__proto__", "Get"],
+        jsonrpc: { answers, returned: true, afterClose: "-" },
+        http: { answers, returned: true, afterClose: "-" },
+        grpc: { answers, returned: true, afterClose: "UnavailableError" },
+        "raw __proto__": { id: "__proto__:f" },
+      });
+      expect(run.status).toBe(0);
+    } finally {
+      done();
+    }
+  }, 60_000);
+
+  test("type-check under tsc --strict", () => {
+    expect(typeCheck(files, out)).toEqual({ status: 0, output: "" });
+  }, 60_000);
+
+  test("a message named __proto__ (in no package) keeps its entry in the REQUIRED-fields table", () => {
+    const proto = `syntax = "proto3";
+import "google/api/field_behavior.proto";
+message __proto__ { string id = 1 [(google.api.field_behavior) = REQUIRED]; }
+service P { rpc Get(__proto__) returns (__proto__); }
+`;
+    expect(generate({ "p.proto": proto }, parameter).get("p_methods.ts")).toMatch(/^ {2}\["__proto__"\]: \{ required: \["id"\], nested: \[\] \},$/m);
+  }, 30_000);
 });

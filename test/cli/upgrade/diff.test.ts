@@ -284,3 +284,18 @@ describe("the synthetic fixture: one change of each kind", () => {
     }
   }, 30_000);
 });
+
+test("an added RPC named like a client's member is reported, and stubbed, under the handler's name for it (D118)", () => {
+  const { dir, done } = scratchDir("upgrade-members");
+  try {
+    const proto = (rpcs: string) => `syntax = "proto3";\npackage m.v1;\nmessage Req {}\nmessage Res {}\nservice Members {\n  rpc Get(Req) returns (Res);\n${rpcs}}\n`;
+    for (const [side, rpcs] of [["old", ""], ["new", "  rpc Close(Req) returns (Res);\n  rpc Then(Req) returns (Res);\n"]] as const) {
+      mkdirSync(join(dir, side), { recursive: true });
+      writeFileSync(join(dir, side, "m.proto"), proto(rpcs));
+    }
+    const diff = diffDescriptors(buildDescriptors(join(dir, "old")), buildDescriptors(join(dir, "new")));
+    expect(diff.services.flatMap((s) => s.added.map((r) => `${r.name} ${r.method}`))).toEqual(["Close close$", "Then then$"]);
+  } finally {
+    done();
+  }
+}, 30_000);
