@@ -70,6 +70,7 @@ function createServiceModel(desc: DescService, diag: Diagnostics): ServiceModel 
     const model = createMethodModel(m, diag);
     return model === undefined ? [] : [model];
   });
+  reportNameCollisions(methods, diag);
   const routes = withStreamingPostTwins(methods.flatMap((m) => m.http)).sort(compareRoutes);
   reportDuplicateRoutes(routes, diag);
   const requiredFields = collectRequiredFields(methods.flatMap((m) => [m.input, m.output]));
@@ -136,6 +137,27 @@ function compareRoutes(a: HttpBindingModel, b: HttpBindingModel): number {
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * D118: RPCs whose handler methods would have one name (`Get` and `get`; `Constructor` and
+ * `constructor`, both `constructor$`): the handler, the method table and the clients have one
+ * member per name, so one RPC would silently take the other's place.
+ */
+function reportNameCollisions(methods: readonly MethodModel[], diag: Diagnostics): void {
+  const byName = new Map<string, MethodModel>();
+  for (const m of methods) {
+    const first = byName.get(m.localName);
+    if (first === undefined) {
+      byName.set(m.localName, m);
+      continue;
+    }
+    diag.method(
+      m.desc,
+      `its handler method would be ${m.localName}, as rpc ${first.desc.name}'s is; ` +
+        "the handler, the method table and the clients have one member per name: rename one of the two RPCs",
+    );
+  }
 }
 
 function reportDuplicateRoutes(routes: readonly HttpBindingModel[], diag: Diagnostics): void {

@@ -316,6 +316,30 @@ describe("streaming kinds the bindings cannot serve", () => {
   });
 });
 
+describe("RPCs whose handler methods would have one name (D118)", () => {
+  test.each<[string, string, string]>([
+    [
+      "Get and get",
+      [rpc(`get: "/a/{id}"`, "Get"), rpc(`get: "/b/{id}"`, "get")].join("\n"),
+      `${at("get")}: its handler method would be get, as rpc Get's is; the handler, the method table and the clients have one member per name: rename one of the two RPCs`,
+    ],
+    [
+      "Constructor and constructor (protobuf-es's constructor$ for both)",
+      ["  rpc Constructor(Req) returns (Res);", "  rpc constructor(Req) returns (Res);"].join("\n"),
+      `${at("constructor")}: its handler method would be constructor$, as rpc Constructor's is; the handler, the method table and the clients have one member per name: rename one of the two RPCs`,
+    ],
+  ])("%s", (_name, rpcs, message) => {
+    const err = failure(rpcs);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as ModelError).problems).toEqual([message]);
+  });
+
+  test("get_foo and GetFoo are get_foo and getFoo, and are served", () => {
+    const [m] = model(["  rpc get_foo(Req) returns (Res);", "  rpc GetFoo(Req) returns (Res);"].join("\n"));
+    expect(m?.services[0]?.methods.map((x) => x.localName)).toEqual(["get_foo", "getFoo"]);
+  });
+});
+
 // ---------------------------------------------------------------------------
 // Several problems are collected and reported together.
 // ---------------------------------------------------------------------------
