@@ -29,7 +29,7 @@ function generateTs(schema: Schema<Options>): void {
   const runtime = schema.options.runtimeImport;
   const models = createFileModels(schema.files);
   // Message codecs, specialised at build time: one codec file per proto file with messages.
-  const codecs = planCodecs(schema.files, schema.allFiles);
+  const codecs = planCodecs(schema.files);
   for (const plan of codecs.files) {
     const codec = schema.generateFile(names.codecFile(plan.file));
     codec.preamble(plan.file);

@@ -10,6 +10,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { CodeGeneratorRequestSchema } from "@bufbuild/protobuf/wkt";
 import { codecFixtures } from "./support/codec-fixtures.js";
 import { createRequest, projectRoot, runPlugin, scratchDir, writeModule } from "./support/protos.js";
 
@@ -125,6 +127,40 @@ describe("golden files", () => {
     expect([...again.keys()].sort()).toEqual([...generated.keys()].sort());
     const differing = [...again].filter(([name, content]) => content !== generated.get(name)).map(([name]) => name);
     expect(differing).toEqual([]);
+  }, 30_000);
+});
+
+describe("output depends on the request's content, not its order", () => {
+  // a.proto holds messages of x.proto and y.proto, which do not import each other: a request may
+  // list them either way round (protoFile need only put a file after its imports).
+  const files = {
+    "x/x.proto": `syntax = "proto3"; package x; message X { string v = 1; }`,
+    "y/y.proto": `syntax = "proto3"; package y; message Y { string v = 1; }`,
+    "a/a.proto": `syntax = "proto3"; package a; import "x/x.proto"; import "y/y.proto"; import "google/api/annotations.proto";
+message Req { x.X x = 1; y.Y y = 2; string id = 3; }
+service S { rpc Get(Req) returns (Req) { option (google.api.http) = { get: "/a/{id}" }; } }`,
+  };
+
+  test("two requests that list independent files in another order give identical bytes", () => {
+    const request = createRequest(files, parameter);
+    const order = request.protoFile.map((f) => f.name);
+    const [x, y] = [order.indexOf("x/x.proto"), order.indexOf("y/y.proto")];
+    expect(x).toBeGreaterThanOrEqual(0);
+    expect(y).toBeGreaterThanOrEqual(0);
+    const swapped = (list: typeof request.protoFile) => list.map((f) => (f.name === "x/x.proto" ? request.protoFile[y] : f.name === "y/y.proto" ? request.protoFile[x] : f) as typeof f);
+    const other = create(CodeGeneratorRequestSchema, {
+      ...request,
+      fileToGenerate: [...request.fileToGenerate].reverse(),
+      protoFile: swapped(request.protoFile),
+      sourceFileDescriptors: swapped(request.sourceFileDescriptors),
+    });
+    expect(other.protoFile.map((f) => f.name)).not.toEqual(order);
+    const first = runPlugin(request);
+    const second = runPlugin(other);
+    expect([...second.keys()].sort()).toEqual([...first.keys()].sort());
+    expect([...first.keys()].filter((name) => second.get(name) !== first.get(name))).toEqual([]);
+    // The file that depends on both lists their codecs.
+    expect(first.get("a/a_codec.ts")).toMatch(/\.\.\.xCodecs,\n {2}\.\.\.yCodecs,|xCodecs, yCodecs/);
   }, 30_000);
 });
 

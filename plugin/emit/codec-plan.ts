@@ -59,10 +59,15 @@ export interface CodecPlan {
   listsFor(file: DescFile, roots: Iterable<DescMessage>): readonly CodecFilePlan[];
 }
 
-/** Plans the codecs of `files` (the files to generate); `allFiles` (every file of the request, in its order) decides the order of codec files. */
-export function planCodecs(files: readonly DescFile[], allFiles: readonly DescFile[]): CodecPlan {
+/**
+ * Plans the codecs of `files` (the files to generate), in the order of their names: the order of
+ * the codec files, of the lists a list includes and of those a method table registers. The
+ * request's order is not used (D22): two requests listing independent files the other way round
+ * (protoFile need only put a file after its imports) give the same bytes.
+ */
+export function planCodecs(files: readonly DescFile[]): CodecPlan {
   const generated = new Set(files);
-  const ordered = [...allFiles.filter((f) => generated.has(f)), ...files.filter((f) => !allFiles.includes(f))];
+  const ordered = [...generated].sort(byName);
   const plans: (CodecFilePlan & { imports: CodecFilePlan[] })[] = [];
   const byFile = new Map<DescFile, CodecFilePlan>();
   for (const file of ordered) {
@@ -164,6 +169,10 @@ function foreignClosure(roots: readonly (DescMessage | undefined)[], generated: 
     }
   }
   // A deterministic order whatever the walk's: by file name, then as declared.
-  const files = [...new Set([...found].map((m) => m.file))].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const files = [...new Set([...found].map((m) => m.file))].sort(byName);
   return files.flatMap((file) => [...nestedTypes(file)].filter((t): t is DescMessage => t.kind === "message" && found.has(t)));
+}
+
+function byName(a: DescFile, b: DescFile): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
