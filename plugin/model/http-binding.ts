@@ -1,4 +1,4 @@
-import { getOption, hasOption, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { ScalarType, getOption, hasOption, type DescField, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { http } from "../../runtime/gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../../runtime/gen/google/api/http_pb.js";
 import { PathTemplateError, parsePathTemplate, type PathTemplate, type TemplateVariable } from "../../runtime/core/http/path-template.js";
@@ -120,15 +120,21 @@ function createHttpBinding(
   const pathParams: PathParamModel[] = [];
   for (const variable of template.variables) {
     const resolved = resolvePathField(method.input, variable.fieldPath);
-    if (typeof resolved === "string") {
-      report(resolved);
+    const problem = typeof resolved === "string" ? resolved : patternProblem(template, variable, resolved);
+    if (problem !== undefined) {
+      report(problem);
       valid = false;
     } else {
-      pathParams.push({ variable, fields: resolved });
+      pathParams.push({ variable, fields: resolved as DescField[] });
     }
   }
   const body = resolveBody(method, rule.body, pattern.httpMethod, report);
   const responseBody = resolveTopLevel(method.output, rule.responseBody, "response_body", report);
+  if (method.methodKind === "server_streaming" && responseBody !== null && responseBody !== undefined) {
+    // D14: a stream's messages are sent whole, one SSE event each; the endpoint never picked a field of them.
+    report(`response_body ${JSON.stringify(responseBody.name)} on a server-streaming RPC: each message of the stream is sent whole as an SSE event; remove response_body`);
+    valid = false;
+  }
   if (body !== null && body !== undefined && body !== "*") {
     // Binding a field inside the body message is the usual update pattern
     // (`patch "/v1/{shelf.name}" body: "shelf"`); binding the body field itself is not.
@@ -180,6 +186,24 @@ function queryFields(input: DescMessage, pathParams: readonly PathParamModel[], 
   };
   walk(input, [], new Set([input.typeName]));
   return out;
+}
+
+/**
+ * D7: a variable whose pattern is more than one `*` or `**` (`shelves/` then `*`, or two `*`)
+ * captures a value with literals or slashes, which only a string field can hold: bound to a number,
+ * bool, enum or bytes field, no request could reach the RPC (its value never decodes), so it is
+ * refused.
+ */
+function patternProblem(template: PathTemplate, variable: TemplateVariable, fields: readonly DescField[]): string | undefined {
+  const field = fields[fields.length - 1] as DescField;
+  if (field.fieldKind !== "scalar" && field.fieldKind !== "enum") return undefined;
+  if (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING) return undefined;
+  const covered = template.segments.slice(variable.start, variable.end);
+  if (covered.length === 1 && covered[0]?.kind !== "literal") return undefined;
+  const pattern = covered.map((s) => (s.kind === "literal" ? s.value : s.kind === "wildcard" ? "*" : "**")).join("/");
+  const name = variable.fieldPath.join(".");
+  const type = field.fieldKind === "enum" ? `enum ${field.enum.typeName}` : ScalarType[field.scalar].toLowerCase();
+  return `variable "${name}" binds ${type} field "${name}" with the pattern "${pattern}", which only a string field can hold (a value of several segments or with literals); bind it as {${name}} or make the field a string`;
 }
 
 /** Resolves a dotted field path for a path variable; returns a problem text when it cannot. */

@@ -174,6 +174,18 @@ describe("one invalid rule: the full message", () => {
       `${at("Get")}: get "/x/{inner.leaf}": variable "inner.leaf" binds message field "inner.leaf" (demo.v1.Leaf); path variables bind scalar or enum fields`,
     ],
 
+    // A pattern only a string can fill (D7).
+    [
+      "an int field bound with a literal in its pattern",
+      rpc(`get: "/v1/{count=shelves/*}"`),
+      `${at("Get")}: get "/v1/{count=shelves/*}": variable "count" binds int32 field "count" with the pattern "shelves/*", which only a string field can hold (a value of several segments or with literals); bind it as {count} or make the field a string`,
+    ],
+    [
+      "an int field bound with several segments",
+      rpc(`get: "/v1/{inner.leaf.v}/{count=*/*}"`),
+      `${at("Get")}: get "/v1/{inner.leaf.v}/{count=*/*}": variable "count" binds int32 field "count" with the pattern "*/*", which only a string field can hold (a value of several segments or with literals); bind it as {count} or make the field a string`,
+    ],
+
     // body and response_body.
     [
       "body naming no field",
@@ -287,6 +299,14 @@ describe("one invalid rule: the full message", () => {
     expect(err.message).toBe(message);
     expect((err as ModelError).problems).toEqual([message]);
   });
+});
+
+test("response_body on a server-streaming RPC is refused: a stream's messages are sent whole (D14)", () => {
+  const rpcs = [`  rpc Watch(Req) returns (stream Res) { option (google.api.http) = { get: "/w/{id}" additional_bindings { get: "/v/{id}" response_body: "leaf" } }; }`].join("\n");
+  const err = failure(rpcs) as ModelError;
+  expect(err.problems).toEqual([
+    `${at("Watch")}: get "/v/{id}": response_body "leaf" on a server-streaming RPC: each message of the stream is sent whole as an SSE event; remove response_body`,
+  ]);
 });
 
 describe("streaming kinds the bindings cannot serve", () => {
@@ -445,6 +465,11 @@ describe("legal rules", () => {
       "* and ** at the same position",
       [rpc(`get: "/x/{id}"`, "A"), rpc(`get: "/x/{tenant=**}"`, "B")].join("\n"),
       ["GET /x/{id}", "GET /x/{tenant=**}"],
+    ],
+    [
+      "a string field bound with literals and several segments, an int field bound as {count=*}",
+      [rpc(`get: "/v1/{id=shelves/*/books/*}"`, "A"), rpc(`get: "/v2/{count=*}"`, "B"), rpc(`get: "/v3/{tenant=**}"`, "C")].join("\n"),
+      ["GET /v1/{id=shelves/*/books/*}", "GET /v2/{count=*}", "GET /v3/{tenant=**}"],
     ],
     [
       "variables binding nested scalars and an int field, with a response_body",
