@@ -129,7 +129,7 @@ test("the output of every version type-checks under tsc --strict", () => {
   expect(output).toBe("");
 });
 
-test("A2AServiceHandler of v1.0.1 has one optional method per RPC; streaming ones return AsyncIterable<StreamResponse>", () => {
+test("A2AServiceHandler of v1.0.1 has one optional method per RPC; streaming ones return AsyncIterable<StreamResponse> (globals named as globalThis's, D118)", () => {
   const project = new Project({ skipAddingFilesFromTsConfig: true, compilerOptions: { strict: true } });
   const file = project.addSourceFileAtPath(join(dirs.get("v1.0.1") as string, "gen/a2a_handler.ts"));
   const handler = file.getInterfaceOrThrow("A2AServiceHandler");
@@ -149,10 +149,10 @@ test("A2AServiceHandler of v1.0.1 has one optional method per RPC; streaming one
   ]);
   expect(methods.every((m) => m.hasQuestionToken())).toBe(true);
   const returns = Object.fromEntries(methods.map((m) => [m.getName(), m.getReturnTypeNodeOrThrow().getText()]));
-  expect(returns.sendStreamingMessage).toBe("AsyncIterable<StreamResponse>");
-  expect(returns.subscribeToTask).toBe("AsyncIterable<StreamResponse>");
-  expect(returns.getTask).toBe("Promise<MessageInitShape<typeof TaskSchema>>");
-  expect(returns.deleteTaskPushNotificationConfig).toBe("Promise<MessageInitShape<typeof EmptySchema>>");
+  expect(returns.sendStreamingMessage).toBe("globalThis.AsyncIterable<StreamResponse>");
+  expect(returns.subscribeToTask).toBe("globalThis.AsyncIterable<StreamResponse>");
+  expect(returns.getTask).toBe("globalThis.Promise<MessageInitShape<typeof TaskSchema>>");
+  expect(returns.deleteTaskPushNotificationConfig).toBe("globalThis.Promise<MessageInitShape<typeof EmptySchema>>");
   for (const m of methods) {
     expect(m.getParameters().map((p) => p.getTypeNodeOrThrow().getText())[1]).toBe("A2ACallContext");
   }
