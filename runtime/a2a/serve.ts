@@ -27,6 +27,7 @@ import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
 import { agentCardPath, createAgentCardEndpoint, createStaticJsonEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
 import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOptions } from "./card-signing.js";
+import { canonicalJson } from "../core/jcs.js";
 import { servedExtendedCardHandler } from "./extended-card.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
@@ -347,9 +348,14 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones.
   if (v03) listening.push(...listening.map((m) => ({ ...m, protocolVersion: "0.3" })));
   mounted = listening;
-  const unsigned = withInterfaces(config.card, mounted, "1.0");
+  const rebuilt = withInterfaces(config.card, mounted, "1.0");
   // D111: 0.3's own fields beside the 1.0 card (none is a 1.0 field), signed with it.
-  const beside = v03 ? v03CardFields(unsigned, "jsonrpc") : {};
+  const beside = v03 ? v03CardFields(rebuilt, "jsonrpc") : {};
+  // Signatures the given card came with cover it as it was (D101): served over the card as rebuilt
+  // here (another agent's card, passed on by a bridge), they would fail every verifier.
+  const changed = Object.keys(beside).length > 0 || canonicalJson(rebuilt.supportedInterfaces ?? []) !== canonicalJson(config.card.supportedInterfaces ?? []);
+  const { signatures: _given, ...withoutSignatures } = rebuilt;
+  const unsigned = changed ? withoutSignatures : rebuilt;
   // The card served is the form that was signed, so a verifier of these bytes computes what the signer did.
   let served: JsonObject = { ...unsigned, ...beside };
   if (signer !== undefined) {

@@ -230,3 +230,15 @@ test("a __proto__ member added to a signed card, at the top or nested, is refuse
   const nested = JSON.parse(text.replace('"protocolBinding":', '"__proto__":{"url":"https://evil.example"},"protocolBinding":')) as JsonObject;
   await expect(verifier.verify(nested)).rejects.toThrow(AgentCardSignatureError);
 });
+
+test("a card given with another server's signatures (a bridge passing on its upstream's) is served without them when it is rebuilt, so it does not fail verification (D101)", async () => {
+  const passedOn = await serveA2AService({}, server.card, { port: 0, grpcPort: false });
+  try {
+    expect(server.card.signatures).toBeDefined();
+    expect(passedOn.card).not.toHaveProperty("signatures");
+    // verify-if-present: an unsigned card goes through; one with stale signatures was refused.
+    (await createA2AServiceClient(passedOn.cardUrl, { verifyCard: { policy: "verify-if-present", jwks: { allow: ["127.0.0.1"] } } })).close();
+  } finally {
+    await passedOn.close();
+  }
+});

@@ -5,6 +5,7 @@
  * restart test reads with a fresh instance what the one before wrote.
  */
 import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -61,5 +62,16 @@ test("claims on PGlite (the same SQL as on Postgres, D79): a lapsed claim is let
     expect([TaskState[stored.task.status!.state], stored.task.history.map((m) => m.messageId)]).toEqual(["INPUT_REQUIRED", ["start", "ok"]]);
   } finally {
     await store.close();
+  }
+});
+
+test("a dataDir whose parents are missing is made, as the README's ./data/tasks on a fresh checkout needs", async () => {
+  const nested = join(dataDir, "not", "yet", "tasks");
+  const store = await createPGliteTaskStore({ dataDir: nested });
+  try {
+    store.attach!(schemas);
+    expect(existsSync(nested)).toBe(true);
+  } finally {
+    await store.close?.();
   }
 });

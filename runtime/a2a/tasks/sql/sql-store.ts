@@ -21,6 +21,8 @@ import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
 import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
 import { MessageNotStoredError, type ConfigPage, type ForeignChange, type PushOutbox, type StoredTask, type TaskChange, type TaskOwner, type TaskPage, type TaskQuery, type TaskStore } from "../task-store.js";
@@ -129,6 +131,9 @@ export async function createPGliteTaskStore(options: PGliteTaskStoreOptions = {}
   let db = options.db;
   if (db === undefined) {
     const { PGlite } = await importPeer("@electric-sql/pglite", () => import("@electric-sql/pglite"));
+    // PGlite makes the folder itself but not its parents: `./data/tasks` on a fresh checkout failed
+    // with a bare ENOENT. A PGlite URL (`memory://`, `idb://`) is not a folder.
+    if (options.dataDir !== undefined && !options.dataDir.includes("://")) mkdirSync(dirname(resolve(options.dataDir)), { recursive: true });
     db = (await PGlite.create(options.dataDir === undefined ? {} : { dataDir: options.dataDir })) as unknown as PGliteLike;
   }
   return openSqlTaskStore(pgliteDriver(db, options.db === undefined), options);
