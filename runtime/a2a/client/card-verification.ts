@@ -120,7 +120,7 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
       }
       let found: readonly Jwk[];
       try {
-        found = await fetcher.keys(url.href);
+        found = await fetcher.keys(url.href, header.kid);
       } catch (err) {
         throw new Refusal("jwks-unavailable", err instanceof Error ? err.message : String(err));
       }

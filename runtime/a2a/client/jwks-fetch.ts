@@ -3,7 +3,8 @@
  * the card, a document from elsewhere, so it is fetched only through the SSRF
  * guard push notifications use (addresses inside the network refused unless
  * `allow` names them, checked again in the socket's own DNS lookup, no
- * redirects), within a time and size limit, and kept for `cacheMs`.
+ * redirects), within a time and size limit, and kept for `cacheMs` (64 at
+ * most, a kept one fetched again for a key it lacks at most every 30 s).
  */
 import { Agent, request } from "undici";
 import { createPushGuard } from "../tasks/push-guard.js";
@@ -26,9 +27,17 @@ export class JwksFetchError extends Error {
 }
 
 export interface JwksFetcher {
-  /** The keys of the JWKS at `url`. */
-  keys(url: string): Promise<readonly Jwk[]>;
+  /**
+   * The keys of the JWKS at `url`. With `kid`, a kept JWKS without that key is fetched again
+   * (a rotation), at most once per `missCooldownMs`.
+   */
+  keys(url: string, kid?: string): Promise<readonly Jwk[]>;
 }
+
+/** How many JWKS are kept: a card names its jku, so a hostile agent could name a new one per answer. */
+const maxKept = 64;
+/** The least time between two fetches of one JWKS for a key it lacked. */
+const missCooldownMs = 30_000;
 
 export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   const cacheMs = options.cacheMs ?? 300_000;
@@ -36,7 +45,8 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   const maxBytes = options.maxBytes ?? 65_536;
   const guard = createPushGuard(options.allow, "JWKS");
   let agent: Agent | undefined;
-  const cache = new Map<string, { readonly until: number; readonly keys: Promise<readonly Jwk[]> }>();
+  // `missedAt`: when it was last fetched again for a key it lacked.
+  const cache = new Map<string, { readonly until: number; readonly missedAt: number | undefined; readonly keys: Promise<readonly Jwk[]> }>();
 
   async function fetchKeys(url: string): Promise<readonly Jwk[]> {
     // Refused before any connection; a name is checked again at connect time.
@@ -77,14 +87,25 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   }
 
   return {
-    keys(url) {
+    async keys(url, kid) {
       const now = Date.now();
       const cached = cache.get(url);
-      if (cached !== undefined && cached.until > now) return cached.keys;
+      let missedAt: number | undefined;
+      if (cached !== undefined && cached.until > now) {
+        const kept = await cached.keys;
+        if (kid === undefined || kept.some((k) => k.kid === kid)) return kept;
+        if (cached.missedAt !== undefined && now - cached.missedAt < missCooldownMs) return kept;
+        missedAt = now;
+      }
+      for (const [kept, entry] of cache) if (entry.until <= now) cache.delete(kept);
+      cache.delete(url);
+      if (cache.size >= maxKept) cache.delete(cache.keys().next().value as string);
       const keys = fetchKeys(url);
-      cache.set(url, { until: now + cacheMs, keys });
+      cache.set(url, { until: now + cacheMs, missedAt, keys });
       // A failure is not kept: the next card tries again.
-      keys.catch(() => cache.delete(url));
+      keys.catch(() => {
+        if (cache.get(url)?.keys === keys) cache.delete(url);
+      });
       return keys;
     },
   };

@@ -1,0 +1,67 @@
+/**
+ * The JWKS a card's jku names, as the client keeps them (D101): a rotation's
+ * new key is found without waiting out the cache, a key never published does
+ * not make every card fetch again, and what is kept is bounded, since a card
+ * names its jku and a hostile agent could name a new one per answer.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
+import { createCardVerifier } from "protoc-gen-a2a/runtime/signing";
+import { createJwksFetcher } from "../../runtime/a2a/client/jwks-fetch.js";
+import { createCardSigner } from "../../runtime/a2a/card-signing.js";
+import { AgentCardSchema } from "../../generated/a2a_pb.js";
+
+const cardInit = { name: "A", description: "d", version: "1", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
+
+let server: Server;
+let base = "";
+const requests = new Map<string, number>();
+let published: JWK[] = [];
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    requests.set(req.url ?? "", (requests.get(req.url ?? "") ?? 0) + 1);
+    res.writeHead(200, { "content-type": "application/jwk-set+json" }).end(JSON.stringify({ keys: published }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+async function signedWith(kid: string) {
+  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+  const signer = await createCardSigner(AgentCardSchema, { keys: [{ privateKey: await exportJWK(privateKey), alg: "ES256", kid, jku: `${base}/jwks.json` }] }, () => undefined);
+  return { publicJwk: { ...(await exportJWK(publicKey)), kid, alg: "ES256" }, card: await signer.sign(cardInit as never) };
+}
+
+test("a key the kept JWKS lacks (the agent rotated) is looked up again at once; a key never published is not looked up again and again", async () => {
+  requests.clear();
+  const verifier = createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"] } });
+  const cardUrl = `${base}/.well-known/agent-card.json`;
+  const k1 = await signedWith("k1");
+  published = [k1.publicJwk];
+  await expect(verifier.verify(k1.card, cardUrl)).resolves.toMatchObject({ kid: "k1" });
+  const k2 = await signedWith("k2");
+  published = [k1.publicJwk, k2.publicJwk];
+  await expect(verifier.verify(k2.card, cardUrl)).resolves.toMatchObject({ kid: "k2" });
+  expect(requests.get("/jwks.json")).toBe(2);
+  // A kid nobody published: refused, and within the cooldown the JWKS is not fetched for it again.
+  const stray = await signedWith("stray");
+  for (let i = 0; i < 3; i++) await expect(verifier.verify(stray.card, cardUrl)).rejects.toThrow(/no trusted key has kid "stray"/);
+  expect(requests.get("/jwks.json")).toBe(2);
+});
+
+test("at most 64 JWKS are kept: the oldest goes first", async () => {
+  requests.clear();
+  published = [];
+  const fetcher = createJwksFetcher({ allow: ["127.0.0.1"] });
+  await fetcher.keys(`${base}/first.json`);
+  await fetcher.keys(`${base}/first.json`);
+  expect(requests.get("/first.json")).toBe(1);
+  for (let i = 0; i < 64; i++) await fetcher.keys(`${base}/other-${i}.json`);
+  await fetcher.keys(`${base}/first.json`);
+  expect(requests.get("/first.json")).toBe(2);
+});
