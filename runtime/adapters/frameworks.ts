@@ -59,7 +59,9 @@ export type ExpressMiddleware = (req: ExpressRequestLike, res: ServerResponse, n
  * value (a parsed object) is serialized again with JSON.stringify, which is
  * the same JSON value but not the same bytes (duplicate keys are already
  * merged, numbers past 2^53 already rounded: ProtoJSON sends 64-bit integers
- * as strings, so A2A messages are not affected). The core's limit is then
+ * as strings, so A2A messages are not affected; a number past double's range
+ * is already Infinity, sent on as null; and express.json() makes an empty
+ * body `{}`, which JSON-RPC answers -32600 rather than -32700). The core's limit is then
  * applied to those bytes, but the parser's own limit (express.json's 100 kB
  * by default) and its error page come first: mount the adapter before any
  * body parser, or scope parsers to the routes that need them, to get the
