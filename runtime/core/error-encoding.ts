@@ -85,34 +85,38 @@ export const grpcMessageLimit = 1024;
 export const grpcStatusDetailsLimit = 4096;
 
 /**
- * `grpc-status-details-bin` within `grpcStatusDetailsLimit` bytes. Past it,
- * the status is cut in steps that keep what a client branches on (code,
- * reason, domain): the message and each ErrorInfo metadata entry shortened,
- * then the error's own details dropped, then the metadata.
+ * What a gRPC status is sent as (D19): `grpc-message`, within
+ * `grpcMessageLimit` characters as grpc-js percent-encodes it, and
+ * `grpc-status-details-bin`, within `grpcStatusDetailsLimit` bytes, whose
+ * Status carries the same message (grpc-core clients that read rich errors,
+ * Python's `rpc_status.from_call`, refuse a status whose two differ). Past
+ * the limit, the Status is cut in steps that keep what a client branches on
+ * (code, reason, domain): each ErrorInfo metadata entry shortened, then the
+ * error's own details dropped, then the metadata.
  */
-export function grpcStatusDetails(err: RpcError): Uint8Array {
-  const full = toBinary(StatusSchema, grpcStatusOf(err));
-  if (full.length <= grpcStatusDetailsLimit) return full;
-  const message = cutUtf8(err.message, grpcMessageLimit);
+export function grpcStatusParts(err: RpcError): { readonly message: string; readonly details: Uint8Array } {
+  const message = grpcMessage(err.message);
+  const full = toBinary(StatusSchema, statusOf(err, message, err.metadata, err.details));
+  if (full.length <= grpcStatusDetailsLimit) return { message, details: full };
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(err.metadata)) metadata[cutUtf8(key, 128)] = cutUtf8(value, 256);
   const tries: [Readonly<Record<string, string>>, readonly ErrorDetail[]][] = [
     [metadata, err.details],
     [metadata, []],
-    [{}, []],
   ];
   for (const [md, own] of tries) {
     const bytes = toBinary(StatusSchema, statusOf(err, message, md, own));
-    if (bytes.length <= grpcStatusDetailsLimit) return bytes;
+    if (bytes.length <= grpcStatusDetailsLimit) return { message, details: bytes };
   }
-  return toBinary(StatusSchema, statusOf(err, cutUtf8(message, 256), {}, []));
+  // The message is at most 1 KiB as UTF-8 (encodeURI writes no byte as fewer characters), so this fits.
+  return { message, details: toBinary(StatusSchema, statusOf(err, message, {}, [])) };
 }
 
 /**
  * `grpc-message` within `grpcMessageLimit` characters as grpc-js sends it
  * (percent-encoded by encodeURI, which also refuses a lone surrogate).
  */
-export function grpcMessage(message: string): string {
+function grpcMessage(message: string): string {
   const text = message.replace(loneSurrogate, "\uFFFD");
   // encodeURI writes a UTF-16 unit as at most 9 characters (%XX%XX%XX; a pair as 12).
   if (text.length * 9 <= grpcMessageLimit || encodeURI(text).length <= grpcMessageLimit) return text;

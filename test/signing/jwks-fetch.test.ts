@@ -37,21 +37,32 @@ async function signedWith(kid: string) {
   return { publicJwk: { ...(await exportJWK(publicKey)), kid, alg: "ES256" }, card: await signer.sign(cardInit as never) };
 }
 
-test("a key the kept JWKS lacks (the agent rotated) is looked up again at once; a key never published is not looked up again and again", async () => {
+test("a key the kept JWKS lacks (the agent rotated) is looked up again once the cooldown has passed since it was fetched; calls that come meanwhile share one fetch", async () => {
   requests.clear();
-  const verifier = createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"] } });
   const cardUrl = `${base}/.well-known/agent-card.json`;
   const k1 = await signedWith("k1");
   published = [k1.publicJwk];
-  await expect(verifier.verify(k1.card, cardUrl)).resolves.toMatchObject({ kid: "k1" });
+  // No cooldown: the rotation is seen at once.
+  const eager = createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"], cooldownMs: 0 } });
+  await expect(eager.verify(k1.card, cardUrl)).resolves.toMatchObject({ kid: "k1" });
   const k2 = await signedWith("k2");
   published = [k1.publicJwk, k2.publicJwk];
-  await expect(verifier.verify(k2.card, cardUrl)).resolves.toMatchObject({ kid: "k2" });
+  const many = await Promise.all(Array.from({ length: 20 }, () => eager.verify(k2.card, cardUrl)));
+  expect(many.every((r) => r?.kid === "k2")).toBe(true);
   expect(requests.get("/jwks.json")).toBe(2);
-  // A kid nobody published: refused, and within the cooldown the JWKS is not fetched for it again.
+});
+
+test("with the default cooldown, a key never published does not make each card fetch the JWKS again, nor do twenty calls at once", async () => {
+  requests.clear();
+  const cardUrl = `${base}/.well-known/agent-card.json`;
+  const k1 = await signedWith("k1");
+  published = [k1.publicJwk];
+  const verifier = createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"] } });
   const stray = await signedWith("stray");
-  for (let i = 0; i < 3; i++) await expect(verifier.verify(stray.card, cardUrl)).rejects.toThrow(/no trusted key has kid "stray"/);
-  expect(requests.get("/jwks.json")).toBe(2);
+  const outcomes = await Promise.all(Array.from({ length: 20 }, () => verifier.verify(stray.card, cardUrl).then(() => "verified", (e: Error) => e.message)));
+  expect(outcomes.every((o) => o.includes('no trusted key has kid "stray"'))).toBe(true);
+  await expect(verifier.verify(stray.card, cardUrl)).rejects.toThrow(/no trusted key has kid "stray"/);
+  expect(requests.get("/jwks.json")).toBe(1);
 });
 
 test("at most 64 JWKS are kept: the oldest goes first", async () => {

@@ -4,7 +4,8 @@
  * guard push notifications use (addresses inside the network refused unless
  * `allow` names them, checked again in the socket's own DNS lookup, no
  * redirects), within a time and size limit, and kept for `cacheMs` (64 at
- * most, a kept one fetched again for a key it lacks at most every 30 s).
+ * most; a kept one is fetched again for a key it lacks once `cooldownMs` has
+ * passed since it was fetched, as jose's remote JWKS does).
  */
 import { Agent, request } from "undici";
 import { createPushGuard } from "../tasks/push-guard.js";
@@ -15,6 +16,11 @@ export interface JwksFetchOptions {
   readonly allow?: readonly string[];
   /** How long a fetched JWKS is used. Default 300,000 ms. */
   readonly cacheMs?: number;
+  /**
+   * A kept JWKS without the key a signature names (the agent rotated) is fetched again once this
+   * long has passed since it was fetched. Default 30,000 ms.
+   */
+  readonly cooldownMs?: number;
   /** How long a fetch may take. Default 5,000 ms. */
   readonly timeoutMs?: number;
   /** The largest JWKS read. Default 65,536 bytes. */
@@ -29,15 +35,13 @@ export class JwksFetchError extends Error {
 export interface JwksFetcher {
   /**
    * The keys of the JWKS at `url`. With `kid`, a kept JWKS without that key is fetched again
-   * (a rotation), at most once per `missCooldownMs`.
+   * (a rotation), at most once per `cooldownMs`.
    */
   keys(url: string, kid?: string): Promise<readonly Jwk[]>;
 }
 
 /** How many JWKS are kept: a card names its jku, so a hostile agent could name a new one per answer. */
 const maxKept = 64;
-/** The least time between two fetches of one JWKS for a key it lacked. */
-const missCooldownMs = 30_000;
 
 export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   const cacheMs = options.cacheMs ?? 300_000;
@@ -45,8 +49,27 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   const maxBytes = options.maxBytes ?? 65_536;
   const guard = createPushGuard(options.allow, "JWKS");
   let agent: Agent | undefined;
-  // `missedAt`: when it was last fetched again for a key it lacked.
-  const cache = new Map<string, { readonly until: number; readonly missedAt: number | undefined; readonly keys: Promise<readonly Jwk[]> }>();
+  const cooldownMs = options.cooldownMs ?? 30_000;
+  interface Kept {
+    readonly fetchedAt: number;
+    readonly until: number;
+    readonly keys: Promise<readonly Jwk[]>;
+  }
+  const cache = new Map<string, Kept>();
+
+  /** Fetches `url` and keeps it, at once, so calls that come meanwhile share the fetch. */
+  function fetchInto(url: string, now: number): Promise<readonly Jwk[]> {
+    for (const [kept, entry] of cache) if (entry.until <= now) cache.delete(kept);
+    cache.delete(url);
+    if (cache.size >= maxKept) cache.delete(cache.keys().next().value as string);
+    const keys = fetchKeys(url);
+    cache.set(url, { fetchedAt: now, until: now + cacheMs, keys });
+    // A failure is not kept: the next card tries again.
+    keys.catch(() => {
+      if (cache.get(url)?.keys === keys) cache.delete(url);
+    });
+    return keys;
+  }
 
   async function fetchKeys(url: string): Promise<readonly Jwk[]> {
     // Refused before any connection; a name is checked again at connect time.
@@ -87,26 +110,19 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   }
 
   return {
-    async keys(url, kid) {
+    keys(url, kid) {
       const now = Date.now();
       const cached = cache.get(url);
-      let missedAt: number | undefined;
-      if (cached !== undefined && cached.until > now) {
-        const kept = await cached.keys;
-        if (kid === undefined || kept.some((k) => k.kid === kid)) return kept;
-        if (cached.missedAt !== undefined && now - cached.missedAt < missCooldownMs) return kept;
-        missedAt = now;
-      }
-      for (const [kept, entry] of cache) if (entry.until <= now) cache.delete(kept);
-      cache.delete(url);
-      if (cache.size >= maxKept) cache.delete(cache.keys().next().value as string);
-      const keys = fetchKeys(url);
-      cache.set(url, { until: now + cacheMs, missedAt, keys });
-      // A failure is not kept: the next card tries again.
-      keys.catch(() => {
-        if (cache.get(url)?.keys === keys) cache.delete(url);
+      if (cached === undefined || cached.until <= now) return fetchInto(url, now);
+      if (kid === undefined) return cached.keys;
+      return cached.keys.then((kept) => {
+        if (kept.some((k) => k.kid === kid)) return kept;
+        // Another call may have fetched it again meanwhile: that one is used.
+        const current = cache.get(url);
+        if (current !== undefined && current !== cached) return current.keys;
+        const later = Date.now();
+        return later - cached.fetchedAt < cooldownMs ? kept : fetchInto(url, later);
       });
-      return keys;
     },
   };
 }

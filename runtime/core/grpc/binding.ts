@@ -11,7 +11,7 @@ import { Metadata, status, type MethodDefinition, type Server, type ServerUnaryC
 import { clientLeft, signalOnClose, type Abortable, type CallScope, type ScopeRequest } from "../call-scope.js";
 import { jsonProblemOf } from "../codec/json-representable.js";
 import { createDispatcher, isPromiseLike, type DispatchConfig, type Dispatcher, type MessageStream, type Started } from "../dispatch.js";
-import { grpcMessage, grpcStatusDetails, rpcCode } from "../error-encoding.js";
+import { grpcStatusParts, rpcCode } from "../error-encoding.js";
 import { RpcError } from "../errors.js";
 import { releaseIterator } from "../event-stream.js";
 import type { MethodSpec } from "../method-spec.js";
@@ -250,8 +250,9 @@ function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req:
   const failure = dispatch.failure(err, { binding: "GRPC", method: spec.name, requestId: req.header("x-request-id") ?? undefined }, scope);
   span?.end(failure);
   const metadata = new Metadata();
-  metadata.set("grpc-status-details-bin", Buffer.from(grpcStatusDetails(failure)));
-  return { code: rpcCode(failure.entry.grpcStatus) as status, details: grpcMessage(failure.message), metadata };
+  const sent = grpcStatusParts(failure);
+  metadata.set("grpc-status-details-bin", Buffer.from(sent.details));
+  return { code: rpcCode(failure.entry.grpcStatus) as status, details: sent.message, metadata };
 }
 
 /** Sends what the profile adds to the response (A2A: the extensions the handler activated) as initial metadata. */
