@@ -11,6 +11,7 @@ import type { Binding } from "../core/call-context.js";
 import { httpErrorBody } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
 import { httpErrors } from "../core/http/endpoint.js";
+import { canonicalJson } from "../core/jcs.js";
 import type { CoreRequest, CoreResponse } from "../core/transport.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
@@ -44,6 +45,19 @@ export function withInterfaces(card: JsonObject, mounted: readonly MountedInterf
       return { url: m.url, protocolBinding: m.binding, protocolVersion: m.protocolVersion ?? protocolVersion, ...(tenant === undefined ? {} : { tenant }) };
     }),
   };
+}
+
+/**
+ * `withInterfaces`, and without the `signatures` the card came with when that changed it: they
+ * covered the card as it was (D101), and over the card as served they would fail every verifier.
+ * `beside` (0.3's fields, D111) changes the card too.
+ */
+export function withServedInterfaces(card: JsonObject, mounted: readonly MountedInterface[], protocolVersion: string, beside: JsonObject = {}): JsonObject {
+  const rebuilt = withInterfaces(card, mounted, protocolVersion);
+  const changed = Object.keys(beside).length > 0 || canonicalJson(rebuilt.supportedInterfaces ?? []) !== canonicalJson(card.supportedInterfaces ?? []);
+  if (!changed || rebuilt.signatures === undefined) return rebuilt;
+  const { signatures: _given, ...unsigned } = rebuilt;
+  return unsigned;
 }
 
 /** The policy a card implies: its capabilities and its required extensions. */

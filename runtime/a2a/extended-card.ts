@@ -8,7 +8,7 @@
  */
 import { create, fromJson, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import type { MethodSpec } from "../core/method-spec.js";
-import { withInterfaces, type MountedInterface } from "./agent-card.js";
+import { withServedInterfaces, type MountedInterface } from "./agent-card.js";
 import type { CardSigner } from "./card-signing.js";
 
 type Method = (request: unknown, context: unknown) => unknown;
@@ -39,7 +39,7 @@ export function servedExtendedCardHandler<H extends object>(handler: H, methods:
   wrapped["getExtendedAgentCard"] = async (request, context) => {
     const card = toJson(schema, create(schema, (await asked(request, context)) as MessageInitShape<DescMessage>)) as JsonObject;
     const interfaces = serving.interfaces();
-    const served = interfaces === undefined ? card : withInterfaces(card, interfaces, "1.0");
+    const served = interfaces === undefined ? card : withServedInterfaces(card, interfaces, "1.0");
     return fromJson(schema, serving.signer === undefined ? served : await serving.signer.sign(served));
   };
   return wrapped as unknown as H;

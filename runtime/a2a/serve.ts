@@ -25,9 +25,8 @@ import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
 import type { Logger, OnError } from "../core/failures.js";
 import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
-import { agentCardPath, createAgentCardEndpoint, createStaticJsonEndpoint, policyOf, withInterfaces, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, createAgentCardEndpoint, createStaticJsonEndpoint, policyOf, withInterfaces, withServedInterfaces, type MountedInterface } from "./agent-card.js";
 import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOptions } from "./card-signing.js";
-import { canonicalJson } from "../core/jcs.js";
 import { servedExtendedCardHandler } from "./extended-card.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
@@ -348,14 +347,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones.
   if (v03) listening.push(...listening.map((m) => ({ ...m, protocolVersion: "0.3" })));
   mounted = listening;
-  const rebuilt = withInterfaces(config.card, mounted, "1.0");
   // D111: 0.3's own fields beside the 1.0 card (none is a 1.0 field), signed with it.
-  const beside = v03 ? v03CardFields(rebuilt, "jsonrpc") : {};
-  // Signatures the given card came with cover it as it was (D101): served over the card as rebuilt
-  // here (another agent's card, passed on by a bridge), they would fail every verifier.
-  const changed = Object.keys(beside).length > 0 || canonicalJson(rebuilt.supportedInterfaces ?? []) !== canonicalJson(config.card.supportedInterfaces ?? []);
-  const { signatures: _given, ...withoutSignatures } = rebuilt;
-  const unsigned = changed ? withoutSignatures : rebuilt;
+  const beside = v03 ? v03CardFields(withInterfaces(config.card, mounted, "1.0"), "jsonrpc") : {};
+  // Another agent's card passed on (a bridge) loses the signatures that covered it as it was (D101).
+  const unsigned = withServedInterfaces(config.card, mounted, "1.0", beside);
   // The card served is the form that was signed, so a verifier of these bytes computes what the signer did.
   let served: JsonObject = { ...unsigned, ...beside };
   if (signer !== undefined) {

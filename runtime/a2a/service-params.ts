@@ -25,6 +25,8 @@ export function majorMinorOfValue(value: string): string | undefined {
   if (!value.includes(",")) return majorMinor(value);
   let agreed: string | undefined;
   for (const entry of value.split(",")) {
+    // An empty list element is no version (RFC 9110 5.6.1: recipients ignore them).
+    if (entry.trim() === "") continue;
     const version = majorMinor(entry);
     if (version === undefined || (agreed !== undefined && version !== agreed)) return undefined;
     agreed = version;

@@ -9,6 +9,9 @@ const policy = { supported: ["1.0"] };
 test("the same version sent twice is that version; patch numbers never count", () => {
   expect(negotiateVersion("1.0, 1.0", null, policy)).toEqual({ ok: true, version: "1.0" });
   expect(negotiateVersion("1.0,1.0.1", null, policy)).toEqual({ ok: true, version: "1.0" });
+  // Empty list elements are ignored (RFC 9110 5.6.1).
+  expect(negotiateVersion("1.0,", null, policy)).toEqual({ ok: true, version: "1.0" });
+  expect(negotiateVersion("1.0, , 1.0", null, policy)).toEqual({ ok: true, version: "1.0" });
 });
 
 test("two different versions are refused, saying to send one", () => {

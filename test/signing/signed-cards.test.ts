@@ -242,3 +242,19 @@ test("a card given with another server's signatures (a bridge passing on its ups
     await passedOn.close();
   }
 });
+
+test("an extended card the handler returns with another server's signatures is served without them once its interfaces are this server's (D101)", async () => {
+  const passedOn = await serveA2AService({ getExtendedAgentCard: async () => server.card as never }, cardInit, { port: 0, grpcPort: false, authenticate: principalsAuthenticate });
+  try {
+    const client = await createA2AServiceClient(passedOn.cardUrl, { headers: auth, verifyCard: { policy: "verify-if-present", jwks: { allow: ["127.0.0.1"] } } });
+    try {
+      const extended = await client.getExtendedAgentCard({});
+      expect(extended.supportedInterfaces.map((i) => i.url)).toEqual([passedOn.jsonRpcUrl, passedOn.httpJsonUrl]);
+      expect(extended.signatures).toEqual([]);
+    } finally {
+      client.close();
+    }
+  } finally {
+    await passedOn.close();
+  }
+});

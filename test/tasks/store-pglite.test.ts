@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { MessageNotStoredError, createPGliteTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
@@ -65,13 +66,17 @@ test("claims on PGlite (the same SQL as on Postgres, D79): a lapsed claim is let
   }
 });
 
-test("a dataDir whose parents are missing is made, as the README's ./data/tasks on a fresh checkout needs", async () => {
-  const nested = join(dataDir, "not", "yet", "tasks");
-  const store = await createPGliteTaskStore({ dataDir: nested });
-  try {
-    store.attach!(schemas);
-    expect(existsSync(nested)).toBe(true);
-  } finally {
-    await store.close?.();
+test("a dataDir whose parents are missing is made, as the README's ./data/tasks on a fresh checkout needs; a file:// URL too", async () => {
+  for (const [given, folder] of [
+    [join(dataDir, "not", "yet", "tasks"), join(dataDir, "not", "yet", "tasks")],
+    [pathToFileURL(join(dataDir, "by", "url", "tasks")).href, join(dataDir, "by", "url", "tasks")],
+  ]) {
+    const store = await createPGliteTaskStore({ dataDir: given });
+    try {
+      store.attach!(schemas);
+      expect(existsSync(folder!)).toBe(true);
+    } finally {
+      await store.close?.();
+    }
   }
 });

@@ -22,6 +22,7 @@
 import { ScalarType, toJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence, hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import { isRequired as isRequiredField } from "./field-behavior.js";
+import { setOwn } from "./own-property.js";
 
 /** JSON the presence rules cannot read: a field of the wrong JSON type, nesting too deep. */
 export class PresenceJsonError extends Error {
@@ -61,9 +62,9 @@ function walkMessage(desc: DescMessage, json: JsonObject, path: string, depth: n
     if (omit.has(key)) continue;
     const field = desc.fields.find((f) => f.jsonName === key || f.name === key);
     if (field === undefined) {
-      // Defined, not assigned: `out["__proto__"] = v` would set out's prototype, and the key, left
+      // Set as an own property: `out["__proto__"] = v` would set out's prototype, and the key, left
       // out of the canonical form, could be added to a signed card unnoticed (D100).
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      setOwn(out, key, value);
       continue;
     }
     if (Object.hasOwn(out, field.jsonName)) throw new PresenceJsonError(`${path}.${field.jsonName} is given twice (as ${field.name} and ${field.jsonName})`);

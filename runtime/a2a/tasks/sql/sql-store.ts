@@ -23,6 +23,7 @@ import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/c
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
 import { MessageNotStoredError, type ConfigPage, type ForeignChange, type PushOutbox, type StoredTask, type TaskChange, type TaskOwner, type TaskPage, type TaskQuery, type TaskStore } from "../task-store.js";
@@ -132,8 +133,9 @@ export async function createPGliteTaskStore(options: PGliteTaskStoreOptions = {}
   if (db === undefined) {
     const { PGlite } = await importPeer("@electric-sql/pglite", () => import("@electric-sql/pglite"));
     // PGlite makes the folder itself but not its parents: `./data/tasks` on a fresh checkout failed
-    // with a bare ENOENT. A PGlite URL (`memory://`, `idb://`) is not a folder.
-    if (options.dataDir !== undefined && !options.dataDir.includes("://")) mkdirSync(dirname(resolve(options.dataDir)), { recursive: true });
+    // with a bare ENOENT. A `file://` URL is a folder; PGlite's other URLs (`memory://`, `idb://`) are not.
+    const folder = options.dataDir?.startsWith("file://") === true ? fileURLToPath(options.dataDir) : options.dataDir?.includes("://") === false ? options.dataDir : undefined;
+    if (folder !== undefined) mkdirSync(dirname(resolve(folder)), { recursive: true });
     db = (await PGlite.create(options.dataDir === undefined ? {} : { dataDir: options.dataDir })) as unknown as PGliteLike;
   }
   return openSqlTaskStore(pgliteDriver(db, options.db === undefined), options);
