@@ -84,9 +84,16 @@ export class SlotMap<V> {
   #values: (V | undefined)[] = [];
   #keys: (string | undefined)[] = [];
   #free: number[] = [];
+  /** Loops over the slots under way: the arrays are not swapped under them. */
+  #iterating = 0;
 
   get size(): number {
     return this.#index.size;
+  }
+
+  /** How many slots the arrays hold, filled or not: what a loop over the values walks. For tests and diagnostics. */
+  get capacity(): number {
+    return this.#values.length;
   }
 
   get(key: string): V | undefined {
@@ -113,16 +120,45 @@ export class SlotMap<V> {
     this.#values[slot] = undefined;
     this.#keys[slot] = undefined;
     this.#free.push(slot);
-    if (this.#index.size === 0 && this.#values.length > shrinkOver) this.clear();
+    if (this.#values.length > shrinkOver) {
+      if (this.#index.size === 0) this.clear();
+      // A quarter full, after a burst: one value that stays (a task waiting for input) kept every
+      // later loop (ListTasks) walking the burst's slots.
+      else if (this.#index.size * 4 < this.#values.length && this.#iterating === 0) this.#compact();
+    }
     return true;
+  }
+
+  /** The values moved to the first slots, in order; each halving of the load is paid once. */
+  #compact(): void {
+    const values: (V | undefined)[] = [];
+    const keys: (string | undefined)[] = [];
+    const oldValues = this.#values;
+    const oldKeys = this.#keys;
+    for (let i = 0; i < oldValues.length; i++) {
+      const value = oldValues[i];
+      if (value === undefined) continue;
+      const key = oldKeys[i] as string;
+      this.#index.set(key, values.length);
+      values.push(value);
+      keys.push(key);
+    }
+    this.#values = values;
+    this.#keys = keys;
+    this.#free = [];
   }
 
   /** The values, in slot order; as with SlotSet's iterator, one added meanwhile may not be met. */
   *values(): IterableIterator<V> {
     const values = this.#values;
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
-      if (value !== undefined) yield value;
+    this.#iterating++;
+    try {
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        if (value !== undefined) yield value;
+      }
+    } finally {
+      this.#iterating--;
     }
   }
 
@@ -130,9 +166,14 @@ export class SlotMap<V> {
   forEach(fn: (value: V, key: string) => void): void {
     const values = this.#values;
     const keys = this.#keys;
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
-      if (value !== undefined) fn(value, keys[i] as string);
+    this.#iterating++;
+    try {
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        if (value !== undefined) fn(value, keys[i] as string);
+      }
+    } finally {
+      this.#iterating--;
     }
   }
 

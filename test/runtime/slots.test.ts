@@ -102,6 +102,41 @@ describe("SlotMap", () => {
     expect(map.get("y")).toBeUndefined();
   });
 
+  test("a quarter full after a burst, it moves what is left to the first slots: one value that stays does not keep every loop walking the burst", () => {
+    const map = new SlotMap<number>();
+    for (let i = 0; i < 10_000; i++) map.set(`k${i}`, i);
+    for (let i = 0; i < 10_000; i++) if (i !== 5_000 && i !== 9_999) map.delete(`k${i}`);
+    expect(map.size).toBe(2);
+    expect(map.capacity).toBeLessThan(2_000);
+    expect([map.get("k5000"), map.get("k9999"), map.get("k0")]).toEqual([5_000, 9_999, undefined]);
+    const seen: [string, number][] = [];
+    map.forEach((value, key) => seen.push([key, value]));
+    expect(seen).toEqual([["k5000", 5_000], ["k9999", 9_999]]);
+    // And it goes on working: new keys, deletes, gets.
+    map.set("n", 1);
+    expect(map.delete("k5000")).toBe(true);
+    expect([...map.values()].sort()).toEqual([1, 9_999]);
+  });
+
+  test("no move while a loop is under way: values deleted during forEach or values() are not met", () => {
+    const map = new SlotMap<number>();
+    for (let i = 0; i < 4_000; i++) map.set(`k${i}`, i);
+    const met: number[] = [];
+    map.forEach((value) => {
+      met.push(value);
+      // The first value met deletes all others but the last: they must not be met after it.
+      if (value === 0) for (let i = 1; i < 3_999; i++) map.delete(`k${i}`);
+    });
+    expect(met).toEqual([0, 3_999]);
+    for (let i = 0; i < 4_000; i++) map.set(`v${i}`, i);
+    const viaValues: number[] = [];
+    for (const value of map.values()) {
+      viaValues.push(value);
+      if (value === 0 && viaValues.length === 1) for (let i = 1; i < 3_999; i++) map.delete(`v${i}`);
+    }
+    expect(viaValues.filter((v) => v > 0 && v < 3_999)).toEqual([]);
+  });
+
   test("holds numbers as well as objects", () => {
     const map = new SlotMap<object | number>();
     map.set("done", 0);
