@@ -375,7 +375,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     close: () => {
       // Health checkers stop routing here before the calls in flight finish.
       health?.setAll("NOT_SERVING");
-      return shutDown(http, grpc, config.handler, drainMs);
+      const done = shutDown(http, grpc, config.handler, drainMs);
+      // The server takes no new call now: a Watch, told NOT_SERVING, ends instead of holding the drain.
+      health?.endWatches();
+      return done;
     },
   };
 }

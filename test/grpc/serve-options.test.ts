@@ -253,15 +253,19 @@ test("close() turns health to NOT_SERVING for a watcher before the server drains
     notify();
   });
   stream.on("error", () => undefined);
+  const watchEnded = new Promise<number>((resolve) => stream.on("status", (status: grpc.StatusObject) => resolve(status.code)));
   const next = (n: number) => new Promise<void>((resolve) => (statuses.length >= n ? resolve() : (notify = () => statuses.length >= n && resolve())));
   await next(1);
   const started = Date.now();
   const closing = (closed = server.close());
   await next(2);
   expect(statuses).toEqual(["SERVING", "NOT_SERVING"]);
+  // The Watch, told NOT_SERVING, is ended by the server (OK), not cut at the drain's end (CANCELLED):
+  // a Watch never ends by itself, and held every close() for its whole drain.
+  expect(await watchEnded).toBe(grpc.status.OK);
   await closing;
   client.close();
-  // The drain (300 ms) ran its course, as the watch and the SendMessage were in flight; then the
+  // The drain (300 ms) ran its course, as the SendMessage was in flight; then the
   // task handler, closed, answered the call with its task as it was (still WORKING), not a cut...
   expect(Date.now() - started).toBeGreaterThanOrEqual(250);
   const answer = await inFlight;

@@ -86,6 +86,12 @@ export interface HealthHandle {
   setStatus(service: string, status: ServingStatus): void;
   /** Sets "" and every service given at creation, e.g. "NOT_SERVING" while draining. */
   setAll(status: ServingStatus): void;
+  /**
+   * Ends every Watch stream open now, each after the status it was last sent: a Watch never ends
+   * by itself, so a shutdown's drain would wait for it to its end (serveA2AService's close() calls
+   * this once the server takes no new calls).
+   */
+  endWatches(): void;
 }
 
 /** grpc-js's options that take a number (its ChannelOptions); the few others take a string. */

@@ -75,6 +75,12 @@ export function listenGrpc(server: Server, options: ListenOptions = {}): Promise
   return new Promise((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
 }
 
+/** The members of a Watch call (a grpc-js server stream) the handle uses. */
+interface WatchCall {
+  end(): void;
+  once(event: "cancelled" | "finish", listener: () => void): unknown;
+}
+
 interface HealthModule {
   HealthImplementation: new (statusMap?: Record<string, ServingStatus>) => {
     setStatus(service: string, status: ServingStatus): void;
@@ -88,10 +94,28 @@ export function addHealthService(server: Pick<Server, "addService">, options: He
   const names = ["", ...(options.services ?? [])];
   const initial = options.status ?? "SERVING";
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, initial])));
-  health.addToServer(server);
+  // The package keeps its Watch calls to itself: they are seen here, on their way in, to be ended.
+  const watching = new Set<{ end(): void }>();
+  health.addToServer({
+    addService(definition, implementation) {
+      const watch = implementation.watch as ((call: WatchCall) => void) | undefined;
+      const watched = (call: WatchCall) => {
+        watching.add(call);
+        const leave = () => watching.delete(call);
+        call.once("cancelled", leave);
+        call.once("finish", leave);
+        watch?.(call);
+      };
+      server.addService(definition, watch === undefined ? implementation : { ...implementation, watch: watched });
+    },
+  });
   return {
     setStatus: (service, status) => health.setStatus(service, status),
     setAll: (status) => names.forEach((n) => health.setStatus(n, status)),
+    endWatches() {
+      for (const call of [...watching]) call.end();
+      watching.clear();
+    },
   };
 }
 
