@@ -280,8 +280,10 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
         else first = encoder.event(r.value);
       } catch (err) {
         // The handler is let go at once, as failed: the binding answers (and reports) the
-        // failure after this, and one reported after a plain abort would read as the client's.
+        // failure after this, and one reported after a plain abort would read as the client's;
+        // its span too, which the release would otherwise end as the client leaving.
         framing.abort(true);
+        span?.failing();
         releaseIterator(iterator);
         throw err;
       }

@@ -121,13 +121,18 @@ export class CallTracer {
    * Starts the span of one call, child of the active span or of the
    * request's `traceparent`. `extra` are the binding's own attributes.
    */
-  start(binding: Binding, spec: MethodSpec, carrier: TraceCarrier, extra?: TraceAttributes): CallSpan {
+  start(binding: Binding, spec: MethodSpec, carrier: TraceCarrier, extra?: TraceAttributes): CallSpan | undefined {
     const api = this.#api;
     const method = this.#method(binding, spec);
-    const active = api.context.active();
-    const parent = api.trace.getSpan(active) === undefined ? api.propagation.extract(active, carrier, carrierGetter) : active;
-    const span = this.#tracer.startSpan(method.name, { kind: api.SpanKind.SERVER, attributes: extra === undefined ? method.attributes : { ...method.attributes, ...extra } }, parent);
-    return new CallSpan(api, span, api.trace.setSpan(parent, span), binding, spec, this.#profile);
+    try {
+      const active = api.context.active();
+      const parent = api.trace.getSpan(active) === undefined ? api.propagation.extract(active, carrier, carrierGetter) : active;
+      const span = this.#tracer.startSpan(method.name, { kind: api.SpanKind.SERVER, attributes: extra === undefined ? method.attributes : { ...method.attributes, ...extra } }, parent);
+      return new CallSpan(api, span, api.trace.setSpan(parent, span), binding, spec, this.#profile);
+    } catch {
+      // A sampler, propagator or processor that throws: the call runs untraced, never fails for it.
+      return undefined;
+    }
   }
 
   #method(binding: Binding, spec: MethodSpec): { readonly name: string; readonly attributes: TraceAttributes } {
@@ -147,11 +152,18 @@ export class CallTracer {
   }
 }
 
-/** One call's span: what the binding tells it, and the context the handler runs in. */
+/**
+ * One call's span: what the binding tells it, and the context the handler
+ * runs in. What it does to the span never throws: a span processor or
+ * profile that throws costs the span's data, never the call (an escaped
+ * throw in a gRPC answer's callback ended the process).
+ */
 export class CallSpan {
   #ended = false;
   #failed = false;
   #responded = false;
+  /** The call failed and its binding ends the span with the failure: a release meanwhile is no cancel. */
+  #failing = false;
 
   constructor(
     private readonly api: TracingApi,
@@ -170,20 +182,38 @@ export class CallSpan {
 
   /** A message of the call (the request, a result, an event): the profile's attributes of it. */
   message(message: unknown, role: "request" | "response"): void {
-    if (this.#ended || !this.span.isRecording()) return;
+    if (this.#ended) return;
     // A stream's first event says what the call is about (its task); the rest would only repeat it.
     if (role === "response") {
       if (this.#responded) return;
       this.#responded = true;
     }
-    const attributes = this.profile?.message?.(this.spec, message, role);
-    if (attributes !== undefined) this.span.setAttributes(attributes);
+    try {
+      if (!this.span.isRecording()) return;
+      const attributes = this.profile?.message?.(this.spec, message, role);
+      if (attributes !== undefined) this.span.setAttributes(attributes);
+    } catch {
+      // Tracing never fails a call (see the class).
+    }
   }
 
   /** The call failed with `err` (what the client is answered): status, code attributes, the profile's. */
   fail(err: RpcError): void {
     if (this.#ended || this.#failed) return;
     this.#failed = true;
+    try {
+      this.#record(err);
+    } catch {
+      // Tracing never fails a call (see the class).
+    }
+  }
+
+  /** The call failed and its binding will end the span with that failure: a release of its stream meanwhile is not the client leaving. */
+  failing(): void {
+    this.#failing = true;
+  }
+
+  #record(err: RpcError): void {
     const span = this.span;
     const status = err.entry.grpcStatus;
     if (this.binding === "GRPC") span.setAttribute("rpc.grpc.status_code", rpcCode(status));
@@ -206,20 +236,32 @@ export class CallSpan {
   end(failed?: RpcError): void {
     if (this.#ended) return;
     if (failed !== undefined) this.fail(failed);
-    if (!this.#failed) {
-      if (this.binding === "GRPC") this.span.setAttribute("rpc.grpc.status_code", 0);
-      else if (this.binding === "HTTP+JSON") this.span.setAttribute("http.response.status_code", 200);
-    }
     this.#ended = true;
-    this.span.end();
+    try {
+      if (!this.#failed) {
+        if (this.binding === "GRPC") this.span.setAttribute("rpc.grpc.status_code", 0);
+        else if (this.binding === "HTTP+JSON") this.span.setAttribute("http.response.status_code", 200);
+      }
+      this.span.end();
+    } catch {
+      // Tracing never fails a call (see the class).
+    }
   }
 
-  /** Ends the span of a stream the client left (or whose deadline passed) before it ended: CANCELLED, not an error of the server's. */
-  cancelled(): void {
-    if (this.#ended) return;
-    if (!this.#failed && this.binding === "GRPC") {
+  /**
+   * Ends the span of a call the client left before its answer: CANCELLED, not an error of the
+   * server's; or, when its deadline passed, DEADLINE_EXCEEDED, which OTel counts as one (D35).
+   */
+  cancelled(code: "CANCELLED" | "DEADLINE_EXCEEDED" = "CANCELLED"): void {
+    if (this.#ended || this.#failing) return;
+    if (!this.#failed) {
       this.#failed = true;
-      this.span.setAttribute("rpc.grpc.status_code", rpcCode("CANCELLED"));
+      try {
+        if (this.binding === "GRPC") this.span.setAttribute("rpc.grpc.status_code", rpcCode(code));
+        if (serverFailures.has(code)) this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: "the deadline passed" });
+      } catch {
+        // Tracing never fails a call (see the class).
+      }
     }
     this.end();
   }

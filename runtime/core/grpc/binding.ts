@@ -42,13 +42,14 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
             }
             const req = new GrpcRequest(call);
             const span = tracer.start("GRPC", spec, req);
-            span.run(() => unary(dispatch, spec, call, callback, req, span));
+            if (span === undefined) unary(dispatch, spec, call, callback, req, undefined);
+            else span.run(() => unary(dispatch, spec, call, callback, req, span));
           }
         : (call: ServerWritableStream<Message, Message>) => {
             const stream = new ServerStream(call, new GrpcRequest(call), dispatch);
-            const tracer = dispatch.tracer;
-            if (tracer === undefined) stream.start(spec);
-            else stream.traced(spec, tracer.start("GRPC", spec, stream.req));
+            const span = dispatch.tracer?.start("GRPC", spec, stream.req);
+            if (span === undefined) stream.start(spec);
+            else stream.traced(spec, span);
           };
   }
   server.addService(withCodecFailures(config.definition, config.methods, dispatch), implementation);
@@ -242,6 +243,23 @@ class GrpcRequest implements ScopeRequest {
   }
 }
 
+/** Whether the call's deadline has passed: grpc-js answers DEADLINE_EXCEEDED itself then, without always marking the call cancelled. */
+function pastDeadline(call: { getDeadline(): Date | number }): boolean {
+  const deadline = call.getDeadline();
+  const ms = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(ms) && Date.now() >= ms;
+}
+
+/** Whether the call was over before its answer: the client cancelled it, or its deadline passed. */
+function abandoned(call: { readonly cancelled: boolean; getDeadline(): Date | number }): boolean {
+  return call.cancelled || pastDeadline(call);
+}
+
+/** Why an abandoned call ended. */
+function leftWith(call: { getDeadline(): Date | number }): "CANCELLED" | "DEADLINE_EXCEEDED" {
+  return pastDeadline(call) ? "DEADLINE_EXCEEDED" : "CANCELLED";
+}
+
 /**
  * A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in
  * `grpc-status-details-bin` (D19). A traced call's span ends with it.
@@ -274,7 +292,10 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
   // Answered either way: the call is let go (D114) before grpc-js has it.
   const fail = (err: unknown) => {
     req.release();
-    callback(serviceError(err, dispatch, spec, req, scope, span));
+    // The client left or its deadline passed first: the span says so, not the handler's failure that followed.
+    const over = abandoned(call);
+    if (over) span?.cancelled(leftWith(call));
+    callback(serviceError(err, dispatch, spec, req, scope, over ? undefined : span));
   };
   let result: unknown;
   try {
@@ -299,6 +320,12 @@ function unary(dispatch: Dispatcher, spec: MethodSpec, call: ServerUnaryCall<Mes
       return;
     }
     span.message(value, "response");
+    if (abandoned(call)) {
+      // Answered after the client left or its deadline passed: nobody receives it.
+      span.cancelled(leftWith(call));
+      callback(null, value as Message);
+      return;
+    }
     // grpc-js serializes in the callback: a response that cannot be encoded is INTERNAL (see withCodecFailures).
     const encoded = encodeFailures.count;
     callback(null, value as Message);
@@ -413,11 +440,13 @@ class ServerStream implements Abortable {
     // Ends the handler's iterator and lets go of the call (abort).
     this.abort();
     if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#scope, this.#span));
-    else this.#span?.cancelled();
+    else this.#span?.cancelled(leftWith(this.call));
   }
 
   /** Ends the handler's iterator: the client left, the deadline passed, or the stream failed. */
   abort(): void {
+    // Before the iterator's release, which would end the span as a plain cancel.
+    if (this.call.cancelled) this.#span?.cancelled(leftWith(this.call));
     releaseIterator(this.#messages?.iterator);
     // The call is over: a task it started runs on without grpc-js's call (D114).
     this.req.release();

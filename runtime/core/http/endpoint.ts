@@ -98,7 +98,9 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   /** The answer to a call's failure: an unexpected one is reported with its method (dispatch.failure). */
   function callFailure(err: unknown, call: FailedCall, mediaType: string, headers: Readonly<Record<string, string>> | undefined, span: CallSpan | undefined): CoreResponse {
     const failure = dispatch.failure(err, failureInfo(call.spec, call.req), call.scope);
-    span?.end(failure);
+    // A client that left makes its call fail (its signal aborted): that is its leaving, not a failure of the server's.
+    if (call.scope.aborted) span?.cancelled();
+    else span?.end(failure);
     return failureResponse(failure, mediaType, headers);
   }
 
@@ -262,6 +264,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       const tracer = dispatch.tracer;
       if (tracer === undefined) return serve(req, target, match.values, query, mediaType, undefined);
       const span = tracer.start("HTTP+JSON", target.spec, req, { "http.request.method": req.method, "http.route": `${basePath}${target.rule.path}` });
+      if (span === undefined) return serve(req, target, match.values, query, mediaType, undefined);
       return span.run(() => serve(req, target, match.values, query, mediaType, span));
     },
   };

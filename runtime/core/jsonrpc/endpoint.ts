@@ -71,7 +71,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
    */
   const callFailure = (id: JsonRpcId, method: string, err: unknown, scope: CallScope, span?: CallSpan) => {
     const failure = dispatch.failure(err, { binding: "JSONRPC", method, requestId: id === null ? undefined : String(id) }, scope);
-    span?.end(failure);
+    // A client that left makes its call fail (its signal aborted): that is its leaving, not a failure of the server's.
+    if (scope.aborted) span?.cancelled();
+    else span?.end(failure);
     return { jsonrpc: "2.0", id, error: jsonRpcErrorObject(failure) };
   };
   const body = (status: number, value: unknown, headers?: Readonly<Record<string, string>>): CoreResponse => ({
@@ -127,7 +129,8 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
   function startSpan(call: Call, req: ScopeRequestLike): CallSpan | undefined {
     const tracer = dispatch.tracer;
     if (tracer === undefined) return undefined;
-    return tracer.start("JSONRPC", call.spec, req, call.id === undefined || call.id === null ? undefined : { "rpc.jsonrpc.request_id": String(call.id) });
+    // OTel's JSON-RPC conventions: a null id is "", a notification (no id) has none.
+    return tracer.start("JSONRPC", call.spec, req, call.id === undefined ? undefined : { "rpc.jsonrpc.request_id": call.id === null ? "" : String(call.id) });
   }
 
   /** A unary call, in its span's context when traced. */
