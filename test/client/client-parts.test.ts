@@ -119,6 +119,36 @@ describe("HTTP+JSON request encoding (A2A's rules)", () => {
   });
 });
 
+describe("HTTP+JSON request encoding of a rule whose body is one field", () => {
+  // `body` names the field by its local name, which a json_name (or an escaped name) makes differ from its JSON one.
+  const rule = (body: string) => ({
+    method: "post",
+    httpMethod: "POST" as const,
+    path: "/v1/notes/{id}",
+    body,
+    responseBody: "",
+    additional: false,
+    pathParams: [{ variable: "id", field: ["id"] }],
+    query: [],
+    derived: false,
+  });
+  const jsonNames = (field: readonly string[]) => field.map((local) => (local === "inner" ? "innerThing" : local));
+  const encoder = (body: string) => createRequestEncoder("Post", [rule(body)], jsonNames);
+
+  test("a body field left out by ProtoJSON (unset, or a string, number or list at its default) is sent as no body: the server reads the field as not set", () => {
+    expect(encoder("note").encode({ id: "x" })).toMatchObject({ path: "/v1/notes/x", body: undefined });
+    expect(encoder("lines").encode({ id: "x" })).toMatchObject({ body: undefined });
+    expect(encoder("inner").encode({ id: "x" })).toMatchObject({ body: undefined });
+    // Set, even empty, a message is sent as it is.
+    expect(encoder("inner").encode({ id: "x", innerThing: {} })).toMatchObject({ body: {} });
+    expect(encoder("note").encode({ id: "x", note: "hi" })).toMatchObject({ body: "hi" });
+  });
+
+  test("a body field with a json_name is found by it", () => {
+    expect(encoder("inner").encode({ id: "x", innerThing: { n: 1 } })).toMatchObject({ path: "/v1/notes/x", body: { n: 1 } });
+  });
+});
+
 describe("HTTP+JSON request encoding (a service's literals and patterns)", () => {
   const library = (method: keyof typeof LibraryServiceMethods) => {
     const spec = LibraryServiceMethods[method];

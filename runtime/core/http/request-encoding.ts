@@ -49,6 +49,8 @@ export interface RequestEncoder {
 
 interface PreparedRule {
   readonly rule: HttpRuleSpec;
+  /** The JSON name of the field `body` names ("" or "*" as the rule has them). */
+  readonly body: string;
   readonly template: PathTemplate;
   /** JSON names from the request down to each variable's field, in variable order. */
   readonly variables: readonly (readonly string[])[];
@@ -80,7 +82,9 @@ export function createRequestEncoder(
       const template = parsePathTemplate(rule.path);
       const fieldOf = new Map(rule.pathParams.map((p) => [p.variable, p.field]));
       const fields = template.variables.map((v) => fieldOf.get(v.fieldPath.join(".")) ?? v.fieldPath);
-      return { rule, template, variables: fields.map(jsonNames), zeros: fields.map(zeroOf), query: new Set(rule.query) };
+      // `body` names a field by its local name; the request's JSON has its JSON name (a json_name option, an escaped name).
+      const body = rule.body === "" || rule.body === "*" ? rule.body : (jsonNames([rule.body])[0] ?? rule.body);
+      return { rule, body, template, variables: fields.map(jsonNames), zeros: fields.map(zeroOf), query: new Set(rule.query) };
     });
   if (prepared.length === 0) throw new Error(`${methodName} has no HTTP rule a client can call`);
 
@@ -120,13 +124,15 @@ export function createRequestEncoder(
       if (p.rule.body === "*") body = json;
       else {
         for (const [key, value] of Object.entries(json)) {
-          if (p.rule.body !== "" && key === p.rule.body) {
+          if (p.body !== "" && key === p.body) {
             body = value;
             continue;
           }
           addQuery(query, key, value, bound, p.query, methodName);
         }
-        if (p.rule.body !== "" && body === undefined) body = {};
+        // A body field ProtoJSON left out (unset, or a scalar or list at its default) is sent as no
+        // body, which the server reads as the field not set: `{}` made an unset message an empty one,
+        // and a string, number or list field's request could not be sent at all.
       }
       const search = query.toString();
       return { rule: p.rule, method: p.rule.httpMethod, path: pathOf(p.template, values, literals) + (search === "" ? "" : `?${search}`), body };
