@@ -404,7 +404,10 @@ async function shutDown(http: HttpServer, grpc: GrpcServer | undefined, handler:
   if (handlerClosed !== undefined) await settlesWithin(Promise.all([handlerClosed, transports]), answerGraceMs);
   http.closeAllConnections();
   grpc?.forceShutdown();
-  await transports;
+  // A connection that never sent HTTP/2's preface (a TCP probe, a stalled client) is left open by
+  // node's http2, and so by grpc-js's forceShutdown, until its peer closes it: close() does not wait
+  // for it, or it would never resolve.
+  await settlesWithin(transports, answerGraceMs);
   await handlerClosed;
 }
 

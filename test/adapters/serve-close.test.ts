@@ -4,6 +4,7 @@
  * that close() does, a failure included (the failure is close()'s to
  * reject with, after the cut). A handler with no close() is not waited for.
  */
+import { connect } from "node:net";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { deferred, taskCard, within, type Deferred } from "../support/task-clients.js";
@@ -55,4 +56,17 @@ test("a handler with no close(): the connections are cut right after the drain, 
   await within("close()", served.close(), 5000);
   expect(performance.now() - started).toBeLessThan(900);
   expect(await within("the open call to end", call, 5000)).toMatch(/^cut: /);
+});
+
+test("a TCP connection to the gRPC port that never sends HTTP/2's preface (a probe, a stalled client) does not hold close() for ever", async () => {
+  const served = await serveA2AService(hanging(), taskCard, { port: 0, grpcPort: 0, host: "127.0.0.1", drainMs: 100 });
+  const [host, port] = served.grpcAddress!.split(":");
+  const probe = connect(Number(port), host);
+  await new Promise<void>((resolve) => probe.once("connect", () => resolve()));
+  try {
+    // node's http2 leaves such a socket open on close, and grpc-js's forceShutdown with it.
+    await within("close() to resolve", served.close());
+  } finally {
+    probe.destroy();
+  }
 });
