@@ -19,7 +19,34 @@ import { parseStoreUrl } from "../runtime/a2a/tasks/store-url.js";
  * What `--store <url>` puts in the agent (D73): the URL, as the default of
  * its A2A_STORE, and the driver its engine needs as a dependency.
  */
-export function storeChoice(url: string): { readonly url: string; readonly name: string; readonly driver: string | undefined; readonly ignore?: string } {
+export function storeChoice(url: string): StoreChoice {
+  // The engine first: it refuses a URL that is not a store's with init's message.
+  const engine = engineChoice(url);
+  const testUrl = testStoreUrl(url);
+  return { ...engine, testUrl, testInMemory: testUrl !== url, commentUrl: url.replaceAll("*/", "*\\/") };
+}
+
+export interface StoreChoice {
+  readonly url: string;
+  readonly name: string;
+  readonly driver: string | undefined;
+  readonly ignore?: string;
+  /**
+   * The store the repo's test serves the agent on: PGlite in memory for a PGlite agent, whose data
+   * folder a second process (the test, while `npm start` runs) would open too and overwrite.
+   */
+  readonly testUrl: string;
+  /** Whether the test's store is not the agent's. */
+  readonly testInMemory: boolean;
+  /** `url` as it may stand in a comment (a `*\/` in it would end the comment). */
+  readonly commentUrl: string;
+}
+
+function testStoreUrl(url: string): string {
+  return parseStoreUrl(url).engine === "pglite" ? "pglite:" : url;
+}
+
+function engineChoice(url: string): Omit<StoreChoice, "testUrl" | "testInMemory" | "commentUrl"> {
   let parsed;
   try {
     parsed = parseStoreUrl(url);
@@ -78,9 +105,12 @@ function isPackageName(name: string): boolean {
 /** `--package-spec` as package.json takes it: a path on disk becomes `file:<absolute path>`. */
 export function dependencySpec(spec: string | undefined, cwd: string, manifest: PackageManifest): string {
   if (spec === undefined) return `^${manifest.version}`;
-  const looksLikePath = spec.startsWith(".") || isAbsolute(spec) || spec.endsWith(".tgz") || spec.endsWith(".tar.gz");
-  if (looksLikePath && !spec.startsWith("file:")) {
-    const path = resolve(cwd, spec);
+  // A `file:` spec is a path too: relative to where init runs (npm would read it relative to the new
+  // repo), and it must exist (npm links a missing folder without a word).
+  const given = spec.startsWith("file:") ? spec.slice("file:".length) : spec;
+  const looksLikePath = given !== spec || given.startsWith(".") || isAbsolute(given) || given.endsWith(".tgz") || given.endsWith(".tar.gz");
+  if (looksLikePath) {
+    const path = resolve(cwd, given);
     if (!existsSync(path)) throw new UsageError(`protoc-gen-a2a init: --package-spec ${spec}: no such file or folder (${path})`);
     return `file:${path}`;
   }

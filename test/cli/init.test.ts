@@ -68,6 +68,9 @@ test("--no-grpc: no gRPC in the agent, its test, the plugin's options or the dep
   expect(pkg.name).toBe("@me/json-agent");
   expect(pkg.dependencies["protoc-gen-a2a"]).toBe(`file:${tarball}`);
   expect(pkg.dependencies["@grpc/grpc-js"]).toBeUndefined();
+  // A relative file: spec is made absolute: npm would read it relative to the new repo.
+  expect((await init("file-relative", "--package-spec", "file:./pkg.tgz")).stderr).toBe("");
+  expect((JSON.parse(read("file-relative", "package.json")) as { dependencies: Record<string, string> }).dependencies["protoc-gen-a2a"]).toBe(`file:${tarball}`);
   expect(read("json-only", "buf.gen.yaml")).toContain("opt: [target=ts, import_extension=js, grpc=false]\n");
   expect(read("json-only", "src/main.ts")).toContain("grpcPort: false,");
   expect(read("json-only", "test/agent.test.ts")).not.toMatch(/grpc(?!Port: false)/i);
@@ -95,6 +98,20 @@ test("--store <url>: the URL is the agent's default store, and its engine's driv
   }
   expect(read("on-pglite", ".gitignore")).toBe("node_modules/\ndist/\nsrc/gen/\ndata/\n");
   expect(read("on-postgres", ".gitignore")).toBe("node_modules/\ndist/\nsrc/gen/\n");
+  // The test of a PGlite agent keeps its tasks in memory: the data folder is the running agent's,
+  // which a second process would open and overwrite. Postgres is shared by design.
+  expect(read("on-pglite", "test/agent.test.ts")).toContain('serveA2AService(createAgent("pglite:"), card,');
+  expect(read("on-postgres", "test/agent.test.ts")).toContain("serveA2AService(createAgent(), card,");
+});
+
+test("a store URL with */ in it does not end the comment it is quoted in", async () => {
+  const url = "postgres://a2a@127.0.0.1:5432/agents?application_name=a*/b";
+  expect((await init("comment-url", "--store", url)).stderr).toBe("");
+  const agent = read("comment-url", "src/agent.ts");
+  expect(agent).toContain("application_name=a*\\/b");
+  expect(agent).toContain(`export const storeUrl = process.env.A2A_STORE ?? ${JSON.stringify(url)};`);
+  // The raw URL is only in the string literal.
+  expect(agent.split("a*/b")).toHaveLength(2);
 });
 
 test("refusals name what to fix and write nothing", async () => {
@@ -121,5 +138,8 @@ test("refusals name what to fix and write nothing", async () => {
   expect([named.status, named.stderr]).toEqual([2, 'protoc-gen-a2a init: --name "Bad Name/../X" is not an npm package name (lower case letters, digits, - . _ ~, optionally @scope/, at most 214 characters)\n']);
   const spec = await init("spec", "--package-spec", "./no-such.tgz");
   expect([spec.status, spec.stderr]).toEqual([2, `protoc-gen-a2a init: --package-spec ./no-such.tgz: no such file or folder (${join(scratch.dir, "no-such.tgz")})\n`]);
-  for (const dir of ["none", "old", "store", "named", "spec"]) expect(existsSync(join(scratch.dir, dir))).toBe(false);
+  // A file: spec is checked the same way (npm links a missing folder without a word).
+  const fileSpec = await init("file-spec", "--package-spec", "file:/no/such/folder");
+  expect([fileSpec.status, fileSpec.stderr]).toEqual([2, "protoc-gen-a2a init: --package-spec file:/no/such/folder: no such file or folder (/no/such/folder)\n"]);
+  for (const dir of ["none", "old", "store", "named", "spec", "file-spec"]) expect(existsSync(join(scratch.dir, dir))).toBe(false);
 });
