@@ -12,6 +12,7 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
+import { keepAnswersWhole } from "../adapters/closing.js";
 import { createNodeListener } from "../adapters/node-http.js";
 import type { Binding } from "../core/call-context.js";
 import { defaultBodyLimit } from "../core/defaults.js";
@@ -292,6 +293,8 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
       report: (err, url) => routeOf(url.split("?")[0] ?? "/")?.core.report?.(err, url),
     }),
   );
+  // close() lets an answer being sent reach its client whole (it cut one still in the socket's buffer).
+  keepAnswersWhole(http);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port ?? 8080, host, () => resolve());

@@ -3,7 +3,8 @@
  * began (D115): node keeps an idle keep-alive connection open for its
  * keep-alive timeout, which holds close() open.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 
 /**
  * Whether the server `req` came to stopped listening: its close() began. An answer written then
@@ -31,4 +32,38 @@ export function endAnswer(res: ServerResponse, body?: string): void {
   if (socket === null) return;
   if (res.writableFinished) socket.destroySoon();
   else res.once("finish", () => socket.destroySoon());
+}
+
+/**
+ * Makes `server`'s closeIdleConnections (which its close() calls first, since node 19) let an
+ * answer already ended but still being sent finish: node counts a connection idle once its answer
+ * is ended, not once it is out, and destroyed it with the rest of the answer unsent (a 10 MB answer
+ * to a slow reader was cut at 4 MB, under a 200 with its Content-Length). Such a connection ends
+ * once its bytes are out instead (destroySoon); every other idle one is destroyed as before. The
+ * caller's own cut (closeAllConnections) still bounds how long that takes.
+ */
+export function keepAnswersWhole(server: Server): void {
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const closeIdle = server.closeIdleConnections;
+  server.closeIdleConnections = function (this: Server) {
+    // For this call only, `destroy` on a socket still sending ends it once its bytes are out (as
+    // destroySoon does; destroySoon itself would keep this very override for its 'finish').
+    const sending = [...sockets].filter((socket) => socket.writableLength > 0 && !socket.destroyed);
+    for (const socket of sending) {
+      socket.destroy = function (this: Socket) {
+        this.once("finish", () => this.destroy());
+        this.end();
+        return this;
+      };
+    }
+    try {
+      closeIdle.call(this);
+    } finally {
+      for (const socket of sending) delete (socket as { destroy?: unknown }).destroy;
+    }
+  };
 }

@@ -308,3 +308,36 @@ test("a large answer written after close() began reaches a slow reader whole bef
     agent.destroy();
   }
 }, 30_000);
+
+test("a large answer already ended but still being sent when close() begins reaches its slow reader whole", async () => {
+  const big = "x".repeat(8_000_000);
+  const { served, gate, running, agent } = await gatedServer(async function* () {
+    yield { artifact: { artifactId: "big", parts: [{ content: { case: "text", value: big } }] } };
+  });
+  try {
+    const headers = deferred();
+    let resume: () => void = () => undefined;
+    const answered = callJsonRpc<string>(served.jsonRpcUrl as string, agent, "SendMessage", (res, resolve) => {
+      const want = Number(res.headers["content-length"]);
+      let got = 0;
+      // A reader slower than loopback: it reads once close() has begun.
+      res.pause();
+      resume = () => res.resume();
+      res.on("data", (c: Buffer) => (got += c.length));
+      res.on("end", () => resolve(`status ${res.statusCode} got ${got} of ${want}`));
+      res.on("aborted", () => resolve(`aborted after ${got} of ${want}`));
+      res.on("error", (err) => resolve(`error ${err.message} after ${got} of ${want}`));
+      headers.resolve();
+    }).catch((err: Error) => `error ${err.message}`);
+    await within("the executor to run", running.promise);
+    gate.resolve();
+    // The answer is ended (its headers are here); most of its 8 MB waits in the server's socket.
+    await within("the answer's headers", headers.promise);
+    const closing = served.close();
+    resume();
+    expect(await within("the answer", answered, 10_000)).toMatch(/^status 200 got (\d+) of \1$/);
+    await within("close()", closing, 10_000);
+  } finally {
+    agent.destroy();
+  }
+}, 30_000);
