@@ -46,6 +46,18 @@ export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: Serv
 }
 
 /**
+ * Calls `gone` if the client leaves while `res` waits behind an earlier answer on its connection
+ * (pipelining): node emits no 'close' on a response that has no socket yet, so a stream queued so
+ * was never let go (its heartbeat and drain watch kept its request for good).
+ */
+function whileQueued(res: ServerResponse, gone: () => void): void {
+  if (res.socket !== null) return;
+  const socket = res.req.socket;
+  socket.once("close", gone);
+  res.once("socket", () => socket.off("close", gone));
+}
+
+/**
  * The CoreRequest of a node:http request. Headers and the abort signal are
  * made on first use: most unary calls read neither, and each costs an
  * allocation or a listener per request.
@@ -105,10 +117,12 @@ class NodeCoreRequest implements CoreRequest {
     if (res.closed) {
       if (!res.writableFinished) target.abort(clientLeft());
     } else {
-      // on, not once: close fires once, and once() wraps every listener in two more objects.
-      res.on("close", () => {
+      const left = () => {
         if (!res.writableFinished) target.abort(clientLeft());
-      });
+      };
+      // on, not once: close fires once, and once() wraps every listener in two more objects.
+      res.on("close", left);
+      whileQueued(res, left);
     }
   }
 
@@ -220,6 +234,7 @@ class SseWriter {
     const events = this.#events;
     if (events.heartbeatMs > 0) this.#heartbeat = addHeartbeat(events.heartbeatMs, res);
     res.on("close", this.#onClose);
+    whileQueued(res, this.#onClose);
     try {
       res.writeHead(200, headers);
       res.flushHeaders();
@@ -288,6 +303,16 @@ class SseWriter {
    */
   #awaitDrain(): void {
     const res = this.#res;
+    if (res.socket === null) {
+      // Queued behind an earlier answer on its connection (pipelining): nothing of it goes out
+      // before its turn, so no stall can be told yet; the watch starts when the socket is its.
+      res.once("socket", () => {
+        if (this.#closed) return;
+        if (res.writableNeedDrain) this.#awaitDrain();
+        else this.#pull();
+      });
+      return;
+    }
     const heartbeat = this.#events.heartbeatMs;
     const period = heartbeat > 0 ? heartbeat : 15_000;
     let buffered = res.writableLength;

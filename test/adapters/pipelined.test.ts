@@ -1,0 +1,108 @@
+/**
+ * HTTP/1.1 pipelining on the node:http adapter: a response waits behind the
+ * one before it on its connection, with no socket of its own until its turn.
+ * A stream queued so is let go when its client leaves (node emits no 'close'
+ * on such a response), and is not cut as stalled for the time it waits.
+ */
+import { jest } from "@jest/globals";
+import { createServer, type Server } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
+import { createNodeListener } from "protoc-gen-a2a/runtime";
+import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
+import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
+import { StreamResponseSchema, TaskState } from "../../generated/a2a_pb.js";
+import { create } from "@bufbuild/protobuf";
+import { deferred, within, type Deferred } from "../support/task-clients.js";
+
+jest.setTimeout(30_000);
+
+let first: Deferred<void> = deferred();
+let firstEntered: Deferred<void> = deferred();
+let streamReleased: Deferred<void> = deferred();
+const handler: A2AServiceHandler = {
+  // The first call of a connection, held by the test.
+  async getTask(request) {
+    if (request.id === "held") {
+      firstEntered.resolve();
+      await first.promise;
+    }
+    return { id: request.id, contextId: "c", status: { state: TaskState.WORKING } };
+  },
+  async *subscribeToTask(request, context) {
+    yield create(StreamResponseSchema, { payload: { case: "task", value: { id: request.id, contextId: "c", status: { state: TaskState.WORKING } } } });
+    if (request.id === "long") {
+      // More than the response buffers while it has no socket: the writer waits for a drain.
+      const text = "x".repeat(1024);
+      for (let i = 0; i < 64; i++) {
+        yield create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: request.id, contextId: "c", status: { state: TaskState.WORKING, message: { messageId: `m${i}`, parts: [{ content: { case: "text", value: text } }] } } } } });
+      }
+      return;
+    }
+    if (request.id !== "open") return;
+    // Open until its client leaves: its signal then aborts (D14).
+    await new Promise<void>((resolve) => context.signal.addEventListener("abort", () => resolve(), { once: true }));
+    streamReleased.resolve();
+  },
+};
+
+function serve(heartbeatMs: number): Promise<{ server: Server; port: number }> {
+  const server = createServer(createNodeListener(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs })));
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port })));
+}
+
+function post(method: string, id: string): string {
+  const body = JSON.stringify({ jsonrpc: "2.0", id, method, params: { id } });
+  return `POST /a2a HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+function open(port: number): Promise<{ socket: Socket; text: () => string; ended: Promise<void> }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => resolve({ socket, text: () => text, ended }));
+    let text = "";
+    socket.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    const ended = new Promise<void>((done) => socket.once("close", () => done()));
+  });
+}
+
+beforeEach(() => {
+  first = deferred();
+  firstEntered = deferred();
+  streamReleased = deferred();
+});
+
+test("a stream queued behind a pipelined call is let go when its client leaves", async () => {
+  const { server, port } = await serve(50);
+  try {
+    const client = await open(port);
+    client.socket.write(post("GetTask", "held") + post("SubscribeToTask", "open"));
+    await within("the first call to reach the handler", firstEntered.promise);
+    // The stream's handler has run (it is pulled before its answer is its connection's turn).
+    client.socket.destroy();
+    await within("the queued stream to be let go", streamReleased.promise, 5_000);
+  } finally {
+    first.resolve();
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a stream queued behind a slow pipelined call is not cut as stalled while it waits its turn", async () => {
+  const { server, port } = await serve(50);
+  try {
+    const client = await open(port);
+    client.socket.write(post("GetTask", "held") + post("SubscribeToTask", "long") + post("GetTask", "third"));
+    await within("the first call to reach the handler", firstEntered.promise);
+    // Longer than four heartbeat periods, the stall watch's limit: only the queue holds the stream.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    first.resolve();
+    const all = () => client.text().includes('"id":"held"') && client.text().includes('"id":"third"') && client.text().includes('"messageId":"m63"');
+    await within("all three answers", new Promise<void>((resolve) => {
+      const check = () => (all() ? resolve() : setTimeout(check, 10));
+      check();
+    }), 5_000);
+    client.socket.destroy();
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
