@@ -151,6 +151,9 @@ async function serve(core: Endpoint, req: IncomingMessage, res: ServerResponse, 
   }
   try {
     const closing = serverClosing(req);
+    // A body the answer never read (a 404, 405 or 415 before it) is drained up to the same bound as a
+    // refused one: node's own dump read all of it, gigabytes from a client that kept sending.
+    if (request.refusedAt === undefined && !req.complete && req.readableFlowing === null) drainRefused(req, 0);
     if (response.kind === "empty") {
       res.writeHead(response.status, closing ? { ...response.headers, connection: "close" } : response.headers);
       if (together) endTogether(res, undefined, core);

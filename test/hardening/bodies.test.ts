@@ -172,6 +172,32 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
     expect({ status: reply.status, reset: reply.reset }).toEqual({ status: 413, reset: false });
   });
 
+  test.each([
+    ["an unknown path (404)", "POST /nowhere"],
+    ["a wrong method (405)", "PUT /a2a/jsonrpc"],
+  ])("a body the answer never read, %s, is drained only up to the bound, then the client is cut (D32)", async (_, start) => {
+    const socket = connect(port(), "127.0.0.1");
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    let answer = "";
+    socket.on("data", (c: Buffer) => (answer += c.toString("latin1")));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.on("error", () => undefined);
+    socket.write(`${start} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000000\r\n\r\n`);
+    // Send as fast as the server takes it, up to 256 MiB: node's own dump would take it all.
+    const chunk = Buffer.alloc(1 << 20, 0x20);
+    let sent = 0;
+    let open = true;
+    void closed.then(() => (open = false));
+    while (open && sent < 256 << 20) {
+      if (!socket.write(chunk)) await new Promise<void>((resolve) => socket.once("drain", () => resolve()).once("close", () => resolve()));
+      sent += chunk.length;
+    }
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 40[45] /);
+    // The bound is 16 MiB; what the kernel buffers on both sides comes on top of it.
+    expect(sent).toBeLessThan(128 << 20);
+  }, 30_000);
+
   test("the connection stays usable after a drained 413", async () => {
     const small = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "nope" } });
     const head =
