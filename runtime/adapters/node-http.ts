@@ -46,6 +46,20 @@ export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: Serv
 }
 
 /**
+ * A request target in absolute form (`POST http://host/a2a/jsonrpc`, which RFC 9112 3.2.2 says a
+ * server must accept) as the path and query the cores route by; any other form as it is.
+ */
+function originForm(target: string): string {
+  if (target.charCodeAt(0) === 47 /* "/" */ || !/^https?:\/\//i.test(target)) return target;
+  try {
+    const url = new URL(target);
+    return url.pathname + url.search;
+  } catch {
+    return target;
+  }
+}
+
+/**
  * Calls `gone` if the client leaves while `res` waits behind an earlier answer on its connection
  * (pipelining): node emits no 'close' on a response that has no socket yet, so a stream queued so
  * was never let go (its heartbeat and drain watch kept its request for good).
@@ -83,7 +97,7 @@ class NodeCoreRequest implements CoreRequest {
     this.#parsed = req.headers;
     this.#raw = req.rawHeaders;
     this.method = req.method ?? "GET";
-    this.url = options?.url ?? req.url ?? "/";
+    this.url = originForm(options?.url ?? req.url ?? "/");
   }
 
   get headers(): Headers {

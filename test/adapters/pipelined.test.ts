@@ -1,14 +1,17 @@
 /**
- * HTTP/1.1 pipelining on the node:http adapter: a response waits behind the
- * one before it on its connection, with no socket of its own until its turn.
- * A stream queued so is let go when its client leaves (node emits no 'close'
- * on such a response), and is not cut as stalled for the time it waits.
+ * HTTP/1.1 on the node:http adapter, over raw sockets. Pipelining: a
+ * response waits behind the one before it on its connection, with no socket
+ * of its own until its turn; a stream queued so is let go when its client
+ * leaves (node emits no 'close' on such a response), and is not cut as
+ * stalled for the time it waits. A request target in absolute form is
+ * served as its path (RFC 9112 3.2.2).
  */
 import { jest } from "@jest/globals";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { createNodeListener } from "protoc-gen-a2a/runtime";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
+import { createA2AServiceHttpJsonEndpoint } from "../../generated/a2a_http.js";
 import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
 import { StreamResponseSchema, TaskState } from "../../generated/a2a_pb.js";
 import { create } from "@bufbuild/protobuf";
@@ -100,6 +103,25 @@ test("a stream queued behind a slow pipelined call is not cut as stalled while i
       const check = () => (all() ? resolve() : setTimeout(check, 10));
       check();
     }), 5_000);
+    client.socket.destroy();
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a request target in absolute form (GET http://host/tasks/x) is served as its path, as RFC 9112 3.2.2 says a server must", async () => {
+  const server = createServer(createNodeListener(createA2AServiceHttpJsonEndpoint(handler)));
+  const port = await new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+  try {
+    const client = await open(port);
+    client.socket.write(`GET http://127.0.0.1:${port}/tasks/abs?historyLength=1 HTTP/1.1\r\nhost: x\r\na2a-version: 1.0\r\n\r\n`);
+    await within("the answer", new Promise<void>((resolve) => {
+      const check = () => (client.text().includes("\r\n\r\n{") ? resolve() : setTimeout(check, 5));
+      check();
+    }));
+    expect(client.text()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(client.text()).toContain('{"id":"abs"');
     client.socket.destroy();
   } finally {
     server.closeAllConnections();
