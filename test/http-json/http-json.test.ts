@@ -566,6 +566,17 @@ describe("routing through the real A2A routes (D6, D8)", () => {
     expect(r.json).toEqual(aip193(400, "INVALID_ARGUMENT", `the value of "${field}" is not valid percent-encoded UTF-8`));
     expect(calls).toEqual([]);
   });
+
+  test.each([
+    ["a bad escape", "/tasks?contextId=%ZZ"],
+    ["bytes that are not UTF-8", "/tasks?contextId=%FF"],
+    ["a lone %", "/tasks?contextId=50%"],
+  ])("the query by the path's rule (D8): %s -> 400, not a value the client never sent", async (_, path) => {
+    const r = await request("GET", path);
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(aip193(400, "INVALID_ARGUMENT", "the query is not valid percent-encoded UTF-8"));
+    expect(calls).toEqual([]);
+  });
 });
 
 // ---------------------------------------------------------------- transcoding (D7)

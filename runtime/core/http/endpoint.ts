@@ -260,6 +260,11 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
         case "bad_path":
           return Promise.resolve(errorResponse(new RpcError(errors.InvalidParams, match.reason), mediaType));
       }
+      // The query by the path's rule (D8): URLSearchParams reads a bad escape (%ZZ) as itself and
+      // bytes that are not UTF-8 (%FF) as U+FFFD, so the call ran with values the client never sent.
+      if (q >= 0 && req.url.includes("%", q) && !validPercentEncoding(req.url.slice(q + 1))) {
+        return Promise.resolve(errorResponse(new RpcError(errors.InvalidParams, "the query is not valid percent-encoded UTF-8"), mediaType));
+      }
       const target = match.route.target;
       const tracer = dispatch.tracer;
       if (tracer === undefined) return serve(req, target, match.values, query, mediaType, undefined);
@@ -332,4 +337,14 @@ function negotiate(accept: string | null, sent: string | null, fallback: string)
   }
   if (sent !== null && isJsonMediaType(sent)) return (sent.split(";")[0] ?? "").trim().toLowerCase();
   return fallback;
+}
+
+/** Whether every `%` starts an escape and the escapes decode as UTF-8 (decodeURIComponent refuses both). */
+function validPercentEncoding(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
