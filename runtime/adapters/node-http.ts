@@ -4,6 +4,7 @@
  * events, sends heartbeats, and turns a client disconnect into an abort.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
 import { failUnanswered } from "./answer-failure.js";
@@ -47,28 +48,49 @@ export function serveNodeRequest(core: Endpoint, req: IncomingMessage, res: Serv
 
 /**
  * A request target in absolute form (`POST http://host/a2a/jsonrpc`, which RFC 9112 3.2.2 says a
- * server must accept) as the path and query the cores route by; any other form as it is.
+ * server must accept) as the path and query the cores route by, byte for byte as sent (no URL
+ * parsing: it would resolve dot segments and backslashes the origin form keeps, D8); any other form
+ * as it is.
  */
 function originForm(target: string): string {
-  if (target.charCodeAt(0) === 47 /* "/" */ || !/^https?:\/\//i.test(target)) return target;
-  try {
-    const url = new URL(target);
-    return url.pathname + url.search;
-  } catch {
-    return target;
-  }
+  if (target.charCodeAt(0) === 47 /* "/" */) return target;
+  const scheme = /^https?:\/\//i.exec(target);
+  if (scheme === null) return target;
+  const rest = target.slice(scheme[0].length);
+  const at = rest.search(/[/?]/);
+  if (at < 0) return "/";
+  return rest[at] === "?" ? `/${rest.slice(at)}` : rest.slice(at);
 }
+
+/** Per connection, what waits for its close while its response waits its turn (see whileQueued). */
+const queuedOn = new WeakMap<Socket, Set<() => void>>();
 
 /**
  * Calls `gone` if the client leaves while `res` waits behind an earlier answer on its connection
  * (pipelining): node emits no 'close' on a response that has no socket yet, so a stream queued so
- * was never let go (its heartbeat and drain watch kept its request for good).
+ * was never let go (its heartbeat and drain watch kept its request for good). One 'close' listener
+ * per connection, however deep its pipeline; a connection already gone calls `gone` at once.
  */
 function whileQueued(res: ServerResponse, gone: () => void): void {
   if (res.socket !== null) return;
   const socket = res.req.socket;
-  socket.once("close", gone);
-  res.once("socket", () => socket.off("close", gone));
+  if (socket.destroyed) {
+    gone();
+    return;
+  }
+  let waiting = queuedOn.get(socket);
+  if (waiting === undefined) {
+    const all = new Set<() => void>();
+    waiting = all;
+    queuedOn.set(socket, all);
+    socket.once("close", () => {
+      queuedOn.delete(socket);
+      for (const call of all) call();
+    });
+  }
+  waiting.add(gone);
+  const own = waiting;
+  res.once("socket", () => own.delete(gone));
 }
 
 /**
@@ -267,7 +289,7 @@ class SseWriter {
     }
     // Gone before the first event was written: release the handler as a later disconnect would.
     if (res.closed && !res.writableFinished) this.#clientLeft();
-    else this.#pull();
+    else if (!this.#closed) this.#pull();
   }
 
   // Failures of a source or a write end the response, as answerFailure would;

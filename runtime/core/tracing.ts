@@ -213,6 +213,11 @@ export class CallSpan {
     this.#failing = true;
   }
 
+  /** The handler's stream was released (TracedIterator.return): the client left, unless the call failed first and its binding ends the span. */
+  released(): void {
+    if (!this.#failing) this.cancelled();
+  }
+
   #record(err: RpcError): void {
     const span = this.span;
     const status = err.entry.grpcStatus;
@@ -253,7 +258,7 @@ export class CallSpan {
    * server's; or, when its deadline passed, DEADLINE_EXCEEDED, which OTel counts as one (D35).
    */
   cancelled(code: "CANCELLED" | "DEADLINE_EXCEEDED" = "CANCELLED"): void {
-    if (this.#ended || this.#failing) return;
+    if (this.#ended) return;
     if (!this.#failed) {
       this.#failed = true;
       try {
@@ -311,7 +316,7 @@ class TracedIterator<T> implements AsyncIterator<T> {
 
   return(value?: unknown): Promise<IteratorResult<T>> {
     // The client left, the deadline passed, or the binding released the stream after an error it framed (then already failed).
-    this.span.cancelled();
+    this.span.released();
     const ret = this.inner.return;
     return ret === undefined ? Promise.resolve({ done: true, value: value as T }) : this.span.run(() => ret.call(this.inner, value));
   }

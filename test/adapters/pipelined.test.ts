@@ -19,15 +19,29 @@ import { deferred, within, type Deferred } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
 
+/** Resolves when `signal` aborts, or at once if it has. */
+const abortOf = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+
 let first: Deferred<void> = deferred();
 let firstEntered: Deferred<void> = deferred();
 let streamReleased: Deferred<void> = deferred();
+let late: Deferred<void> = deferred();
+let lateEntered: Deferred<void> = deferred();
+let deepWaiting = 0;
 const handler: A2AServiceHandler = {
   // The first call of a connection, held by the test.
-  async getTask(request) {
+  async getTask(request, context) {
     if (request.id === "held") {
       firstEntered.resolve();
       await first.promise;
+    }
+    if (request.id === "late") {
+      // Asks for its signal only once the test says so: after its client left.
+      lateEntered.resolve();
+      await late.promise;
+      await abortOf(context.signal);
+      streamReleased.resolve();
     }
     return { id: request.id, contextId: "c", status: { state: TaskState.WORKING } };
   },
@@ -41,9 +55,10 @@ const handler: A2AServiceHandler = {
       }
       return;
     }
-    if (request.id !== "open") return;
+    if (request.id !== "open" && !request.id.startsWith("deep")) return;
+    if (request.id.startsWith("deep")) deepWaiting++;
     // Open until its client leaves: its signal then aborts (D14).
-    await new Promise<void>((resolve) => context.signal.addEventListener("abort", () => resolve(), { once: true }));
+    await abortOf(context.signal);
     streamReleased.resolve();
   },
 };
@@ -71,6 +86,9 @@ beforeEach(() => {
   first = deferred();
   firstEntered = deferred();
   streamReleased = deferred();
+  late = deferred();
+  lateEntered = deferred();
+  deepWaiting = 0;
 });
 
 test("a stream queued behind a pipelined call is let go when its client leaves", async () => {
@@ -82,6 +100,48 @@ test("a stream queued behind a pipelined call is let go when its client leaves",
     // The stream's handler has run (it is pulled before its answer is its connection's turn).
     client.socket.destroy();
     await within("the queued stream to be let go", streamReleased.promise, 5_000);
+  } finally {
+    first.resolve();
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a queued call that asks for its signal only after its client left is let go too", async () => {
+  const { server, port } = await serve(50);
+  const serverClosed = deferred();
+  server.on("connection", (socket: Socket) => socket.once("close", () => serverClosed.resolve()));
+  try {
+    const client = await open(port);
+    client.socket.write(post("GetTask", "held") + post("GetTask", "late"));
+    await within("the calls to reach the handler", Promise.all([firstEntered.promise, lateEntered.promise]));
+    client.socket.destroy();
+    // The server has seen the connection close before the queued call first asks.
+    await within("the server to see the connection close", serverClosed.promise);
+    late.resolve();
+    await within("the queued call's signal to abort", streamReleased.promise, 5_000);
+  } finally {
+    first.resolve();
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a dozen streams queued on one connection add one 'close' listener to its socket, not one each", async () => {
+  const { server, port } = await serve(0);
+  let serverSocket: Socket | undefined;
+  server.on("connection", (socket: Socket) => (serverSocket = socket));
+  try {
+    const client = await open(port);
+    client.socket.write(post("GetTask", "held") + Array.from({ length: 12 }, (_, i) => post("SubscribeToTask", `deep${i}`)).join(""));
+    await within("the first call to reach the handler", firstEntered.promise);
+    await within("the dozen streams to wait", new Promise<void>((resolve) => {
+      const check = () => (deepWaiting === 12 ? resolve() : setTimeout(check, 5));
+      check();
+    }));
+    // node's own listeners, and at most one of ours: MaxListeners (10) warned at eleven.
+    expect(serverSocket!.listenerCount("close")).toBeLessThan(5);
+    client.socket.destroy();
   } finally {
     first.resolve();
     server.closeAllConnections();
@@ -123,6 +183,11 @@ test("a request target in absolute form (GET http://host/tasks/x) is served as i
     expect(client.text()).toMatch(/^HTTP\/1\.1 200 /);
     expect(client.text()).toContain('{"id":"abs"');
     client.socket.destroy();
+    // Byte for byte as the origin form: no dot segments resolved (D8), as URL parsing would.
+    const dots = await open(port);
+    dots.socket.write(`GET http://127.0.0.1:${port}/admin/../tasks/abs HTTP/1.1\r\nhost: x\r\na2a-version: 1.0\r\nconnection: close\r\n\r\n`);
+    await dots.ended;
+    expect(dots.text()).toMatch(/^HTTP\/1\.1 404 /);
   } finally {
     server.closeAllConnections();
     server.close();

@@ -248,13 +248,23 @@ describe("an agent repo with every binding", () => {
 });
 
 describe("an agent repo without gRPC, on PGlite (--store pglite:./data)", () => {
-  test("installs without @grpc/grpc-js, with PGlite, and its npm test type-checks and calls JSON-RPC and HTTP+JSON, its tasks kept in ./data", async () => {
+  test("installs without @grpc/grpc-js, with PGlite, and its npm test type-checks and calls JSON-RPC and HTTP+JSON on an in-memory PGlite; the agent keeps its tasks in ./data", async () => {
     expect(existsSync(join(jsonOnlyDir, "node_modules/@grpc/grpc-js"))).toBe(false);
     expect(existsSync(join(jsonOnlyDir, "node_modules/@electric-sql/pglite"))).toBe(true);
     const out = await npm(jsonOnlyDir, "test");
     expect(out).toMatch(/^# pass 4$/m);
     expect(out).toContain("- HTTP+JSON: SendMessage answers with a completed task\n");
     expect(out).toMatch(/^# fail 0$/m);
+    // The test does not open the agent's data folder (a running agent's, which it would overwrite, D73)...
+    expect(existsSync(join(jsonOnlyDir, "data"))).toBe(false);
+    // ...the agent does.
+    const serveOnce = [
+      'const { card, createAgent } = await import("./dist/src/agent.js");',
+      'const { serveA2AService } = await import("./dist/src/gen/a2a_server.js");',
+      "const server = await serveA2AService(createAgent(), card, { port: 0, grpcPort: false });",
+      "await server.close();",
+    ].join("\n");
+    await run(process.execPath, ["--input-type=module", "-e", serveOnce], { cwd: jsonOnlyDir, env });
     expect(existsSync(join(jsonOnlyDir, "data", "PG_VERSION"))).toBe(true);
     expect(readFileSync(join(jsonOnlyDir, ".gitignore"), "utf8")).toContain("data/\n");
     // With every .d.ts checked too (skipLibCheck off): the types of protoc-gen-a2a's entries reach no grpc-js.

@@ -17,7 +17,7 @@ import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { StreamResponseSchema, TaskSchema, TaskState } from "../../generated/a2a_pb.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
-import { deferred } from "../support/task-clients.js";
+import { deferred, within } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
 
@@ -74,8 +74,13 @@ const handler: A2AServiceHandler = {
     }
     return task(request.id);
   },
-  async *subscribeToTask(request) {
+  async *subscribeToTask(request, context) {
     if (request.id === "missing") throw new TaskNotFoundError(`no task ${request.id}`);
+    if (request.id === "waits") {
+      // Slow to its first event, and honouring its signal: the client leaving makes it fail.
+      entered.resolve();
+      await new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(context.signal.reason), { once: true }));
+    }
     yield create(StreamResponseSchema, { payload: { case: "task", value: task(request.id) } });
   },
 };
@@ -128,6 +133,20 @@ describe.each(["JSONRPC", "HTTP+JSON", "GRPC"] as const)("%s", (binding) => {
     if (binding === "JSONRPC") expect(span.attributes["rpc.jsonrpc.error_code"]).toBe(-32001);
   });
 
+  test("a stream whose client leaves before its first event ends its span (as the client's leaving)", async () => {
+    entered = deferred();
+    const controller = new AbortController();
+    const reading = (async () => {
+      for await (const event of clients[binding]!.subscribeToTask({ id: "waits" }, { signal: controller.signal })) void event;
+    })().catch((e: unknown) => e);
+    await entered.promise;
+    const ended = processor.next(methodSpan(binding, "SubscribeToTask", "waits"));
+    controller.abort();
+    await reading;
+    const span = await within("the span to end", ended);
+    expect(span.status.code).not.toBe(api.SpanStatusCode.ERROR);
+  });
+
   test("a client that leaves a unary call whose handler honours its signal is no server failure (not ERROR, not Internal)", async () => {
     entered = deferred();
     const client = clients[binding]!;
@@ -150,6 +169,9 @@ test("gRPC unary: a deadline that passes while the handler runs ends its span DE
   const failed = clients.GRPC!.getTask({ id: "gated" }, { timeoutMs: 100 }).catch((e: unknown) => e);
   await entered.promise;
   expect(await failed).toMatchObject({ name: expect.stringMatching(/Deadline/) });
+  // The server's deadline runs from when the call arrived, a little after the client's: the answer
+  // comes past both (a client that cancels at its own deadline, before the server's, is CANCELLED).
+  await new Promise((resolve) => setTimeout(resolve, 50));
   const ended = processor.next(methodSpan("GRPC", "GetTask", "gated"));
   release.resolve();
   const span = await ended;
