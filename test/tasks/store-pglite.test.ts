@@ -5,7 +5,8 @@
  * restart test reads with a fresh instance what the one before wrote.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -80,3 +81,24 @@ test("a dataDir whose parents are missing is made, as the README's ./data/tasks 
     }
   }
 });
+
+test("a PGlite folder is one process's: a second store on it is refused while the first is open, and a lock whose process is gone is taken over", async () => {
+  const folder = join(dataDir, "locked");
+  const first = await createPGliteTaskStore({ dataDir: folder });
+  try {
+    await expect(createPGliteTaskStore({ dataDir: folder })).rejects.toThrow(
+      `the PGlite data folder ${folder} is open in another store of this process: PGlite is one process's database, and a second would write over the first's tasks.`,
+    );
+  } finally {
+    await first.close?.();
+  }
+  // Closed: the folder is free again.
+  const again = await createPGliteTaskStore({ dataDir: folder });
+  await again.close?.();
+  // A lock left by a process that is gone (a crash): taken over.
+  const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString();
+  writeFileSync(join(folder, "a2a-store.lock"), gone);
+  const after = await createPGliteTaskStore({ dataDir: folder });
+  await after.close?.();
+  expect(existsSync(join(folder, "a2a-store.lock"))).toBe(false);
+}, 60_000);

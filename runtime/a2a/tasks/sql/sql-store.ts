@@ -21,8 +21,8 @@ import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { make, taskStatesOf, type ArtifactLike, type MessageLike, type PushConfigLike, type TaskLike, type TaskSchemas, type TaskStates, type TaskStatusLike } from "../model.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "../page-token.js";
@@ -129,16 +129,69 @@ export interface TaskEventRow {
 
 /** A store on an embedded PGlite database: one process, durable in `dataDir`. */
 export async function createPGliteTaskStore(options: PGliteTaskStoreOptions = {}): Promise<SqlTaskStore> {
-  let db = options.db;
-  if (db === undefined) {
-    const { PGlite } = await importPeer("@electric-sql/pglite", () => import("@electric-sql/pglite"));
-    // PGlite makes the folder itself but not its parents: `./data/tasks` on a fresh checkout failed
-    // with a bare ENOENT. A `file://` URL is a folder; PGlite's other URLs (`memory://`, `idb://`) are not.
-    const folder = options.dataDir?.startsWith("file://") === true ? fileURLToPath(options.dataDir) : options.dataDir?.includes("://") === false ? options.dataDir : undefined;
-    if (folder !== undefined) mkdirSync(dirname(resolve(folder)), { recursive: true });
-    db = (await PGlite.create(options.dataDir === undefined ? {} : { dataDir: options.dataDir })) as unknown as PGliteLike;
+  if (options.db !== undefined) return openSqlTaskStore(pgliteDriver(options.db, false), options);
+  const { PGlite } = await importPeer("@electric-sql/pglite", () => import("@electric-sql/pglite"));
+  // PGlite makes the folder itself but not its parents: `./data/tasks` on a fresh checkout failed
+  // with a bare ENOENT. A `file://` URL is a folder; PGlite's other URLs (`memory://`, `idb://`) are not.
+  const folder = options.dataDir?.startsWith("file://") === true ? fileURLToPath(options.dataDir) : options.dataDir?.includes("://") === false ? options.dataDir : undefined;
+  if (folder !== undefined) mkdirSync(resolve(folder), { recursive: true });
+  const unlock = folder === undefined ? () => undefined : lockFolder(resolve(folder));
+  let driver: SqlDriver;
+  try {
+    const db = (await PGlite.create(options.dataDir === undefined ? {} : { dataDir: options.dataDir })) as unknown as PGliteLike;
+    const owned = pgliteDriver(db, true);
+    driver = { ...owned, close: () => owned.close().finally(unlock) };
+  } catch (err) {
+    unlock();
+    throw err;
   }
-  return openSqlTaskStore(pgliteDriver(db, options.db === undefined), options);
+  return openSqlTaskStore(driver, options);
+}
+
+const lockName = "a2a-store.lock";
+
+/**
+ * Takes the PGlite folder for this store: PGlite is one process's database, and a second opener
+ * (another agent, `npm test` beside a running agent) read it into its own memory and wrote it back
+ * over the first's tasks, with no error anywhere. The lock file holds the pid; one whose process is
+ * gone is taken over. Answers the release.
+ */
+function lockFolder(folder: string): () => void {
+  const file = join(folder, lockName);
+  for (;;) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      return () => {
+        try {
+          if (readFileSync(file, "utf8") === String(process.pid)) unlinkSync(file);
+        } catch {
+          // Gone already: nothing to release.
+        }
+      };
+    } catch (err) {
+      if ((err as { code?: string }).code !== "EEXIST") throw err;
+    }
+    const holder = Number(readFileSync(file, "utf8"));
+    if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) {
+      const who = holder === process.pid ? "another store of this process" : `process ${holder}`;
+      throw new Error(
+        `the PGlite data folder ${folder} is open in ${who}: PGlite is one process's database, and a second would write over the first's tasks. ` +
+          "Close that store first, give this one another folder, or share tasks between processes on Postgres.",
+      );
+    }
+    // Its process is gone (a crash, a kill): the folder is free.
+    unlinkSync(file);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, another user's.
+    return (err as { code?: string }).code === "EPERM";
+  }
 }
 
 /** A store on a Postgres server, which any number of agent instances may share. */
