@@ -3,6 +3,7 @@ import { JsonDecodeError, decodeJson } from "../../runtime/core/codec/proto-json
 import type { JsonValue } from "@bufbuild/protobuf";
 import { AgentCardSchema, SendMessageRequestSchema } from "../../generated/a2a_pb.js";
 import { TagSchema } from "../../generated/fixtures/v1/common_pb.js";
+import { ShelfEventSchema } from "../../generated/fixtures/v1/library_pb.js";
 
 function errorOf(run: () => unknown): { field: string | undefined; reason: string } {
   try {
@@ -51,6 +52,13 @@ test("a wrong value in a map value is named with its key", () => {
 test("two members of one oneof are blamed on the message that holds them", () => {
   expect(errorOf(() => decodeJson(SendMessageRequestSchema, { message: { parts: [{ text: "a", url: "b" }] } }))).toEqual({
     field: "message.parts[0]",
+    reason: expect.stringContaining("oneof set multiple times"),
+  });
+});
+
+test("two members of a oneof of the request itself, which has no path, name the second member (a BadRequest, not none)", () => {
+  expect(errorOf(() => decodeJson(ShelfEventSchema, { removedBookId: "b1", added: { id: "b2" } }))).toEqual({
+    field: "added",
     reason: expect.stringContaining("oneof set multiple times"),
   });
 });

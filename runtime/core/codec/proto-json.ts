@@ -85,9 +85,10 @@ function decodes(desc: DescMessage, json: JsonValue): boolean {
 
 /**
  * The JSON path (`message.parts[0].text`) of the first value that does not
- * decode, found by decoding one key at a time. Only runs for bodies already
- * known to be invalid. Undefined when no single value is to blame (e.g. two
- * members of one oneof).
+ * decode, found by decoding one key at a time; for two members of one oneof,
+ * the message holding them, or at the request's top the second member. Only
+ * runs for bodies already known to be invalid. Undefined when no single
+ * value is to blame.
  */
 function locateBadValue(desc: DescMessage, json: JsonValue, path: string): string | undefined {
   if (hasCustomJson(desc) || typeof json !== "object" || json === null || Array.isArray(json)) {
@@ -110,6 +111,17 @@ function locateBadValue(desc: DescMessage, json: JsonValue, path: string): strin
       return locateBadValue(field.message, bad[1] as JsonValue, at) ?? at;
     }
     return here;
+  }
+  // Two members of one oneof, each fine alone: a nested message holding them is blamed (its path,
+  // by the caller); the request itself has no path, so its second member is named instead.
+  if (path !== "") return undefined;
+  // The second in the request's own order: the one that came after another was set.
+  const seen = new Set<unknown>();
+  for (const [key, value] of Object.entries(json)) {
+    const oneof = value === null ? undefined : fieldByJsonKey(desc, key)?.oneof;
+    if (oneof === undefined) continue;
+    if (seen.has(oneof)) return fieldByJsonKey(desc, key)!.jsonName;
+    seen.add(oneof);
   }
   return undefined;
 }
