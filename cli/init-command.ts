@@ -20,10 +20,8 @@ import { parseStoreUrl } from "../runtime/a2a/tasks/store-url.js";
  * its A2A_STORE, and the driver its engine needs as a dependency.
  */
 export function storeChoice(url: string): StoreChoice {
-  // The engine first: it refuses a URL that is not a store's with init's message.
   const engine = engineChoice(url);
-  const testUrl = testStoreUrl(url);
-  return { ...engine, testUrl, testInMemory: testUrl !== url, commentUrl: url.replaceAll("*/", "*\\/") };
+  return { ...engine, testInMemory: engine.testUrl !== url, commentUrl: url.replaceAll("*/", "*\\/") };
 }
 
 export interface StoreChoice {
@@ -42,11 +40,7 @@ export interface StoreChoice {
   readonly commentUrl: string;
 }
 
-function testStoreUrl(url: string): string {
-  return parseStoreUrl(url).engine === "pglite" ? "pglite:" : url;
-}
-
-function engineChoice(url: string): Omit<StoreChoice, "testUrl" | "testInMemory" | "commentUrl"> {
+function engineChoice(url: string): Omit<StoreChoice, "testInMemory" | "commentUrl"> {
   let parsed;
   try {
     parsed = parseStoreUrl(url);
@@ -55,16 +49,16 @@ function engineChoice(url: string): Omit<StoreChoice, "testUrl" | "testInMemory"
   }
   switch (parsed.engine) {
     case "memory":
-      return { url, name: "in-memory", driver: undefined };
+      return { url, name: "in-memory", driver: undefined, testUrl: url };
     case "pglite": {
       const dir = parsed.dataDir;
       const name = `PGlite (embedded${dir === undefined ? ", in memory" : `, in ${dir}`})`;
       // A data directory inside the repo is the agent's state, not its source.
       const inside = dir !== undefined && !isAbsolute(dir) && !dir.startsWith("..");
-      return { url, name, driver: "@electric-sql/pglite", ...(inside ? { ignore: `${dir.replace(/^\.\//, "").replace(/\/+$/, "")}/` } : {}) };
+      return { url, name, driver: "@electric-sql/pglite", testUrl: "pglite:", ...(inside ? { ignore: `${dir.replace(/^\.\//, "").replace(/\/+$/, "")}/` } : {}) };
     }
     case "postgres":
-      return { url, name: "Postgres", driver: "pg" };
+      return { url, name: "Postgres", driver: "pg", testUrl: url };
   }
 }
 

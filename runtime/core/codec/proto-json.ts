@@ -118,10 +118,10 @@ function locateBadValue(desc: DescMessage, json: JsonValue, path: string): strin
   // The second in the request's own order: the one that came after another was set.
   const seen = new Set<unknown>();
   for (const [key, value] of Object.entries(json)) {
-    const oneof = value === null ? undefined : fieldByJsonKey(desc, key)?.oneof;
-    if (oneof === undefined) continue;
-    if (seen.has(oneof)) return fieldByJsonKey(desc, key)!.jsonName;
-    seen.add(oneof);
+    const field = value === null ? undefined : fieldByJsonKey(desc, key);
+    if (field?.oneof === undefined) continue;
+    if (seen.has(field.oneof)) return field.jsonName;
+    seen.add(field.oneof);
   }
   return undefined;
 }
