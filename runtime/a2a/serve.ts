@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
 import { keepAnswersWhole } from "../adapters/closing.js";
-import { createNodeListener } from "../adapters/node-http.js";
+import { continueOnRead, createNodeListener } from "../adapters/node-http.js";
 import type { Binding } from "../core/call-context.js";
 import { defaultBodyLimit } from "../core/defaults.js";
 import { httpErrorBody } from "../core/error-encoding.js";
@@ -268,6 +268,22 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;
   const jwks = signer === undefined || jwksPath === false ? undefined : createStaticJsonEndpoint(jwksPath, signer.jwks as unknown as JsonObject, { contentType: "application/jwk-set+json", ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }) });
+  const listener = createNodeListener({
+    async handle(req) {
+      const path = req.url.split("?")[0] ?? "/";
+      if (path === agentCardPath && card !== undefined) return card.handle(req);
+      if (path === jwksPath && jwks !== undefined) return jwks.handle(req);
+      const route = routeOf(path);
+      if (route !== undefined) return route.core.handle(req);
+      return {
+        kind: "body",
+        status: 404,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(httpErrorBody(new RpcError(nothingHere, `nothing is served at ${path}`))),
+      };
+    },
+    report: (err, url) => routeOf(url.split("?")[0] ?? "/")?.core.report?.(err, url),
+  });
   const http = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -276,23 +292,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
       // node checks the first two only this often (default 30 s): a timeout is then late by at most a quarter of the shortest.
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
     },
-    createNodeListener({
-      async handle(req) {
-        const path = req.url.split("?")[0] ?? "/";
-        if (path === agentCardPath && card !== undefined) return card.handle(req);
-        if (path === jwksPath && jwks !== undefined) return jwks.handle(req);
-        const route = routeOf(path);
-        if (route !== undefined) return route.core.handle(req);
-        return {
-          kind: "body",
-          status: 404,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(httpErrorBody(new RpcError(nothingHere, `nothing is served at ${path}`))),
-        };
-      },
-      report: (err, url) => routeOf(url.split("?")[0] ?? "/")?.core.report?.(err, url),
-    }),
+    listener,
   );
+  // 100 Continue only for a body that is read: one over the limit is refused before the client sends it (D32).
+  http.on("checkContinue", continueOnRead(listener));
   // close() lets an answer being sent reach its client whole (it cut one still in the socket's buffer).
   keepAnswersWhole(http);
   await new Promise<void>((resolve, reject) => {

@@ -27,7 +27,7 @@ import { failUnanswered, serveNodeRequest } from "./node-http.js";
 
 export type { Endpoint } from "../core/transport.js";
 export type { NodeListener } from "./node-http.js";
-export { createNodeListener } from "./node-http.js";
+export { continueOnRead, createNodeListener } from "./node-http.js";
 export { createFetchHandler } from "./fetch.js";
 export type { FetchHandler } from "./fetch.js";
 

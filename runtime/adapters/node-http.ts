@@ -24,6 +24,26 @@ export function createNodeListener(core: Endpoint): NodeListener {
 }
 
 /**
+ * Responses whose request said `Expect: 100-continue` and got no `100 Continue` yet: node handed
+ * them to 'checkContinue' (`continueOnRead`). The 100 goes out when the body is read, after its
+ * declared length passed the limit, so a body the answer refuses (413) or never reads (404) is
+ * not asked for; node closes such a connection after the answer (D32).
+ */
+const owesContinue = new WeakSet<ServerResponse>();
+
+/**
+ * `listener` for node's 'checkContinue' event: `server.on("checkContinue", continueOnRead(listener))`.
+ * Without it node sends `100 Continue` to every such request before anything looks at it, and
+ * the client sends a body the server then refuses (D32).
+ */
+export function continueOnRead(listener: NodeListener): NodeListener {
+  return (req, res) => {
+    owesContinue.add(res);
+    listener(req, res);
+  };
+}
+
+/**
  * What a framework adapter changes about how a node:http request is served;
  * everything else (SSE, drain, heartbeats, disconnect -> abort, 413) stays
  * the node adapter's.
@@ -168,7 +188,7 @@ class NodeCoreRequest implements CoreRequest {
   body(limit: number, timeoutMs: number): Promise<Uint8Array> {
     if (this.#req === undefined) return Promise.reject(new Error("the body of a request that was answered cannot be read"));
     if (this.#read !== undefined) return this.#read(limit);
-    return readBody(this.#req, limit, timeoutMs, this);
+    return readBody(this.#req, this.#res, limit, timeoutMs, this);
   }
 }
 
@@ -486,7 +506,7 @@ function drainRefused(req: IncomingMessage, limit: number): void {
 }
 
 /** Reads `req`'s body; a refusal is noted on `refused` (its limit), so the rest is drained once answered. */
-function readBody(req: IncomingMessage, limit: number, timeoutMs: number, refused: { refusedAt: number | undefined }): Promise<Uint8Array> {
+function readBody(req: IncomingMessage, res: ServerResponse | undefined, limit: number, timeoutMs: number, refused: { refusedAt: number | undefined }): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     try {
       checkDeclaredLength(req.headers["content-length"], limit);
@@ -494,6 +514,8 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number, refuse
       refused.refusedAt = limit;
       throw err;
     }
+    // The client waits for this before it sends the body.
+    if (res !== undefined && owesContinue.delete(res)) res.writeContinue();
     const chunks: Buffer[] = [];
     let size = 0;
     // Called with no error by the body watch: the body took too long.
