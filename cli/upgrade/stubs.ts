@@ -389,6 +389,14 @@ class Imports {
     return local;
   }
 
+  /**
+   * How the stub names a global type (`Promise`, `AsyncGenerator`): as itself, or as
+   * `globalThis.<name>` where the file binds the name to something else (a message named Promise).
+   */
+  global(name: string): string {
+    return this.taken.has(name) ? `globalThis.${name}` : name;
+  }
+
   /** The new import declarations: per module, in the order first used, one for values and one for types. */
   lines(eol: string): string[] {
     const out: string[] = [];
@@ -556,7 +564,8 @@ export async function editHandlers(options: EditHandlersOptions): Promise<Handle
         const i1 = memberIndent;
         const i2 = memberIndent + unit;
         const streaming = r.kind !== "unary";
-        const returns = streaming ? `AsyncGenerator<${local.output}>` : `Promise<${local.init}<typeof ${local.output}>>`;
+        // After the message types are bound: one of them may be named Promise.
+        const returns = streaming ? `${imports.global("AsyncGenerator")}<${local.output}>` : `${imports.global("Promise")}<${local.init}<typeof ${local.output}>>`;
         return [
           ...(site.kind === "class" ? [eol] : []),
           `${i1}/** ${r.service}.${r.name}: new in ${options.to === undefined ? "the new a2a.proto" : `a2a.proto ${options.to}`}, added by protoc-gen-a2a upgrade. Until it is written it answers UnsupportedOperation. */${eol}`,

@@ -21,22 +21,22 @@ const oldProto = readFileSync(join(projectRoot, "vendor/a2a/v1.0.1/a2a.proto"), 
 const newProto = a2aNext(projectRoot);
 const fixtureFiles = readdirSync(fixtureDir).filter((f) => f.endsWith(".ts")).sort();
 
-/** Generates protoc-gen-es's and the plugin's code for `proto` (as a2a.proto) into `<dir>/gen`, replacing what is there. */
-function generateInto(dir: string, proto: string): void {
+/** Generates protoc-gen-es's and the plugin's code for `proto` (as `name`, a2a.proto by default) into `<dir>/gen`, replacing what is there. */
+function generateInto(dir: string, proto: string, name = "a2a.proto"): void {
   const work = join(dir, "proto");
   rmSync(work, { recursive: true, force: true });
   rmSync(join(dir, "gen"), { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  writeModule(work, { "a2a.proto": proto });
+  writeModule(work, { [name]: proto });
   const protocGenEs = join(projectRoot, "node_modules/@bufbuild/protoc-gen-es/bin/protoc-gen-es");
   writeFileSync(
     join(work, "buf.gen.yaml"),
     ["version: v2", "plugins:", `  - local: ["node", ${JSON.stringify(protocGenEs)}]`, "    out: ../gen", "    opt: [target=ts, import_extension=js]", "    include_imports: true", ""].join("\n"),
   );
-  execFileSync(join(projectRoot, "node_modules/.bin/buf"), ["generate", "--path", "a2a.proto"], { cwd: work, stdio: ["ignore", "ignore", "pipe"] });
-  for (const [name, content] of runPlugin(createRequest({ "a2a.proto": proto }, "target=ts,import_extension=js"))) {
-    mkdirSync(dirname(join(dir, "gen", name)), { recursive: true });
-    writeFileSync(join(dir, "gen", name), content);
+  execFileSync(join(projectRoot, "node_modules/.bin/buf"), ["generate", "--path", name], { cwd: work, stdio: ["ignore", "ignore", "pipe"] });
+  for (const [file, content] of runPlugin(createRequest({ [name]: proto }, "target=ts,import_extension=js"))) {
+    mkdirSync(dirname(join(dir, "gen", file)), { recursive: true });
+    writeFileSync(join(dir, "gen", file), content);
   }
 }
 
@@ -224,6 +224,62 @@ describe("an object literal with the methods of two removed RPCs", () => {
       expect(edited.match(/@ts-expect-error/g)).toHaveLength(1);
       expect(edited).toMatch(/@ts-expect-error -- getTaskPushNotificationConfig is no longer in A2AServiceHandler.*\n {2}async getTaskPushNotificationConfig\(/);
       generateInto(dir, twoRemoved);
+      expect(typecheck(dir)).toBe("");
+    } finally {
+      done();
+    }
+  }, 180_000);
+});
+
+describe("a service whose messages are named Promise and AsyncGenerator", () => {
+  // The stubs' return types named the globals, which the file's imports of those messages shadowed.
+  test("the stubs name the global types as globalThis.<name>, and the project type-checks", async () => {
+    const { dir, done } = scratchDir("upgrade-global-names");
+    try {
+      const proto = (rpcs: string) =>
+        [
+          'syntax = "proto3";',
+          "package vow.v1;",
+          'import "google/api/annotations.proto";',
+          "message Promise { string id = 1; }",
+          "message AsyncGenerator { string id = 1; }",
+          "service Vows {",
+          '  rpc Keep(Promise) returns (Promise) { option (google.api.http) = { post: "/v1/keep" body: "*" }; }',
+          rpcs,
+          "}",
+          "",
+        ].join("\n");
+      const before = proto("");
+      const after = proto(
+        [
+          '  rpc Make(Promise) returns (Promise) { option (google.api.http) = { post: "/v1/make" body: "*" }; }',
+          '  rpc Watch(Promise) returns (stream AsyncGenerator) { option (google.api.http) = { get: "/v1/watch/{id}" }; }',
+        ].join("\n"),
+      );
+      mkdirSync(join(dir, "src"));
+      writeFileSync(
+        join(dir, "src/vows.ts"),
+        [
+          'import type { VowsHandler } from "../gen/vow_handler.js";',
+          'import type { Promise } from "../gen/vow_pb.js";',
+          "",
+          "export const handler: VowsHandler = {",
+          "  async keep(request: Promise) {",
+          "    return { id: request.id };",
+          "  },",
+          "};",
+          "",
+        ].join("\n"),
+      );
+      generateInto(dir, before, "vow.proto");
+      expect(typecheck(dir)).toBe("");
+      writeModule(join(dir, "old"), { "vow.proto": before });
+      writeModule(join(dir, "new"), { "vow.proto": after });
+      await runUpgrade({ repoDir: dir, oldProtoDir: join(dir, "old"), newProtoDir: join(dir, "new"), handlerFiles: ["src/vows.ts"] });
+      const edited = readFileSync(join(dir, "src/vows.ts"), "utf8");
+      expect(edited).toContain("async make(_request: Promise, _context: CallContext): globalThis.Promise<MessageInitShape<typeof PromiseSchema>> {");
+      expect(edited).toContain("async *watch(_request: Promise, _context: CallContext): globalThis.AsyncGenerator<AsyncGenerator> {");
+      generateInto(dir, after, "vow.proto");
       expect(typecheck(dir)).toBe("");
     } finally {
       done();
