@@ -68,17 +68,14 @@ type Capability = "streaming" | "pushNotifications" | "extendedAgentCard";
 
 /**
  * Which RPCs of A2AService a capability gates, as A2A data: an RPC a later proto adds is ungated
- * until listed. 0.3's gRPC service (D113), served through this profile too, names two of them
- * otherwise.
+ * until listed. 0.3's gRPC service (D113) is served through this profile under these 1.0 names too.
  */
 const gates: Readonly<Record<string, Capability>> = {
   SendStreamingMessage: "streaming",
   SubscribeToTask: "streaming",
-  TaskSubscription: "streaming",
   CreateTaskPushNotificationConfig: "pushNotifications",
   GetTaskPushNotificationConfig: "pushNotifications",
   ListTaskPushNotificationConfigs: "pushNotifications",
-  ListTaskPushNotificationConfig: "pushNotifications",
   DeleteTaskPushNotificationConfig: "pushNotifications",
   GetExtendedAgentCard: "extendedAgentCard",
 };

@@ -317,7 +317,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
       if (compat !== undefined) {
         // D113: 0.3's a2a.v1.A2AService beside it, the same handler behind; a call without a2a-version is 0.3 there.
         const profile = createA2AProfile({ policy, versions: { supported: ["0.3"] } });
-        const v03Handler = compat.createV03GrpcHandler({ handler, methods: config.methods, card: () => card?.json ?? config.card });
+        const v03Handler = compat.createV03GrpcHandler({ handler, methods: config.methods, card: () => card?.json ?? config.card, authenticate: options.authenticate });
         addGrpcService(server, { ...shared, profile, required: {}, handler: v03Handler, definition: compat.v03GrpcDefinition, methods: compat.v03GrpcMethods });
       }
       const service = config.service;

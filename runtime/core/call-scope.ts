@@ -53,13 +53,17 @@ export interface ScopeRequest {
   onClose?(target: Abortable): void;
 }
 
+const isThenable = (value: unknown): boolean => typeof (value as { then?: unknown } | null)?.then === "function";
+
 // A class, not an object of closures: one allocation per request on the hot
 // path, with everything else made on first use.
 export class CallScope {
   #controller: AbortController | undefined;
   #failed = false;
   #principal: unknown;
-  #authenticated: Promise<unknown> | undefined;
+  /** The hook's answer per RPC name: the calls of a batch to one method share it. */
+  #authenticated: Map<string, Promise<unknown>> | undefined;
+  #hookWaited = false;
 
   constructor(
     readonly binding: Binding,
@@ -77,14 +81,36 @@ export class CallScope {
   }
 
   /**
-   * Runs the authentication hook once per request (the calls of a batch
-   * share it) and keeps its principal for the contexts made afterwards.
+   * Runs the authentication hook once per RPC name of the request, so a hook that allows or refuses
+   * by method sees every method of a batch (D21): it ran once for the whole batch, and a call it
+   * refuses alone went through behind one it allowed. Settles with the principal; `admit` keeps it
+   * for the contexts made afterwards.
    */
-  authenticate(hook: () => unknown): Promise<unknown> {
-    this.#authenticated ??= Promise.resolve()
-      .then(hook)
-      .then((p) => (this.#principal = p));
-    return this.#authenticated;
+  authenticate(method: string, hook: () => unknown): Promise<unknown> {
+    const all = (this.#authenticated ??= new Map());
+    let answer = all.get(method);
+    if (answer === undefined) {
+      answer = Promise.resolve().then(() => {
+        const principal = hook();
+        if (isThenable(principal)) this.#hookWaited = true;
+        return principal;
+      });
+      all.set(method, answer);
+    }
+    return answer;
+  }
+
+  /**
+   * The principal the calls made from now on see (null, a lookup that found nobody, is anonymous
+   * as undefined is: D21). Set with the call's own hook answer just before the call is admitted.
+   */
+  admitAs(principal: unknown): void {
+    this.#principal = principal ?? undefined;
+  }
+
+  /** Whether the client left while an asynchronous authentication hook ran: nothing is run for it then. */
+  get leftWhileAuthenticating(): boolean {
+    return this.#hookWaited && this.signal().aborted;
   }
 
   /**

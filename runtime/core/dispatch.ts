@@ -217,8 +217,13 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
     start(spec, scope, decode) {
       if (authenticate === undefined) return admitted(spec, scope, decode);
       return scope
-        .authenticate(() => authenticate({ binding: scope.binding, method: spec.name, headers: scope.headers }))
-        .then(() => admitted(spec, scope, decode));
+        .authenticate(spec.name, () => authenticate({ binding: scope.binding, method: spec.name, headers: scope.headers }))
+        .then((principal) => {
+          // Gone while the hook looked the caller up: nothing is run for it (a task nobody waits for).
+          if (scope.leftWhileAuthenticating) throw new RpcError("CANCELLED", "the client went away while it was being authenticated");
+          scope.admitAs(principal);
+          return admitted(spec, scope, decode);
+        });
     },
 
     decode(spec, json) {

@@ -1,6 +1,6 @@
 /**
  * D18 on the 0.3 gRPC service (D113): it goes through the same profile as
- * 1.0's, under 0.3's method names, two of which differ from 1.0's
+ * 1.0's, under the 1.0 names of its methods, two of which 0.3 names otherwise
  * (TaskSubscription, ListTaskPushNotificationConfig). An agent whose card
  * declares neither streaming nor push notifications refuses them there as
  * on 1.0, and refuses a push config that comes inside a 0.3 message.
@@ -54,13 +54,13 @@ test("TaskSubscription (1.0's SubscribeToTask) needs capabilities.streaming", as
     call.on("error", (err: grpc.ServiceError) => resolve({ code: err.code, details: err.details }));
     call.on("end", () => resolve({ code: grpc.status.OK, details: "" }));
   });
-  expect(refused).toEqual({ code: grpc.status[A2AErrorTable.UnsupportedOperation.grpcStatus], details: "TaskSubscription needs capabilities.streaming, which this agent does not declare" });
+  expect(refused).toEqual({ code: grpc.status[A2AErrorTable.UnsupportedOperation.grpcStatus], details: "SubscribeToTask needs capabilities.streaming, which this agent does not declare" });
 });
 
 test("ListTaskPushNotificationConfig (1.0's ListTaskPushNotificationConfigs) needs capabilities.pushNotifications", async () => {
   expect(await unary("listTaskPushNotificationConfig", ListTaskPushNotificationConfigRequestSchema, { parent: "tasks/any" })).toEqual({
     code: grpc.status[A2AErrorTable.PushNotificationNotSupported.grpcStatus],
-    details: "ListTaskPushNotificationConfig needs capabilities.pushNotifications, which this agent does not declare",
+    details: "ListTaskPushNotificationConfigs needs capabilities.pushNotifications, which this agent does not declare",
   });
 });
 

@@ -10,6 +10,8 @@
  */
 import { create, fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import type { ServiceDefinition } from "@grpc/grpc-js";
+import type { Authenticate } from "../../core/call-context.js";
+import { isRpcError } from "../../core/errors.js";
 import type { MethodSpec } from "../../core/method-spec.js";
 import { A2AService as A2AServiceV03 } from "../../gen/a2a/v0_3/a2a_pb.js";
 import type { A2ACallContext } from "../profile.js";
@@ -23,11 +25,24 @@ import { obj, pushConfigFrom03, streamResponseTo03, taskPushConfigTo03, type Obj
 /** The v0.3 service's descriptor: what health reports and reflection describes beside 1.0's. */
 export const v03GrpcService = A2AServiceV03;
 
-/** The v0.3 service's method table, as the core's gRPC binding takes it. */
+/**
+ * The v0.3 service's method table, as the core's gRPC binding takes it. Each method is named by the
+ * 1.0 RPC it is served as, so the authentication hook, capability gating and errors see the names
+ * they see on every other binding (a hook that guards CancelTask guards 0.3's too, D18).
+ * GetAgentCard keeps its own: it is the public card to anyone, and the extended one only to a
+ * caller the hook lets have GetExtendedAgentCard.
+ */
 export const v03GrpcMethods: Readonly<Record<string, MethodSpec>> = Object.fromEntries(
   A2AServiceV03.methods.map((m) => [
     m.localName,
-    { name: m.name, localName: m.localName, kind: m.methodKind === "server_streaming" ? "server_streaming" : "unary", grpcPath: `/${A2AServiceV03.typeName}/${m.name}`, input: m.input, output: m.output },
+    {
+      name: m.name === "GetAgentCard" ? m.name : (requestOf(m.name)?.v1 ?? m.name),
+      localName: m.localName,
+      kind: m.methodKind === "server_streaming" ? "server_streaming" : "unary",
+      grpcPath: `/${A2AServiceV03.typeName}/${m.name}`,
+      input: m.input,
+      output: m.output,
+    },
   ]),
 );
 
@@ -63,6 +78,8 @@ export interface V03GrpcConfig {
   readonly methods: Readonly<Record<string, MethodSpec>>;
   /** The public card as served (ProtoJSON): GetAgentCard's answer to a caller without the extended card. */
   readonly card: () => JsonObject;
+  /** The server's authentication hook: GetAgentCard asks it about GetExtendedAgentCard before it gives the extended card. */
+  readonly authenticate?: Authenticate | undefined;
 }
 
 /**
@@ -81,11 +98,12 @@ export function createV03GrpcHandler(config: V03GrpcConfig): Record<string, Call
   const to03 = (schema: DescMessage, value: JsonValue): Message => fromJson(schema, value, { ignoreUnknownFields: true });
 
   const handler: Record<string, Call> = {};
-  for (const spec03 of Object.values(v03GrpcMethods)) {
-    const translation = requestOf(spec03.name);
+  for (const method of A2AServiceV03.methods) {
+    const spec03 = v03GrpcMethods[method.localName]!;
+    const translation = requestOf(method.name);
     if (translation === undefined) continue;
     const call = target(translation.v1);
-    if (call === undefined && spec03.name !== "GetAgentCard") continue;
+    if (call === undefined && method.name !== "GetAgentCard") continue;
     handler[spec03.localName] = (request03, context) => {
       let translated: JsonObject;
       try {
@@ -109,13 +127,23 @@ export function createV03GrpcHandler(config: V03GrpcConfig): Record<string, Call
           if (refusal !== undefined) throw refusal;
         })();
       }
-      if (spec03.name === "GetAgentCard") {
-        // 0.3's gRPC has no well-known URL: GetAgentCard is the card, the extended one for a caller who may have it.
-        const extended = call !== undefined && context.principal !== undefined && obj(config.card().capabilities).extendedAgentCard === true;
-        if (!extended) return to03(spec03.output, cardTo03(config.card(), "proto"));
-      }
-      const { spec, fn } = call!;
-      return Promise.resolve(fn(request, context)).then((answer) => to03(spec03.output, translation.result(json(spec.output, answer))));
+      const { spec, fn } = call ?? {};
+      const answer = () => Promise.resolve(fn!(request, context)).then((answer) => to03(spec03.output, translation.result(json(spec!.output, answer))));
+      if (method.name !== "GetAgentCard") return answer();
+      // 0.3's gRPC has no well-known URL: GetAgentCard is the card, the extended one for a caller
+      // the hook lets have GetExtendedAgentCard (it was asked about GetAgentCard, which anyone may call).
+      const publicCard = () => to03(spec03.output, cardTo03(config.card(), "proto"));
+      if (call === undefined || config.authenticate === undefined || obj(config.card().capabilities).extendedAgentCard !== true) return publicCard();
+      const hook = config.authenticate;
+      return Promise.resolve()
+        .then(() => hook({ binding: "GRPC", method: "GetExtendedAgentCard", headers: context.headers }))
+        .then(
+          (principal) => (principal === undefined || principal === null ? publicCard() : answer()),
+          (err: unknown) => {
+            if (isRpcError(err)) return publicCard();
+            throw err;
+          },
+        );
     };
   }
   return handler;

@@ -204,14 +204,19 @@ class GrpcRequest implements ScopeRequest {
       this.#close();
       return;
     }
-    const close = () => this.#close();
-    this.#onCancel = close;
-    call.on("cancelled", close);
     // grpc-js answers DEADLINE_EXCEEDED itself when the deadline passes but
     // does not always report it as a cancel: the handler learns it here.
     const deadline = call.getDeadline();
     const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
-    if (Number.isFinite(ms)) this.#timer = setTimeout(close, Math.max(0, ms));
+    // Past already: closed now, so a caller asking right after sees it.
+    if (ms <= 0) {
+      this.#close();
+      return;
+    }
+    const close = () => this.#close();
+    this.#onCancel = close;
+    call.on("cancelled", close);
+    if (Number.isFinite(ms)) this.#timer = setTimeout(close, ms);
   }
 
   /** Undoes what `onClose` set up; nothing unless something asked. */

@@ -1,0 +1,219 @@
+/**
+ * The `authenticate` hook as an authorisation point (D18): it is told the
+ * method (`AuthRequest.method`) and may refuse it. Checked over real sockets:
+ * - a JSON-RPC batch shows the hook every method it calls, and each call
+ *   runs under its own method's answer (the hook ran for the first call only,
+ *   so a refused CancelTask went through behind an allowed GetTask);
+ * - 0.3's gRPC service shows the hook 1.0's names, and its GetAgentCard gives
+ *   the extended card only to a caller the hook lets have GetExtendedAgentCard;
+ * - a hook that answers null (a lookup that found nobody) has an anonymous caller;
+ * - a call whose client left while an asynchronous hook ran is not run.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { create } from "@bufbuild/protobuf";
+import { PermissionDeniedError, UnauthenticatedError, type AuthRequest } from "protoc-gen-a2a/runtime";
+import type { AgentServer } from "protoc-gen-a2a/runtime/server";
+import { v03GrpcDefinition } from "../../runtime/a2a/compat/v03-grpc.js";
+import { GetAgentCardRequestSchema, Role as Role03, SendMessageRequestSchema as SendMessageRequest03Schema, TaskSubscriptionRequestSchema } from "../../runtime/gen/a2a/v0_3/a2a_pb.js";
+import { TaskState } from "../../generated/a2a_pb.js";
+import { serveA2AService } from "../../generated/a2a_server.js";
+import { createA2AServiceTaskHandler } from "../../generated/a2a_tasks.js";
+
+/** What the hook was asked, in order. */
+const asked: string[] = [];
+/** Each hook call for a caller with `x-slow` waits for this, once the test says the hook started. */
+let slow: { started: () => void; release: Promise<void> } | undefined;
+let executorRuns = 0;
+
+/** Alice may send and read, never cancel, and is no admin (no extended card); admin may; "nobody" is a lookup that found no one. */
+async function authenticate({ headers, method }: AuthRequest) {
+  asked.push(method);
+  if (headers.get("x-slow") !== null && slow !== undefined) {
+    slow.started();
+    await slow.release;
+  }
+  const auth = headers.get("authorization");
+  if (auth === "Bearer nobody") return null;
+  if (auth === "Bearer admin") return { subject: "admin" };
+  if (auth !== "Bearer alice") throw new UnauthenticatedError("who are you?");
+  if (method === "CancelTask" || method === "GetExtendedAgentCard") throw new PermissionDeniedError(`alice may not call ${method}`);
+  return { subject: "alice" };
+}
+
+let server: AgentServer;
+beforeAll(async () => {
+  const tasks = createA2AServiceTaskHandler(async function* () {
+    executorRuns++;
+    yield { state: TaskState.INPUT_REQUIRED };
+  });
+  const handler = Object.assign(Object.create(tasks) as typeof tasks, tasks, {
+    getExtendedAgentCard: async () => ({ name: "ADMIN CARD", description: "for admins", version: "1", capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] }),
+  });
+  server = await serveA2AService(
+    handler,
+    {
+      name: "Guarded",
+      description: "refuses by method",
+      version: "1",
+      capabilities: { streaming: true, extendedAgentCard: true },
+      defaultInputModes: ["text/plain"],
+      defaultOutputModes: ["text/plain"],
+      skills: [{ id: "s", name: "s", description: "s", tags: ["t"] }],
+    },
+    { port: 0, grpcPort: 0, host: "127.0.0.1", authenticate, drainMs: 100, tracing: false, compat: { v0_3: true } },
+  );
+});
+afterAll(() => server.close());
+
+interface RpcAnswer {
+  readonly id?: unknown;
+  readonly result?: { readonly task?: { readonly id: string }; readonly status?: { readonly state: string }; readonly name?: string; readonly tasks?: readonly { readonly history?: readonly { readonly messageId: string }[] }[] };
+  readonly error?: { readonly code: number };
+}
+
+async function rpc<T = RpcAnswer>(body: unknown, token = "alice", extra: Record<string, string> = {}, signal?: AbortSignal): Promise<T> {
+  const r = await fetch(server.jsonRpcUrl!, {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0", authorization: `Bearer ${token}`, ...extra },
+    body: JSON.stringify(body),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return (await r.json()) as T;
+}
+
+const sendParams = (messageId: string) => ({ message: { messageId, role: "ROLE_USER", parts: [{ text: "x" }] } });
+
+describe("JSON-RPC batches", () => {
+  test("each method of a batch is shown to the hook, and a call it refuses alone is refused in the batch too", async () => {
+    const sent = await rpc({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: sendParams("b-1") });
+    const id = sent.result!.task!.id;
+    asked.length = 0;
+    const answers = await rpc<RpcAnswer[]>([
+      { jsonrpc: "2.0", id: 10, method: "GetTask", params: { id } },
+      { jsonrpc: "2.0", id: 11, method: "CancelTask", params: { id } },
+      { jsonrpc: "2.0", id: 12, method: "GetExtendedAgentCard", params: {} },
+      { jsonrpc: "2.0", id: 13, method: "GetTask", params: { id } },
+    ]);
+    expect([...asked].sort()).toEqual(["CancelTask", "GetExtendedAgentCard", "GetTask"]);
+    expect(answers.map((a) => [a.id, a.error?.code ?? a.result?.status?.state])).toEqual([
+      [10, "TASK_STATE_INPUT_REQUIRED"],
+      [11, -31403],
+      [12, -31403],
+      [13, "TASK_STATE_INPUT_REQUIRED"],
+    ]);
+    // Still not canceled.
+    expect((await rpc({ jsonrpc: "2.0", id: 2, method: "GetTask", params: { id } })).result?.status?.state).toBe("TASK_STATE_INPUT_REQUIRED");
+  });
+
+  test("an allowed caller's batch runs every call", async () => {
+    const answers = await rpc<RpcAnswer[]>(
+      [
+        { jsonrpc: "2.0", id: 1, method: "GetExtendedAgentCard", params: {} },
+        { jsonrpc: "2.0", id: 2, method: "GetTask", params: { id: "nope" } },
+      ],
+      "admin",
+    );
+    expect(answers.map((a) => a.error?.code ?? a.result?.name)).toEqual(["ADMIN CARD", -32001]);
+  });
+});
+
+describe("A2A 0.3's gRPC service", () => {
+  let client: grpc.Client & Record<string, (request: unknown, metadata: grpc.Metadata, callback?: (err: grpc.ServiceError | null, answer: { name?: string }) => void) => grpc.ClientReadableStream<unknown>>;
+  beforeAll(() => {
+    const Client = grpc.makeGenericClientConstructor(v03GrpcDefinition, "A2AService");
+    client = new Client(server.grpcAddress!, grpc.credentials.createInsecure()) as typeof client;
+  });
+  afterAll(() => client.close());
+  const as = (token: string) => {
+    const md = new grpc.Metadata();
+    md.set("authorization", `Bearer ${token}`);
+    return md;
+  };
+  const cardFor = (token: string) =>
+    new Promise<string | undefined>((resolve, reject) => {
+      client.getAgentCard!(create(GetAgentCardRequestSchema), as(token), (err, card) => (err === null ? resolve(card.name) : reject(err)));
+    });
+
+  test("the hook is told 1.0's names (TaskSubscription is SubscribeToTask)", async () => {
+    asked.length = 0;
+    const code = await new Promise<number>((resolve) => {
+      const call = client.taskSubscription!(create(TaskSubscriptionRequestSchema, { name: "tasks/nope" }), as("alice"));
+      call.on("data", () => undefined);
+      call.on("error", (err: grpc.ServiceError) => resolve(err.code));
+    });
+    expect(code).toBe(grpc.status.NOT_FOUND);
+    expect(asked).toEqual(["SubscribeToTask"]);
+  });
+
+  test("GetAgentCard gives the extended card only to a caller the hook lets have GetExtendedAgentCard", async () => {
+    asked.length = 0;
+    expect(await cardFor("alice")).toBe("Guarded");
+    expect(asked).toEqual(["GetAgentCard", "GetExtendedAgentCard"]);
+    expect(await cardFor("admin")).toBe("ADMIN CARD");
+    expect(await cardFor("nobody")).toBe("Guarded");
+  });
+});
+
+test("a hook that answers null has an anonymous caller: no extended card (D18)", async () => {
+  expect((await rpc({ jsonrpc: "2.0", id: 1, method: "GetExtendedAgentCard", params: {} }, "nobody")).error?.code).toBe(-31401);
+  expect((await rpc({ jsonrpc: "2.0", id: 1, method: "GetExtendedAgentCard", params: {} }, "admin")).result?.name).toBe("ADMIN CARD");
+});
+
+describe("a client that leaves while an asynchronous hook runs", () => {
+  afterEach(() => {
+    slow = undefined;
+  });
+
+  /** Holds the next slow hook call until the returned release is called; `started` settles once the hook runs. */
+  function holdHook(): { started: Promise<void>; release: () => void } {
+    let started!: () => void;
+    let release!: () => void;
+    const startedP = new Promise<void>((resolve) => (started = resolve));
+    slow = { started, release: new Promise<void>((resolve) => (release = resolve)) };
+    return { started: startedP, release };
+  }
+
+  /** Alice's tasks, found by the message that made them. */
+  async function tasksWith(messageId: string): Promise<number> {
+    const listed = await rpc({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} });
+    return (listed.result?.tasks ?? []).filter((t) => t.history?.some((m) => m.messageId === messageId)).length;
+  }
+
+  test("JSON-RPC: the message is not run", async () => {
+    const hold = holdHook();
+    const before = executorRuns;
+    const left = new AbortController();
+    const call = rpc({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: sendParams("left-1") }, "alice", { "x-slow": "1" }, left.signal).catch(() => "aborted");
+    await hold.started;
+    left.abort();
+    expect(await call).toBe("aborted");
+    // The server has seen the connection close once it answered a later call of ours.
+    await tasksWith("left-1");
+    hold.release();
+    expect(await tasksWith("left-1")).toBe(0);
+    expect(executorRuns).toBe(before);
+  });
+
+  test("gRPC: a call past its deadline is not run", async () => {
+    const hold = holdHook();
+    const before = executorRuns;
+    const Client = grpc.makeGenericClientConstructor(v03GrpcDefinition, "A2AService");
+    const client = new Client(server.grpcAddress!, grpc.credentials.createInsecure()) as grpc.Client & Record<string, (r: unknown, md: grpc.Metadata, o: grpc.CallOptions, cb: (err: grpc.ServiceError | null) => void) => void>;
+    const md = new grpc.Metadata();
+    md.set("authorization", "Bearer alice");
+    md.set("x-slow", "1");
+    const deadline = Date.now() + 300;
+    const code = new Promise<number | undefined>((resolve) =>
+      client.sendMessage!(create(SendMessageRequest03Schema, { request: { messageId: "left-2", role: Role03.USER, content: [{ part: { case: "text", value: "x" } }] } }), md, { deadline }, (err) => resolve(err?.code)),
+    );
+    await hold.started;
+    expect(await code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    client.close();
+    // The server's deadline is its own (from grpc-timeout): wait until it has passed there too.
+    await tasksWith("left-2");
+    while (Date.now() < deadline + 50) await new Promise((resolve) => setImmediate(resolve));
+    hold.release();
+    expect(await tasksWith("left-2")).toBe(0);
+    expect(executorRuns).toBe(before);
+  });
+});
