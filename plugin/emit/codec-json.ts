@@ -74,10 +74,13 @@ export function emitJsonWriter(ctx: CodecContext, desc: DescMessage): void {
   f.print();
 }
 
-/** `json.key = expr;`, or an own property for a key that is "__proto__" (json_name). */
+/**
+ * `json["key"] = expr;`, or an own property for a key that is "__proto__" (json_name). Brackets
+ * even for an identifier: JsonObject is an index signature, and a user's tsconfig with
+ * noPropertyAccessFromIndexSignature refuses `json.key` on it.
+ */
 function assign(ctx: CodecContext, key: string, expr: Printable[]): Printable[] {
   if (key === "__proto__") return [ctx.rt("setOwn"), "(json, ", ctx.f.string(key), ", ", ...expr, ");"];
-  if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)) return ["json.", key, " = ", ...expr, ";"];
   return ["json[", ctx.f.string(key), "] = ", ...expr, ";"];
 }
 
