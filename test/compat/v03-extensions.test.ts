@@ -119,7 +119,7 @@ test("A2A-Version sent on two header lines with the same version is served as th
   expect(((await v03.json()) as { result?: { kind?: string } }).result?.kind).toBe("task");
 });
 
-test("a 0.3 call whose id is past double's range is -32600, as a 1.0 one is, not answered with id null", async () => {
-  const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1e400,"method":"tasks/get","params":{"id":"t1"}}' });
+test.each(["1e400", "9007199254740993"])("a 0.3 call whose id %s cannot be sent back exactly is -32600, as a 1.0 one is, not answered with another id", async (id) => {
+  const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: `{"jsonrpc":"2.0","id":${id},"method":"tasks/get","params":{"id":"t1"}}` });
   expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
 });

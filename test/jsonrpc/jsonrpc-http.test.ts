@@ -434,8 +434,17 @@ describe("id echo (D13)", () => {
   test("an id past double's range (1e400 reads as Infinity, written back as null) -> -32600, not an answer no call can be matched to", async () => {
     const r = await post(JSON.stringify(getTask("x")).replace('"id":"x"', '"id":1e400'));
     expect(r.status).toBe(200);
-    expect(r.json).toEqual(invalidRequest(null, "id is a number too large to be sent back; send it as a string"));
+    expect(r.json).toEqual(invalidRequest(null, "id is a number too large to be sent back exactly; send it as a string"));
     expect(calls).toHaveLength(0);
+  });
+
+  test("an integer id past 2^53 (9007199254740993 reads as ...992) -> -32600, not an answer with another id", async () => {
+    const r = await post(JSON.stringify(getTask("x")).replace('"id":"x"', '"id":9007199254740993'));
+    expect(r.json).toEqual(invalidRequest(null, "id is a number too large to be sent back exactly; send it as a string"));
+    expect(calls).toHaveLength(0);
+    // The largest safe integer is sent back as it came.
+    const safe = await post(JSON.stringify(getTask("x")).replace('"id":"x"', '"id":9007199254740991'));
+    expect(safe.text).toContain('"id":9007199254740991');
   });
 });
 
@@ -796,6 +805,23 @@ describe("notifications (D13)", () => {
     const r = await post({ jsonrpc: "2.0", method: "GetTask", params: {} });
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
+  });
+
+  // JSON-RPC 2.0 §4.2 lets params be an array: such a request without id is a notification too.
+  test("a notification with params by position is not answered, alone or in a batch", async () => {
+    const alone = await post({ jsonrpc: "2.0", method: "GetTask", params: ["t1"] });
+    expect([alone.status, alone.text]).toEqual([204, ""]);
+    const batch = await post([
+      { jsonrpc: "2.0", method: "GetTask", params: ["t1"] },
+      { jsonrpc: "2.0", method: "ListTasks", params: [] },
+    ]);
+    expect([batch.status, batch.text]).toEqual([204, ""]);
+    expect(calls).toHaveLength(0);
+  });
+
+  test("an unknown method is -32601 whatever its params", async () => {
+    const r = await post({ jsonrpc: "2.0", id: 1, method: "NoSuchMethod", params: [] });
+    expect(r.json).toEqual(rpcError(1, -32601, 'method "NoSuchMethod" does not exist'));
   });
 
   // JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification". A

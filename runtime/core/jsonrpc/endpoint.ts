@@ -93,23 +93,26 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     const idValid = !hasId || rawId === null || typeof rawId === "string" || typeof rawId === "number";
     const id: JsonRpcId = idValid && hasId ? (rawId as JsonRpcId) : null;
     if (!idValid) return { id: null, error: fail(errors.InvalidRequest, "id must be a string, a number or null") };
-    // A number past double's range reads as Infinity, which JSON writes as null: the answer could not
-    // be matched to its call.
-    if (typeof id === "number" && !Number.isFinite(id)) return { id: null, error: fail(errors.InvalidRequest, "id is a number too large to be sent back; send it as a string") };
+    // A number past double's range reads as Infinity, which JSON writes as null, and an integer past
+    // 2^53 reads as a neighbour: either way the answer could not be matched to its call.
+    if (typeof id === "number" && (!Number.isFinite(id) || (Number.isInteger(id) && !Number.isSafeInteger(id)))) {
+      return { id: null, error: fail(errors.InvalidRequest, "id is a number too large to be sent back exactly; send it as a string") };
+    }
     if (value.jsonrpc !== "2.0") return { id, error: fail(errors.InvalidRequest, 'jsonrpc must be "2.0"') };
     if (typeof value.method !== "string") return { id, error: fail(errors.InvalidRequest, "method must be a string") };
-    const params = "params" in value ? value.params : {};
-    // JSON-RPC 2.0 allows params by position (an array); this service's methods take theirs by name.
-    if (Array.isArray(params)) return { id, error: fail(errors.InvalidParams, "params must be an object of named parameters, not an array") };
-    if (typeof params !== "object" || params === null) return { id, error: fail(errors.InvalidRequest, "params must be an object") };
+    // From here the request is well formed: a notification (no id) is never answered, not even with an error.
+    const answerId = hasId ? id : undefined;
     const spec = byName.get(value.method);
     if (spec === undefined) {
-      // A well-formed notification is never answered, not even with an error.
       const hint = config.profile?.methodHint?.(value.method);
       const error = fail(errors.MethodNotFound, `method ${JSON.stringify(value.method)} does not exist${hint === undefined ? "" : `: ${hint}`}`);
-      return { id: hasId ? id : undefined, error };
+      return { id: answerId, error };
     }
-    return { id: hasId ? id : undefined, spec, params };
+    const params = "params" in value ? value.params : {};
+    // JSON-RPC 2.0 allows params by position (an array); this service's methods take theirs by name.
+    if (Array.isArray(params)) return { id: answerId, error: fail(errors.InvalidParams, "params must be an object of named parameters, not an array") };
+    if (typeof params !== "object" || params === null) return { id, error: fail(errors.InvalidRequest, "params must be an object") };
+    return { id: answerId, spec, params };
   }
 
   async function unary(call: Call, scope: CallScope, span?: CallSpan): Promise<unknown> {
