@@ -79,6 +79,8 @@ test("an A2A error is its status code with ErrorInfo in grpc-status-details-bin"
   expect(status.code).toBe(grpc.status.NOT_FOUND);
   const info = anyUnpack(status.details[0]!, ErrorInfoSchema);
   expect(info).toMatchObject({ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { taskId: "nope" } });
+  // The extension the handler activated before it failed comes back with the error, as on the JSON bindings.
+  expect(r.error?.metadata.get("a2a-extensions")).toEqual(["urn:ext:a"]);
 });
 
 test("a missing version is VersionNotSupported (FAILED_PRECONDITION)", async () => {

@@ -267,12 +267,16 @@ function leftWith(call: { getDeadline(): Date | number }): "CANCELLED" | "DEADLI
 
 /**
  * A grpc-js error with the google.rpc.Status (ErrorInfo, BadRequest) in
- * `grpc-status-details-bin` (D19). A traced call's span ends with it.
+ * `grpc-status-details-bin` (D19), and what the profile adds to an answer
+ * (A2A: the extensions the handler activated, as the JSON bindings send them
+ * with an error) unless the stream sent it already. A traced call's span ends with it.
  */
-function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req: GrpcRequest, scope: CallScope | undefined, span: CallSpan | undefined): Partial<ServiceError> {
+function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req: GrpcRequest, scope: CallScope | undefined, span: CallSpan | undefined, headersSent = false): Partial<ServiceError> {
   const failure = dispatch.failure(err, { binding: "GRPC", method: spec.name, requestId: req.header("x-request-id") ?? undefined }, scope);
   span?.end(failure);
   const metadata = new Metadata();
+  const headers = scope === undefined || headersSent ? undefined : dispatch.responseHeaders(scope);
+  if (headers !== undefined) for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
   const sent = grpcStatusParts(failure);
   metadata.set("grpc-status-details-bin", Buffer.from(sent.details));
   return { code: rpcCode(failure.entry.grpcStatus) as status, details: sent.message, metadata };
@@ -444,7 +448,7 @@ class ServerStream implements Abortable {
   #fail(err: unknown): void {
     // Ends the handler's iterator and lets go of the call (abort).
     this.abort();
-    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#scope, this.#span));
+    if (!this.call.cancelled) this.call.emit("error", serviceError(err, this.dispatch, this.#spec as MethodSpec, this.req, this.#scope, this.#span, this.#headersSent));
     else this.#span?.cancelled(leftWith(this.call));
   }
 
