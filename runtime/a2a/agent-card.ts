@@ -61,10 +61,12 @@ export function withServedInterfaces(card: JsonObject, mounted: readonly Mounted
 }
 
 /** The policy a card implies: its capabilities and its required extensions. */
-export function policyOf(card: JsonObject): Pick<AgentPolicy, "capabilities" | "requiredExtensions"> {
+export function policyOf(card: JsonObject): Pick<AgentPolicy, "capabilities" | "requiredExtensions" | "challenge"> {
   const caps = (card.capabilities ?? {}) as Record<string, JsonValue>;
   const extensions = Array.isArray(caps.extensions) ? caps.extensions : [];
+  const challenge = challengeOf(card);
   return {
+    ...(challenge === undefined ? {} : { challenge }),
     capabilities: {
       streaming: caps.streaming === true,
       pushNotifications: caps.pushNotifications === true,
@@ -74,6 +76,24 @@ export function policyOf(card: JsonObject): Pick<AgentPolicy, "capabilities" | "
       .filter((e): e is JsonObject => typeof e === "object" && e !== null && !Array.isArray(e) && e.required === true)
       .map((e) => String(e.uri)),
   };
+}
+
+/**
+ * The `WWW-Authenticate` challenges of the card's security schemes (RFC 9110 §11.6.1), one per
+ * scheme HTTP has a challenge for: an HTTP scheme by its name (`Bearer`, `Basic`), OAuth 2 and
+ * OpenID Connect as `Bearer` (RFC 6750); an API key or mutual TLS has none. Undefined with none.
+ */
+function challengeOf(card: JsonObject): string | undefined {
+  const schemes = card.securitySchemes;
+  if (typeof schemes !== "object" || schemes === null || Array.isArray(schemes)) return undefined;
+  const challenges = new Set<string>();
+  for (const scheme of Object.values(schemes)) {
+    if (typeof scheme !== "object" || scheme === null || Array.isArray(scheme)) continue;
+    const http = scheme.httpAuthSecurityScheme;
+    if (typeof http === "object" && http !== null && !Array.isArray(http) && typeof http.scheme === "string" && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(http.scheme)) challenges.add(http.scheme);
+    if (scheme.oauth2SecurityScheme !== undefined || scheme.openIdConnectSecurityScheme !== undefined) challenges.add("Bearer");
+  }
+  return challenges.size === 0 ? undefined : [...challenges].join(", ");
 }
 
 const { methodNotAllowed } = httpErrors(A2AErrorTable);

@@ -20,6 +20,11 @@ export interface AgentPolicy<Principal = unknown> {
   /** URIs of the card's extensions with `required: true` (spec 3.3.4). */
   readonly requiredExtensions?: readonly string[];
   /**
+   * The `WWW-Authenticate` challenge of an HTTP 401 whose UnauthenticatedError names none (spec
+   * 3.3.2: say which scheme is required); `serveA2AService` reads it off the card's security schemes.
+   */
+  readonly challenge?: string;
+  /**
    * Runs before anything else of a call, so nothing is looked up for a
    * caller that is refused: returns the principal (undefined for an
    * anonymous caller), or throws UnauthenticatedError / PermissionDeniedError.

@@ -184,6 +184,7 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
   return {
     errors: A2AErrorTable,
     mediaType: "application/a2a+json",
+    ...(policy?.challenge === undefined ? {} : { challenge: policy.challenge }),
 
     open(binding, request, query) {
       const version = negotiateVersion(request.header("a2a-version"), query?.get("A2A-Version") ?? null, versions);

@@ -95,6 +95,11 @@ export interface Dispatcher {
   /** Headers (or initial metadata) the profile adds to the response once the handler ran. */
   responseHeaders(scope: CallScope): Readonly<Record<string, string>> | undefined;
   /**
+   * The headers an HTTP answer of `failure` carries for it: `WWW-Authenticate` on an
+   * UNAUTHENTICATED one (the error's challenge, else the profile's; RFC 9110 §11.6.1), else none.
+   */
+  failureHeaders(failure: RpcError): Readonly<Record<string, string>> | undefined;
+  /**
    * The error to answer `err` with: an RpcError as it is, anything else as
    * Internal, reported to onError (unless the call was aborted first: then
    * the failure is the abort's, and no one is waiting for the answer).
@@ -296,6 +301,12 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
     },
 
     responseHeaders: (scope) => profile.responseHeaders(scope),
+
+    failureHeaders(failure) {
+      if (failure.entry.grpcStatus !== "UNAUTHENTICATED") return undefined;
+      const challenge = failure.challenge ?? profile.challenge;
+      return challenge === undefined ? undefined : { "www-authenticate": challenge };
+    },
 
     failure(err, info, scope) {
       if (isRpcError(err)) return profile.answerError === undefined ? err : profile.answerError(err);

@@ -56,6 +56,12 @@ export interface RpcErrorOptions {
   readonly metadata?: Readonly<Record<string, string>>;
   /** More detail messages, e.g. a `google.rpc.BadRequest`. */
   readonly details?: readonly ErrorDetail[];
+  /**
+   * The `WWW-Authenticate` challenge an UNAUTHENTICATED error's HTTP 401 carries (RFC 9110
+   * §11.6.1), e.g. `Bearer error="invalid_token"`; without it the profile's (A2A: from the card's
+   * security schemes).
+   */
+  readonly challenge?: string;
   readonly cause?: unknown;
 }
 
@@ -78,6 +84,8 @@ export class RpcError extends Error {
   readonly entry: ErrorTableEntry;
   readonly metadata: Readonly<Record<string, string>>;
   readonly details: readonly ErrorDetail[];
+  /** The `WWW-Authenticate` challenge of an UNAUTHENTICATED error, when the thrower gave one. */
+  readonly challenge: string | undefined;
 
   constructor(entry: ErrorTableEntry | RpcCodeName, message?: string, options: RpcErrorOptions = {}) {
     // An error that says OK, or names no code at all (from JavaScript), was answered three ways
@@ -92,6 +100,7 @@ export class RpcError extends Error {
     this.entry = row;
     this.metadata = options.metadata ?? {};
     this.details = options.details ?? [];
+    this.challenge = options.challenge;
   }
 
   /** `ErrorInfo.reason` of this error. */

@@ -31,6 +31,8 @@ export interface Profile<Scope extends CallScope = CallScope> {
   readonly errors: CoreErrorTable;
   /** The JSON media type of HTTP+JSON responses when the request states none it accepts. */
   readonly mediaType: string;
+  /** The `WWW-Authenticate` challenge of an HTTP 401 whose error names none; left out: none is sent. */
+  readonly challenge?: string | undefined;
   /**
    * Opens a transport request, before any call of it is admitted. Throws an
    * RpcError that answers every call of the request (an unsupported protocol

@@ -7,10 +7,15 @@
  * - 0.3's gRPC service shows the hook 1.0's names, and its GetAgentCard gives
  *   the extended card only to a caller the hook lets have GetExtendedAgentCard;
  * - a hook that answers null (a lookup that found nobody) has an anonymous caller;
- * - a call whose client left while an asynchronous hook ran is not run.
+ * - a call whose client left while an asynchronous hook ran is not run;
+ * - a refused caller's HTTP answer carries its status and challenge: HTTP+JSON
+ *   and a JSON-RPC request of one call answer 401 with `WWW-Authenticate`
+ *   (the error's challenge, else the card's schemes), 403 when forbidden, so
+ *   the official SDK's credential refresh works on both (D13).
  */
 import * as grpc from "@grpc/grpc-js";
 import { create } from "@bufbuild/protobuf";
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, createAuthenticatingFetchWithRetry } from "@a2a-js/sdk/client";
 import { PermissionDeniedError, UnauthenticatedError, type AuthRequest } from "protoc-gen-a2a/runtime";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { v03GrpcDefinition } from "../../runtime/a2a/compat/v03-grpc.js";
@@ -18,6 +23,8 @@ import { GetAgentCardRequestSchema, Role as Role03, SendMessageRequestSchema as 
 import { TaskState } from "../../generated/a2a_pb.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { createA2AServiceTaskHandler } from "../../generated/a2a_tasks.js";
+import { echoWords } from "../../examples/reference-agent/agent.js";
+import { bearerAuthenticate, referenceCard, referenceExtendedCard } from "../../examples/reference-agent/config.js";
 
 /** What the hook was asked, in order. */
 const asked: string[] = [];
@@ -34,6 +41,7 @@ async function authenticate({ headers, method }: AuthRequest) {
   }
   const auth = headers.get("authorization");
   if (auth === "Bearer nobody") return null;
+  if (auth === "Bearer expired") throw new UnauthenticatedError("the token expired", { challenge: 'Bearer error="invalid_token"' });
   if (auth === "Bearer admin") return { subject: "admin" };
   if (auth !== "Bearer alice") throw new UnauthenticatedError("who are you?");
   if (method === "CancelTask" || method === "GetExtendedAgentCard") throw new PermissionDeniedError(`alice may not call ${method}`);
@@ -59,6 +67,11 @@ beforeAll(async () => {
       defaultInputModes: ["text/plain"],
       defaultOutputModes: ["text/plain"],
       skills: [{ id: "s", name: "s", description: "s", tags: ["t"] }],
+      securitySchemes: {
+        bearer: { scheme: { case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } } },
+        sso: { scheme: { case: "openIdConnectSecurityScheme", value: { openIdConnectUrl: "https://id.example.com/.well-known/openid-configuration" } } },
+        key: { scheme: { case: "apiKeySecurityScheme", value: { location: "header", name: "x-api-key" } } },
+      },
     },
     { port: 0, grpcPort: 0, host: "127.0.0.1", authenticate, drainMs: 100, tracing: false, compat: { v0_3: true } },
   );
@@ -215,5 +228,74 @@ describe("a client that leaves while an asynchronous hook runs", () => {
     hold.release();
     expect(await tasksWith("left-2")).toBe(0);
     expect(executorRuns).toBe(before);
+  });
+});
+
+describe("a refused caller's HTTP status and challenge", () => {
+  const post = (body: unknown, token: string) =>
+    fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json", "a2a-version": "1.0", authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const getCard = (token: string) => fetch(`${server.httpJsonUrl}/extendedAgentCard`, { headers: { "a2a-version": "1.0", authorization: `Bearer ${token}` } });
+
+  test("HTTP+JSON: 401 with the card's challenges (Bearer, once for two schemes; none for an API key), or the error's own", async () => {
+    const stranger = await getCard("who");
+    expect(stranger.status).toBe(401);
+    expect(stranger.headers.get("www-authenticate")).toBe("Bearer");
+    const expired = await getCard("expired");
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    const forbidden = await getCard("alice");
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.headers.get("www-authenticate")).toBeNull();
+  });
+
+  test("JSON-RPC, one call: 401 or 403 with the same JSON-RPC body, and a 401's challenge", async () => {
+    const call = { jsonrpc: "2.0", id: 7, method: "GetExtendedAgentCard", params: {} };
+    const stranger = await post(call, "who");
+    expect([stranger.status, stranger.headers.get("www-authenticate")]).toEqual([401, "Bearer"]);
+    expect(await stranger.json()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -31401, message: "who are you?" } });
+    const forbidden = await post(call, "alice");
+    expect([forbidden.status, forbidden.headers.get("www-authenticate")]).toEqual([403, null]);
+    expect(await forbidden.json()).toMatchObject({ id: 7, error: { code: -31403 } });
+    // A stream refused before its first event is answered the same way.
+    const stream = await post({ jsonrpc: "2.0", id: 8, method: "SendStreamingMessage", params: sendParams("s-401") }, "expired");
+    expect([stream.status, stream.headers.get("www-authenticate")]).toEqual([401, 'Bearer error="invalid_token"']);
+  });
+
+  test("JSON-RPC, a batch: 200, each call answered in it", async () => {
+    const r = await post([{ jsonrpc: "2.0", id: 1, method: "GetExtendedAgentCard", params: {} }], "who");
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as RpcAnswer[])[0]?.error?.code).toBe(-31401);
+  });
+
+  describe("the official SDK's credential refresh (createAuthenticatingFetchWithRetry)", () => {
+    let agent: AgentServer;
+    beforeAll(async () => {
+      const handler = { ...createA2AServiceTaskHandler(echoWords), getExtendedAgentCard: async () => referenceExtendedCard };
+      agent = await serveA2AService(handler, referenceCard, { port: 0, grpcPort: false, host: "127.0.0.1", authenticate: bearerAuthenticate("demo") });
+    });
+    afterAll(() => agent.close());
+
+    test.each(["JSONRPC", "HTTP+JSON"] as const)("%s: a stale token gets 401 with a Bearer challenge, is refreshed, and the call succeeds", async (binding) => {
+      const seen: { status: number; challenge: string | null }[] = [];
+      let token = "stale";
+      const authFetch = createAuthenticatingFetchWithRetry(fetch, {
+        headers: async () => ({ Authorization: `Bearer ${token}` }),
+        shouldRetryWithHeaders: async (_request, response) => {
+          seen.push({ status: response.status, challenge: response.headers.get("www-authenticate") });
+          if (response.status !== 401 || token !== "stale") return undefined;
+          token = "demo";
+          return { Authorization: "Bearer demo" };
+        },
+      });
+      const factory = new ClientFactory({
+        transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch }), new RestTransportFactory({ fetchImpl: authFetch })],
+        preferredTransports: [binding],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl: fetch }),
+      });
+      const client = await factory.createFromUrl(new URL(agent.cardUrl).origin);
+      const card = await client.getAgentCard();
+      expect(seen[0]).toEqual({ status: 401, challenge: "Bearer" });
+      expect(card.description).toBe(referenceExtendedCard.description);
+    });
   });
 });

@@ -92,7 +92,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
   function errorResponse(err: unknown, mediaType: string, headers?: Readonly<Record<string, string>>, span?: CallSpan): CoreResponse {
     const failure = toRpcError(err, errors.Internal);
     span?.end(failure);
-    return failureResponse(failure, mediaType, headers);
+    return failureResponse(failure, mediaType, withFailureHeaders(headers, failure));
   }
 
   /** The answer to a call's failure: an unexpected one is reported with its method (dispatch.failure). */
@@ -101,7 +101,13 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     // A client that left makes its call fail (its signal aborted): that is its leaving, not a failure of the server's.
     if (call.scope.aborted) span?.cancelled();
     else span?.end(failure);
-    return failureResponse(failure, mediaType, headers);
+    return failureResponse(failure, mediaType, withFailureHeaders(headers, failure));
+  }
+
+  /** `headers` and what the answer of `failure` carries for it (a 401's challenge). */
+  function withFailureHeaders(headers: Readonly<Record<string, string>> | undefined, failure: RpcError): Readonly<Record<string, string>> | undefined {
+    const own = dispatch.failureHeaders(failure);
+    return own === undefined ? headers : { ...headers, ...own };
   }
 
   /** Reads and parses the body as the rule maps it, for a rule that takes one (or the POST twin of D1). */

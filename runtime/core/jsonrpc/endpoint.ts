@@ -74,7 +74,21 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     // A client that left makes its call fail (its signal aborted): that is its leaving, not a failure of the server's.
     if (scope.aborted) span?.cancelled();
     else span?.end(failure);
-    return { jsonrpc: "2.0", id, error: jsonRpcErrorObject(failure) };
+    const envelope = { jsonrpc: "2.0", id, error: jsonRpcErrorObject(failure) };
+    if (failure.entry.grpcStatus === "UNAUTHENTICATED" || failure.entry.grpcStatus === "PERMISSION_DENIED") refusedCaller.set(envelope, failure);
+    return envelope;
+  };
+  /** The answers of calls refused as unauthenticated or forbidden, with their error. */
+  const refusedCaller = new WeakMap<object, RpcError>();
+  /**
+   * The answer to a request of one call: HTTP 200, or, for a caller refused as unauthenticated or
+   * forbidden, 401 or 403 with the same JSON-RPC body and a 401's challenge (D13). An HTTP layer in
+   * front (an SDK's auth middleware) answers so, and clients' credential refresh looks at the status.
+   */
+  const single = (reply: unknown, headers: Readonly<Record<string, string>> | undefined): CoreResponse => {
+    const failure = typeof reply === "object" && reply !== null ? refusedCaller.get(reply) : undefined;
+    if (failure === undefined) return body(200, reply, headers);
+    return body(failure.entry.httpStatus, reply, { ...headers, ...dispatch.failureHeaders(failure) });
   };
   const body = (status: number, value: unknown, headers?: Readonly<Record<string, string>>): CoreResponse => ({
     kind: "body",
@@ -189,7 +203,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       span?.message(request, "request");
       events = await dispatch.openStream(call.spec, request, context, new JsonRpcStream(call.id, call.spec.name, scope, span), span);
     } catch (err) {
-      return body(200, callFailure(call.id, call.spec.name, err, scope, span), dispatch.responseHeaders(scope));
+      return single(callFailure(call.id, call.spec.name, err, scope, span), dispatch.responseHeaders(scope));
     }
     // After the first event, so what the handler did to the response headers (extensions it activated) is sent.
     return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
@@ -279,7 +293,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         return { kind: "empty", status: 204, headers: dispatch.responseHeaders(scope) ?? {} };
       }
       const reply = await answer(call, scope, req);
-      return body(200, reply, dispatch.responseHeaders(scope));
+      return single(reply, dispatch.responseHeaders(scope));
     },
   };
 }
