@@ -26,8 +26,11 @@ const TRANSPORTS = ["JSONRPC", "HTTP+JSON"] as const;
 
 // The reference agent's executor; a message starting "hold" waits for the test (or a cancel) first.
 const holds = new Map<string, Deferred>();
+// Each message text the executor was run for.
+const ran = new Set<string>();
 const executor: A2AServiceExecutor = async function* (context) {
   const text = textOf(context.message);
+  ran.add(text);
   if (text.startsWith("hold")) {
     const gate = deferred();
     holds.set(text, gate);
@@ -359,6 +362,72 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     const own = await get(`/tasks/${id}/pushNotificationConfigs/`);
     expect(own.status).toBe(200);
     expect(own.json).toMatchObject({ name: expect.stringContaining(id), pushNotificationConfig: { id } });
+  });
+
+  // Bug hunt: the compat layer read any body as JSON and sent it on as application/json, so a browser's
+  // cross-origin "simple request" (text/plain, or no type; no A2A-Version, so 0.3) ran the agent.
+  it("refuses a 0.3 body that is not typed JSON with 415, as 1.0 does, and runs nothing (D9)", async () => {
+    const send = (text: string) => ({ message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text }] }, configuration: { blocking: true } });
+    const restSend = (text: string) => ({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", content: [{ text }] }, configuration: { blocking: true } });
+    // text/plain as fetch types a string, and no Content-Type at all (bytes with no type).
+    const bodies = (value: (kind: string) => object): [string, RequestInit][] => [
+      ["text/plain", { body: JSON.stringify(value("text/plain")) }],
+      ["no type", { body: new TextEncoder().encode(JSON.stringify(value("no type"))) }],
+    ];
+    for (const [kind, init] of bodies((kind) => ({ jsonrpc: "2.0", id: 1, method: "message/send", params: send(`simple rpc ${kind}`) }))) {
+      const res = await fetch(server.jsonRpcUrl!, { method: "POST", ...init });
+      expect([kind, res.status, res.headers.get("content-type")]).toEqual([kind, 415, "application/json"]);
+      expect(await res.json()).toMatchObject({ id: null, error: { code: -32005 } });
+    }
+    // The same answer a 1.0 call gets.
+    const v1 = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "a2a-version": "1.0" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: {} }) });
+    expect(v1.status).toBe(415);
+    expect(await v1.json()).toMatchObject({ id: null, error: { code: -32005 } });
+    for (const [kind, init] of bodies((kind) => restSend(`simple rest ${kind}`))) {
+      const res = await fetch(`${server.httpJsonUrl}/v1/message:send`, { method: "POST", ...init });
+      expect([kind, res.status]).toEqual([kind, 415]);
+      expect(await res.json()).toMatchObject({ code: -32005, message: expect.stringContaining("must be JSON") });
+    }
+    // The other 0.3 routes that take a body: cancel and push config set.
+    const cancel = await fetch(`${server.httpJsonUrl}/v1/tasks/some-task:cancel`, { method: "POST", body: "{}" });
+    expect(cancel.status).toBe(415);
+    const setConfig = await fetch(`${server.httpJsonUrl}/v1/tasks/some-task/pushNotificationConfigs`, { method: "POST", body: JSON.stringify({ pushNotificationConfig: { url: receiver.url("/simple") } }) });
+    expect(setConfig.status).toBe(415);
+    for (const kind of ["text/plain", "no type"]) {
+      expect(ran.has(`simple rpc ${kind}`)).toBe(false);
+      expect(ran.has(`simple rest ${kind}`)).toBe(false);
+    }
+    // Typed JSON (any JSON type, D9) still runs; an empty REST body of any type is no fields, as for 1.0.
+    const typed = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/a2a+json; charset=utf-8" }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "message/send", params: send("typed rpc") }) });
+    expect(((await typed.json()) as { result: { kind: string } }).result.kind).toBe("task");
+    expect(ran.has("typed rpc")).toBe(true);
+    const empty = await fetch(`${server.httpJsonUrl}/v1/message:send`, { method: "POST", headers: { "content-type": "text/plain" }, body: "" });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ code: -32602 });
+  });
+
+  // Bug hunt: params that are no object were read as {} (tasks/get answered "missing required field: id").
+  it("answers 0.3 params that are an array, null or a string as 1.0 answers them", async () => {
+    const call = async (method: string, params: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }) });
+      return (await res.json()) as { id: unknown; result?: unknown; error?: { code: number; message: string } };
+    };
+    const auth = { authorization: "Bearer demo" };
+    for (const [params, code, message] of [
+      [["x"], -32602, "params must be an object of named parameters, not an array"],
+      [null, -32600, "params must be an object"],
+      ["x", -32600, "params must be an object"],
+    ] as const) {
+      const v03 = await call("tasks/get", params);
+      const v1 = await call("GetTask", params, { "a2a-version": "1.0" });
+      expect(v03).toMatchObject({ id: 7, error: { code, message } });
+      expect(v03.error).toEqual(v1.error);
+      const card = await call("agent/getAuthenticatedExtendedCard", params, auth);
+      expect(card.result).toBeUndefined();
+      expect(card).toMatchObject({ id: 7, error: { code, message } });
+    }
+    // No params at all is still an empty object, as for 1.0.
+    expect(await call("agent/getAuthenticatedExtendedCard", undefined, auth)).toHaveProperty("result.name");
   });
 
   it("refuses a 0.3 batch, saying why", async () => {

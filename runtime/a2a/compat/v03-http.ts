@@ -8,7 +8,7 @@
  * A 1.0 call passes through untouched.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { BodyRefusedError, decodeUtf8, type CoreResponse, type Endpoint } from "../../core/transport.js";
+import { BodyRefusedError, decodeUtf8, isJsonMediaType, type CoreResponse, type Endpoint } from "../../core/transport.js";
 import { parsePathTemplate } from "../../core/http/path-template.js";
 import { createRequestEncoder, jsonNamesOf, type HttpRequestParts, type RequestEncoder } from "../../core/http/request-encoding.js";
 import { createRouter, type RouteInput } from "../../core/http/router.js";
@@ -128,6 +128,10 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
       const route = found.route.target;
       if (route === "ListTasks") return error03(404, -32601, noV03Counterpart.ListTasks!);
       let body: Obj = {};
+      // A body that is not JSON (D9): the 1.0 endpoint gets it as it came, and refuses it (415) as it
+      // refuses its own; the translated call is sent as JSON, so a text/plain POST (a browser's
+      // cross-origin "simple request") would run. An empty one is no fields, as for 1.0.
+      let notJson: Uint8Array | undefined;
       if (route.hasBody) {
         let bytes: Uint8Array;
         try {
@@ -137,10 +141,13 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
           return answerTo03(await inner.handle(translatedRequest(req, `${options.basePath}/message:send`, failedBody(err))), undefined, report);
         }
         const text = decodeUtf8(bytes) ?? "\0";
-        try {
-          body = text.trim() === "" ? {} : obj(JSON.parse(text));
-        } catch {
-          return error03(400, -32700, "the request body is not valid JSON");
+        if (text.trim() !== "" && !isJsonMediaType(req.header("content-type"))) notJson = bytes;
+        else {
+          try {
+            body = text.trim() === "" ? {} : obj(JSON.parse(text));
+          } catch {
+            return error03(400, -32700, "the request body is not valid JSON");
+          }
         }
       }
       const method = v03Methods[route.name]!;
@@ -154,7 +161,10 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
         // cannot take (nested past the stack): the caller's mistake, not ours.
         return error03(400, -32602, translationFailure(err));
       }
-      const call = translatedRequest(req, `${options.basePath}${target.path}`, bytesBody(bodyBytes), { method: target.method, json: true });
+      const call =
+        notJson === undefined
+          ? translatedRequest(req, `${options.basePath}${target.path}`, bytesBody(bodyBytes), { method: target.method, json: true })
+          : translatedRequest(req, `${options.basePath}${target.path}`, bytesBody(notJson), { method: target.method });
       return answerTo03(await inner.handle(call), method, report);
     },
   };

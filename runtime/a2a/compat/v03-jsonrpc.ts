@@ -6,7 +6,7 @@
  * other version, passes through untouched.
  */
 import type { JsonValue } from "@bufbuild/protobuf";
-import { BodyRefusedError, decodeUtf8, type CoreResponse, type Endpoint } from "../../core/transport.js";
+import { BodyRefusedError, decodeUtf8, isJsonMediaType, type CoreResponse, type Endpoint } from "../../core/transport.js";
 import { noV03Counterpart, v03MethodOf, v1To03Names, type V03Method } from "./v03-methods.js";
 import { bytesBody, failedBody, isV03Request, jsonBytes, jsonResponse, mapEvents, translatedRequest, translationFailure } from "./v03-request.js";
 import { obj } from "./v03-shapes.js";
@@ -28,6 +28,9 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
     report: (err, url) => inner.report?.(err, url),
     async handle(req) {
       if (!isV03Request(req) || req.method !== "POST") return inner.handle(req.method === "POST" ? req : translatedRequest(req, req.url, req.body));
+      // D9: a body that is not JSON is refused (415) before it is read, as the 1.0 endpoint refuses it: the
+      // translated call is sent as JSON, so a text/plain POST (a browser's cross-origin "simple request") would run.
+      if (!isJsonMediaType(req.header("content-type"))) return inner.handle(translatedRequest(req, req.url, req.body));
       let bytes: Uint8Array;
       try {
         bytes = await req.body(options.bodyLimit, options.bodyTimeoutMs);
@@ -57,7 +60,10 @@ export function createV03JsonRpcEndpoint(inner: Endpoint, options: V03JsonRpcOpt
       }
       let translated: Uint8Array;
       try {
-        translated = jsonBytes({ jsonrpc: c.jsonrpc, ...(c.id === undefined ? {} : { id: c.id }), method: method.v1, params: method.request(obj(c.params)) });
+        // Params that are not an object (an array, null, a string) go on as they came, for the 1.0
+        // endpoint to refuse as it refuses them (-32602 for an array, -32600 otherwise).
+        const params = c.params === undefined || isObject(c.params) ? method.request(obj(c.params)) : c.params;
+        translated = jsonBytes({ jsonrpc: c.jsonrpc, ...(c.id === undefined ? {} : { id: c.id }), method: method.v1, params });
       } catch (err) {
         // Params the translation cannot take (nested past the stack, say): the caller's mistake;
         // anything else is ours, rethrown by translationFailure even for a notification.
@@ -79,6 +85,10 @@ function refusalFor(name: string): string | undefined {
   const v03 = v1To03Names.get(name);
   if (v03 === undefined) return undefined;
   return `method ${JSON.stringify(name)} is A2A 1.0's, and a request without A2A-Version is A2A 0.3 (spec 3.6.2): send A2A-Version: 1.0, or call ${v03}`;
+}
+
+function isObject(value: JsonValue): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function errorOf(id: JsonValue, code: number, message: string) {
