@@ -248,6 +248,11 @@ export function createA2AProfile(options: A2AOptions = {}): Profile<A2AScope> {
     trace: a2aTrace,
 
     answerError: a2aAnswerError,
+
+    // D6: a trailing slash (or a verb) that leaves an id empty is GetTask with id "", InvalidParams
+    // as on JSON-RPC (D11), never the collection's route: `GET /tasks/` was ListTasks, which
+    // @a2a-js/sdk read as an empty Task.
+    trailingSlash: "empty-value-or-drop",
   };
 }
 

@@ -15,6 +15,7 @@ import type { JsonValue, Message } from "@bufbuild/protobuf";
 import type { Binding, CallContext } from "./call-context.js";
 import { CallScope, ScopedContext, type ScopeRequest } from "./call-scope.js";
 import { RpcError, coreErrors, type CoreErrorTable } from "./errors.js";
+import type { TrailingSlash } from "./http/router.js";
 import type { MethodSpec } from "./method-spec.js";
 import type { TraceProfile } from "./tracing.js";
 
@@ -64,6 +65,11 @@ export interface Profile<Scope extends CallScope = CallScope> {
   responseHeaders(scope: Scope): Readonly<Record<string, string>> | undefined;
   /** What the protocol adds to a call's span when tracing is on (D35): its names for the method, the messages and the error. */
   readonly trace?: TraceProfile | undefined;
+  /**
+   * What a trailing slash on an HTTP+JSON path is (the router's option): left out, dropped,
+   * as the reference transcoder does (A2A: an empty last value where a route takes one, D6).
+   */
+  readonly trailingSlash?: TrailingSlash | undefined;
   /** Words added to JSON-RPC's MethodNotFound for a method name the service lacks (A2A: 0.3's names, D5). */
   methodHint?(method: string): string | undefined;
   /**

@@ -863,12 +863,11 @@ const scenarios: readonly Scenario[] = [
     check: (o) => expect(o).toEqual(NOT_FOUND("ns-nope")),
   },
   {
-    // Not on HTTP+JSON: the SDK sends GET {base}/tasks/ for an empty id, and the
-    // router drops a trailing slash by design (runtime/core/http/router.ts), so that is
-    // ListTasks; the generated client refuses to send it (no path can carry an empty
-    // id). See the HTTP+JSON-only tests after the scenarios.
+    // The SDK sends GET {base}/tasks/ for an empty id on HTTP+JSON: the empty id, as on
+    // the other bindings (D6; it was ListTasks while the router dropped the slash). Not the
+    // generated HTTP+JSON client, which refuses to send it (see the test after the scenarios).
     name: "GetTask without an id: InvalidParams",
-    only: { sdk: ["JSONRPC", "GRPC"], generated: ["JSONRPC", "GRPC"] },
+    only: { sdk: ["JSONRPC", "GRPC", "HTTP+JSON"], generated: ["JSONRPC", "GRPC"] },
     run: (c) => outcome(c, () => c.client.getTask({ tenant: "", id: "" })),
     check: (o) => expect(o).toEqual(errorOutcome("InvalidParams", undefined, "missing required field: id")),
   },
@@ -1223,20 +1222,10 @@ describe("functional equivalence: where a client kind cannot run a scenario on H
     expect(second.nextPageToken ?? "").toBe("");
   });
 
-  test("HTTP+JSON, GetTask without an id: the SDK's GET {base}/tasks/ is routed to ListTasks (trailing slash dropped), not InvalidParams", async () => {
-    // The one place the bindings do not agree on a scenario. On JSON-RPC and
-    // gRPC an empty id is InvalidParams (REQUIRED field). The SDK's REST
-    // transport puts the empty id in the path, `/tasks/`; the router drops a
-    // trailing slash by design, so this is `GET /tasks`, i.e. ListTasks, and
-    // the SDK reads the ListTasksResponse as a Task with every field empty.
-    const norm = new Normalizer();
-    const result = await outcome({ binding: "HTTP+JSON", client: clients["HTTP+JSON"], tenantClient: tenantClients["HTTP+JSON"], ns: NS.sdk["HTTP+JSON"], norm }, () =>
-      clients["HTTP+JSON"].getTask({ tenant: "", id: "" }),
-    );
-    expect(result).toEqual({ ok: { id: "", contextId: "", status: undefined, artifacts: [], history: [], metadata: undefined } });
+  test("HTTP+JSON, GetTask without an id on the wire: GET {base}/tasks/ is the empty id, InvalidParams, not ListTasks (D6)", async () => {
     const res = await fetch(`${main.httpJsonUrl}/tasks/`, { headers: V1 });
-    expect(res.status).toBe(200);
-    expect(Object.keys((await res.json()) as object).sort()).toEqual(["nextPageToken", "pageSize", "tasks", "totalSize"]);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { status: "INVALID_ARGUMENT", message: "missing required field: id" } });
   });
 
   test("HTTP+JSON, GetTask without an id, generated client: refused before sending, as InvalidParamsError (the class the other bindings' answer has)", async () => {

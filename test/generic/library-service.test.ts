@@ -128,6 +128,15 @@ describe("HTTP+JSON", () => {
     expect("protocolVersion" in (lastContext as object)).toBe(false);
   });
 
+  // D6: only A2A's profile reads a trailing slash as an empty id; a service without one drops it, as Envoy does.
+  test("a trailing slash is dropped: /v1/shelves/s1/ is GetShelf s1, /v1/shelves/ the list's route", async () => {
+    const item = await fetch(`${rest}/v1/shelves/s1/`);
+    expect(item.status).toBe(200);
+    expect(await item.json()).toEqual({ id: "s1", theme: "poetry" });
+    const list = await fetch(`${rest}/v1/shelves/`);
+    expect(await list.json()).toMatchObject({ error: { message: expect.stringContaining("ListShelves") } });
+  });
+
   test("a thrown google.rpc.Code is its HTTP status in an AIP-193 body with no A2A ErrorInfo", async () => {
     const response = await fetch(`${rest}/v1/shelves/nope`);
     expect(response.status).toBe(404);

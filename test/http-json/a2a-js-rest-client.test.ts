@@ -785,6 +785,30 @@ describe("other failures through the SDK's REST client", () => {
     await expectAip193(EMPTY, c, `${method} is not supported by this agent`);
   });
 
+  // Bug hunt: the SDK sends an empty id as an empty path segment. `GET /tasks/` was ListTasks (a
+  // trailing slash was dropped), which the SDK read as an empty Task; `…/pushNotificationConfigs/`
+  // was the list, DELETE of it 405, and `/tasks/:cancel` no route. Now each is InvalidParams for the
+  // REQUIRED id, as on JSON-RPC (D6, D11), and no method runs.
+  test("D6: a call with an empty id is InvalidParams (400), never the collection's answer", async () => {
+    const cases: readonly [string, () => Promise<unknown>, string, string][] = [
+      ["getTask", () => client.getTask({ tenant: "", id: "" }), "GET", "/tasks/"],
+      ["getTask with a tenant", () => tenantClient.getTask({ tenant: "", id: "" }), "GET", `/${TENANT}/tasks/`],
+      ["cancelTask", () => client.cancelTask({ tenant: "", id: "", metadata: undefined }), "POST", "/tasks/:cancel"],
+      ["resubscribeTask", async () => { throw (await collectUntilError(client.resubscribeTask({ tenant: "", id: "" }))).error; }, "POST", "/tasks/:subscribe"],
+      ["getTaskPushNotificationConfig", () => client.getTaskPushNotificationConfig({ tenant: "", taskId: "t", id: "" }), "GET", "/tasks/t/pushNotificationConfigs/"],
+      ["deleteTaskPushNotificationConfig", () => client.deleteTaskPushNotificationConfig({ tenant: "", taskId: "t", id: "" }), "DELETE", "/tasks/t/pushNotificationConfigs/"],
+    ];
+    for (const [name, call, method, path] of cases) {
+      const err = await rejectionOf(call());
+      expect([name, sdkErrors.isRestError(err)]).toEqual([name, true]);
+      expect(err).toMatchObject({ statusCode: 400, message: "missing required field: id" });
+      const e = last(REST);
+      expect([name, e.method, e.url.pathname, e.status]).toEqual([name, method, `${REST}${path}`, 400]);
+      expect(await jsonOf(e)).toMatchObject({ error: { status: "INVALID_ARGUMENT", details: [{ fieldViolations: [{ field: "id" }] }] } });
+    }
+    expect(agent.seen).toEqual([]);
+  });
+
   test("D5: A2A-Version 0.3 is the SDK's VersionNotSupportedError, on a unary and a streaming call", async () => {
     const unary = await rejectionOf(client.transport.getTask({ tenant: "", id: "x" }, { serviceParameters: { "A2A-Version": "0.3" } }));
     expect(unary instanceof sdkErrors.RestVersionNotSupportedError).toBe(true);

@@ -472,7 +472,6 @@ describe("routing through the real A2A routes (D6, D8)", () => {
     ["+ stays a literal plus in the path", "GET", "/tasks/a+b", "getTask", { id: "a+b" }, undefined],
     ["%20 is a space", "GET", "/tasks/a%20b", "getTask", { id: "a b" }, undefined],
     ["a trailing slash is dropped", "GET", "/tasks/t1/", "getTask", { id: "t1" }, undefined],
-    ["GET /tasks/ is ListTasks", "GET", "/tasks/", "listTasks", {}, undefined],
     ["tenant form of GetTask", "GET", "/acme/tasks/t1", "getTask", { tenant: "acme", id: "t1" }, "acme"],
     ["tenant named tasks: /tasks/tasks/t1", "GET", "/tasks/tasks/t1", "getTask", { tenant: "tasks", id: "t1" }, "tasks"],
     ["tenant form of ListTasks", "GET", "/acme/tasks", "listTasks", { tenant: "acme" }, "acme"],
@@ -522,6 +521,30 @@ describe("routing through the real A2A routes (D6, D8)", () => {
       aip193(400, "INVALID_ARGUMENT", "/tasks/{id=*}:subscribe takes its fields from the path; send an empty body or {}"),
     );
     expect(calls).toEqual([]);
+  });
+
+  // Bug hunt: a trailing slash was dropped, so `GET /tasks/` (what @a2a-js/sdk sends for GetTask
+  // with an empty id) was ListTasks, and the SDK read the list as an empty Task. An id left empty
+  // by a trailing slash or a verb is "": InvalidParams, as JSON-RPC answers (D6, D11).
+  test.each([
+    ["GET", "/tasks/", "id"],
+    ["GET", "/acme/tasks/", "id"],
+    ["GET", "/tasks/t1/pushNotificationConfigs/", "id"],
+    ["DELETE", "/tasks/t1/pushNotificationConfigs/", "id"],
+    ["POST", "/tasks/:cancel", "id"],
+    ["GET", "/tasks/:subscribe", "id"],
+    ["POST", "/tasks/:subscribe", "id"],
+  ])("%s %s: the empty %s is InvalidParams, never the collection's route (D6, D11)", async (method, path, field) => {
+    const r = await request(method, path, method === "POST" ? { body: {} } : {});
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual(aip193(400, "INVALID_ARGUMENT", `missing required field: ${field}`, [badRequestDetail([{ field, description: "field is required" }])]));
+    expect(calls).toEqual([]);
+  });
+
+  test("a trailing slash no route takes as an empty value is still dropped: POST /tasks/t1/pushNotificationConfigs/ creates", async () => {
+    const r = await request("POST", "/tasks/t1/pushNotificationConfigs/", { body: { url: "https://example.com/hook" } });
+    expect(r.status).toBe(200);
+    expect(onlyCall().method).toBe("createTaskPushNotificationConfig");
   });
 
   test.each([

@@ -1,5 +1,5 @@
 import { parsePathTemplate, type PathTemplate } from "../../runtime/core/http/path-template.js";
-import { createRouter, type RouteInput, type RouteMatch, type Router } from "../../runtime/core/http/router.js";
+import { createRouter, type RouteInput, type RouteMatch, type Router, type RouterOptions } from "../../runtime/core/http/router.js";
 
 // ---------------------------------------------------------------------------
 // Helpers: routes are [method, template, name]; a match is summarised so the
@@ -12,8 +12,8 @@ function route(method: string, template: string, name: string): RouteInput<strin
   return { httpMethod: method, template: parsePathTemplate(template), target: name };
 }
 
-function build(specs: readonly RouteSpec[], stats?: { nodesVisited: number }): Router<string> {
-  return createRouter(specs.map(([m, t, n]) => route(m, t, n)), stats);
+function build(specs: readonly RouteSpec[], stats?: { nodesVisited: number }, options?: RouterOptions): Router<string> {
+  return createRouter(specs.map(([m, t, n]) => route(m, t, n)), stats, options);
 }
 
 type Outcome =
@@ -46,9 +46,9 @@ const allow = (...methods: string[]): Outcome => ({ allow: methods });
 type Case = readonly [method: string, path: string, expected: Outcome];
 
 /** test.each rows from a route table and request cases. */
-function suite(title: string, specs: readonly RouteSpec[], cases: readonly Case[]): void {
+function suite(title: string, specs: readonly RouteSpec[], cases: readonly Case[], options?: RouterOptions): void {
   describe(title, () => {
-    const router = build(specs);
+    const router = build(specs, undefined, options);
     test.each(cases.map((c) => [c[0], c[1], c[2]] as const))("%s %s", (method, path, expected) => {
       expect(summarize(router.match(method, path))).toEqual(expected);
     });
@@ -380,6 +380,34 @@ describe('trailingSlash: "empty-value" (A2A 0.3\'s paths, D110)', () => {
 });
 
 suite(
+  'trailingSlash: "empty-value-or-drop": an empty value where a route takes one, else dropped (D6)',
+  [
+    ["GET", "/tasks", "list"],
+    ["GET", "/tasks/{id}", "get"],
+    ["GET", "/tasks/{id}/x", "x"],
+    ["POST", "/tasks/{id}:cancel", "cancel"],
+    ["POST", "/tasks", "create"],
+    ["GET", "/files/{path=**}", "file"],
+  ],
+  [
+    ["GET", "/tasks/", found("get", { id: "" })],
+    ["GET", "/tasks", found("list")],
+    ["GET", "/tasks/a/", found("get", { id: "a" })], // no route takes "" there: dropped
+    ["GET", "/tasks/a/x/", found("x", { id: "a" })],
+    ["POST", "/tasks/", found("create")], // no POST takes "": dropped
+    ["POST", "/tasks/:cancel", found("cancel", { id: "" })],
+    ["POST", "/tasks/:cancel/", found("cancel", { id: "" })],
+    ["POST", "/tasks/a:cancel/", found("cancel", { id: "a" })],
+    ["DELETE", "/tasks/", allow("GET", "POST")], // both readings' methods
+    ["GET", "/tasks//x", "not_found"],
+    ["GET", "/tasks//", "not_found"],
+    ["GET", "/files/", found("file", { path: "" })], // `**` never takes the empty segment; dropped, it is `**` of nothing
+    ["GET", "/", "not_found"],
+  ],
+  { trailingSlash: "empty-value-or-drop" },
+);
+
+suite(
   "methods: 405 union, `*` after specific methods, backtracking past a method mismatch",
   [
     ["GET", "/r/{id}", "get"],
@@ -583,9 +611,19 @@ suite("A2A v1.0.1 routes", a2aRoutes, [
   ["GET", "/tasks/%E9", "bad_path"], // Latin-1 é, not UTF-8
   ["GET", "/tasks/%zz:subscribe", "bad_path"],
 
-  // Empty segments and trailing slashes.
-  ["GET", "/tasks/", found("ListTasks")],
+  // Empty segments and trailing slashes, as the A2A profile has them read (D6): a trailing
+  // slash or a verb that leaves an id empty is that id, "", never the collection's route.
+  ["GET", "/tasks/", found("GetTask", { id: "" })],
+  ["GET", "/t1/tasks/", found("GetTask@tenant", { tenant: "t1", id: "" })],
   ["GET", "/tasks/abc/", found("GetTask", { id: "abc" })],
+  ["GET", "/tasks/x/pushNotificationConfigs/", found("GetTaskPushNotificationConfig", { task_id: "x", id: "" })],
+  ["DELETE", "/tasks/x/pushNotificationConfigs/", found("DeleteTaskPushNotificationConfig", { task_id: "x", id: "" })],
+  ["POST", "/tasks/x/pushNotificationConfigs/", found("CreateTaskPushNotificationConfig", { task_id: "x" })],
+  ["POST", "/tasks/:cancel", found("CancelTask", { id: "" })],
+  ["GET", "/tasks/:subscribe", found("SubscribeToTask", { id: "" })],
+  ["POST", "/tasks/abc:cancel/", found("CancelTask", { id: "abc" })],
+  ["POST", "/message:send/", found("SendMessage")],
+  ["PUT", "/tasks/", allow("GET")],
   ["GET", "/tasks//pushNotificationConfigs", "not_found"],
   ["GET", "//tasks", "not_found"],
   ["GET", "/tasks/x/pushNotificationConfigs//", "not_found"],
@@ -602,7 +640,7 @@ suite("A2A v1.0.1 routes", a2aRoutes, [
   ["GET", "/message", "not_found"],
   ["POST", "/message:unknown", "not_found"],
   ["GET", "/t1/t2/tasks", "not_found"],
-]);
+], { trailingSlash: "empty-value-or-drop" });
 
 // ---------------------------------------------------------------------------
 // (c) A multi-segment tenant (fixture, not A2A). The brief's form

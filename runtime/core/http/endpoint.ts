@@ -80,6 +80,8 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       if (spec === undefined) throw new Error(`HTTP rule ${rule.httpMethod} ${rule.path} names no method ${rule.method}`);
       return { httpMethod: rule.httpMethod, template: parsePathTemplate(rule.path), target: { rule, spec, transcoder: createTranscoder(spec.input, rule) } };
     }),
+    undefined,
+    { trailingSlash: config.profile?.trailingSlash ?? "drop" },
   );
   const { routeNotFound, methodNotAllowed, tooLarge, tooSlow, notJson } = httpErrors(errors);
   const jsonTypes = dispatch.mediaType === "application/json" ? "application/json" : `${dispatch.mediaType} or application/json`;

@@ -29,7 +29,13 @@
  *   `/tasks/x:cancel/` is `/tasks/x:cancel` (the reference finds no verb).
  *   With `trailingSlash: "empty-value"` it is instead an empty last segment
  *   that only a `*` can match, its value "": how A2A 0.3's paths were read
- *   (`…/pushNotificationConfigs/` is config "", D110).
+ *   (`…/pushNotificationConfigs/` is config "", D110). With
+ *   `"empty-value-or-drop"` (A2A 1.0's routes, D6) it is that empty value
+ *   where a route takes one, and dropped only where none does, so a trailing
+ *   slash never turns an item's route into its collection's (`/tasks/` is
+ *   GetTask with id "", not ListTasks; `/tasks/x/` is still GetTask "x");
+ *   an empty segment left by a verb (`/tasks/:cancel`) is an empty value
+ *   too in that mode, where grpc-gateway answers 404.
  * - `**` never swallows an empty segment, same as `*`.
  */
 import { templateKey, type PathTemplate, type TemplateVariable } from "./path-template.js";
@@ -87,16 +93,23 @@ function newNode<T>(): TrieNode<T> {
  * follows the path and not the route count without timing anything.
  */
 export interface RouterOptions {
-  /** What a trailing slash is: dropped (the default), or an empty last segment a `*` matches. */
-  readonly trailingSlash?: "drop" | "empty-value";
+  /**
+   * What a trailing slash is: dropped (the default, as the reference does); an empty last
+   * segment a `*` matches ("empty-value"); or that empty value where a route takes one and
+   * dropped elsewhere ("empty-value-or-drop", which also lets a `*` take the empty segment
+   * a verb leaves: `/tasks/:cancel`).
+   */
+  readonly trailingSlash?: TrailingSlash;
 }
+
+export type TrailingSlash = "drop" | "empty-value" | "empty-value-or-drop";
 
 export function createRouter<T>(
   routes: readonly RouteInput<T>[],
   stats?: { nodesVisited: number },
   options: RouterOptions = {},
 ): Router<T> {
-  const emptyLast = options.trailingSlash === "empty-value";
+  const mode = options.trailingSlash ?? "drop";
   const root = newNode<T>();
   // Only these are split off a request's last segment; anything else after a
   // ":" is part of the segment (reference default, #43).
@@ -151,76 +164,93 @@ export function createRouter<T>(
     match(httpMethod, rawPath) {
       if (!rawPath.startsWith("/")) return { kind: "not_found" };
       const segs = rawPath.slice(1).split("/");
-      // A trailing slash; also "/" -> [].
-      if (segs[segs.length - 1] === "" && (!emptyLast || segs.length === 1)) segs.pop();
-      if (segs.length === 0) return { kind: "not_found" };
-      // The one empty segment a `*` may match: the last, when a trailing slash is a value.
-      const emptyAt = emptyLast && segs[segs.length - 1] === "" ? segs.length - 1 : -1;
-
-      let verbKey = NO_VERB;
-      if (verbs.size > 0) {
-        const split = splitVerb(segs[segs.length - 1] as string);
-        if (split) {
-          segs[segs.length - 1] = split.segment;
-          verbKey = split.verb;
-        }
-      }
-
-      // `**` consumes the rest of the path, which is allowed only when no
-      // segment from there on is empty; knowing the last empty one makes
-      // that an O(1) check instead of a rescan at every level.
-      const lastEmpty = segs.lastIndexOf("");
-      // Methods that would have matched, gathered along the way: the DFS
-      // explores every matching node before giving up, so when it finds
-      // nothing for this method, this is the complete Allow list.
-      const allow = new Set<string>();
-
-      // Exact method first, then "*": a route written for this method is
-      // more specific than one that takes any method.
-      function leafAt(node: TrieNode<T>): RouteInput<T> | undefined {
-        const byMethod = node.leaves.get(verbKey);
-        if (!byMethod) return undefined;
-        const hit = byMethod.get(httpMethod) ?? byMethod.get(ANY_METHOD);
-        if (hit) return hit;
-        for (const m of byMethod.keys()) allow.add(m);
-        return undefined;
-      }
-
-      function enter(node: TrieNode<T>): TrieNode<T> {
-        if (stats) stats.nodesVisited++;
-        return node;
-      }
-
-      // Backtracking continues past a node that has the path but not the
-      // method, so `GET /tasks/tasks` still reaches GET /tasks/{id} when a
-      // hypothetical POST /tasks/tasks exists: 405 only when no route at
-      // all takes the method.
-      function search(node: TrieNode<T>, i: number): RouteInput<T> | undefined {
-        enter(node);
-        if (i === segs.length) {
-          return leafAt(node) ?? (node.deep ? leafAt(enter(node.deep)) : undefined);
-        }
-        const seg = segs[i] as string;
-        const lit = node.literals.get(seg);
-        const viaLiteral = lit ? search(lit, i + 1) : undefined;
-        if (viaLiteral) return viaLiteral;
-        if ((seg !== "" || i === emptyAt) && node.wildcard) {
-          const viaWildcard = search(node.wildcard, i + 1);
-          if (viaWildcard) return viaWildcard;
-        }
-        if (node.deep && lastEmpty < i) return leafAt(enter(node.deep));
-        return undefined;
-      }
-
-      const route = search(root, 0);
-      if (!route) {
-        return allow.size > 0
-          ? { kind: "method_not_allowed", allow: [...allow].sort() }
-          : { kind: "not_found" };
-      }
-      return bindValues(route, segs);
+      if (mode !== "empty-value-or-drop") return matchSegments(httpMethod, segs, mode === "empty-value", false);
+      const asValue = matchSegments(httpMethod, [...segs], true, true);
+      // No trailing slash: dropping it would look for the same path again.
+      if (asValue.kind === "found" || asValue.kind === "bad_path" || segs[segs.length - 1] !== "") return asValue;
+      const dropped = matchSegments(httpMethod, segs, false, true);
+      if (dropped.kind === "found" || dropped.kind === "bad_path") return dropped;
+      const allow = new Set([...(asValue.kind === "method_not_allowed" ? asValue.allow : []), ...(dropped.kind === "method_not_allowed" ? dropped.allow : [])]);
+      return allow.size > 0 ? { kind: "method_not_allowed", allow: [...allow].sort() } : { kind: "not_found" };
     },
   };
+
+  /**
+   * One lookup of the path split on "/" (`segs`, changed in place). `emptyLast`: a trailing
+   * slash is an empty last value, else dropped; `verbLeavesValue`: the empty segment a verb
+   * leaves (`/tasks/:cancel`) is a value a `*` may take.
+   */
+  function matchSegments(httpMethod: string, segs: string[], emptyLast: boolean, verbLeavesValue: boolean): RouteMatch<T> {
+    // A trailing slash; also "/" -> [].
+    if (segs[segs.length - 1] === "" && (!emptyLast || segs.length === 1)) segs.pop();
+    if (segs.length === 0) return { kind: "not_found" };
+    // The one empty segment a `*` may match: the last, when a trailing slash is a value.
+    let emptyAt = emptyLast && segs[segs.length - 1] === "" ? segs.length - 1 : -1;
+
+    let verbKey = NO_VERB;
+    if (verbs.size > 0) {
+      const split = splitVerb(segs[segs.length - 1] as string);
+      if (split) {
+        segs[segs.length - 1] = split.segment;
+        verbKey = split.verb;
+        if (verbLeavesValue && split.segment === "") emptyAt = segs.length - 1;
+      }
+    }
+
+    // `**` consumes the rest of the path, which is allowed only when no
+    // segment from there on is empty; knowing the last empty one makes
+    // that an O(1) check instead of a rescan at every level.
+    const lastEmpty = segs.lastIndexOf("");
+    // Methods that would have matched, gathered along the way: the DFS
+    // explores every matching node before giving up, so when it finds
+    // nothing for this method, this is the complete Allow list.
+    const allow = new Set<string>();
+
+    // Exact method first, then "*": a route written for this method is
+    // more specific than one that takes any method.
+    function leafAt(node: TrieNode<T>): RouteInput<T> | undefined {
+      const byMethod = node.leaves.get(verbKey);
+      if (!byMethod) return undefined;
+      const hit = byMethod.get(httpMethod) ?? byMethod.get(ANY_METHOD);
+      if (hit) return hit;
+      for (const m of byMethod.keys()) allow.add(m);
+      return undefined;
+    }
+
+    function enter(node: TrieNode<T>): TrieNode<T> {
+      if (stats) stats.nodesVisited++;
+      return node;
+    }
+
+    // Backtracking continues past a node that has the path but not the
+    // method, so `GET /tasks/tasks` still reaches GET /tasks/{id} when a
+    // hypothetical POST /tasks/tasks exists: 405 only when no route at
+    // all takes the method.
+    function search(node: TrieNode<T>, i: number): RouteInput<T> | undefined {
+      enter(node);
+      if (i === segs.length) {
+        return leafAt(node) ?? (node.deep ? leafAt(enter(node.deep)) : undefined);
+      }
+      const seg = segs[i] as string;
+      const lit = node.literals.get(seg);
+      const viaLiteral = lit ? search(lit, i + 1) : undefined;
+      if (viaLiteral) return viaLiteral;
+      if ((seg !== "" || i === emptyAt) && node.wildcard) {
+        const viaWildcard = search(node.wildcard, i + 1);
+        if (viaWildcard) return viaWildcard;
+      }
+      if (node.deep && lastEmpty < i) return leafAt(enter(node.deep));
+      return undefined;
+    }
+
+    const route = search(root, 0);
+    if (!route) {
+      return allow.size > 0
+        ? { kind: "method_not_allowed", allow: [...allow].sort() }
+        : { kind: "not_found" };
+    }
+    return bindValues(route, segs);
+  }
 }
 
 // Decoding happens only after a route is chosen: it never changes which
