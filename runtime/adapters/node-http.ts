@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
+import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkContentEncoding, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
 import { failUnanswered } from "./answer-failure.js";
 import { endAnswer, serverClosing } from "./closing.js";
@@ -510,6 +510,7 @@ function readBody(req: IncomingMessage, res: ServerResponse | undefined, limit: 
   return new Promise((resolve, reject) => {
     try {
       checkDeclaredLength(req.headers["content-length"], limit);
+      checkContentEncoding(req.headers["content-encoding"], req.headers["transfer-encoding"]);
     } catch (err) {
       refused.refusedAt = limit;
       throw err;

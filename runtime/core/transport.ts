@@ -93,6 +93,40 @@ export class BodyTimeoutError extends BodyRefusedError {
 }
 
 /**
+ * The request body is in a content coding the server does not decode (gzip, br, ...): 415 with
+ * the binding's error for a body it cannot take (RFC 9110 §15.5.16), rather than the parse error
+ * its compressed bytes would otherwise get.
+ */
+export class BodyEncodingError extends BodyRefusedError {
+  override readonly name = "BodyEncodingError";
+  readonly status = 415;
+  constructor(
+    readonly coding: string,
+    header = "Content-Encoding",
+  ) {
+    super(`the request body is sent with ${header} ${coding}, which this server does not decode; send it uncompressed`);
+  }
+}
+
+/**
+ * Refuses a body with a Content-Encoding other than identity, or (node:http, whose parser takes
+ * only chunked off) a Transfer-Encoding coding other than chunked, before a byte of it is read.
+ */
+export function checkContentEncoding(contentEncoding: string | null | undefined, transferEncoding?: string | null): void {
+  if (contentEncoding == null && (transferEncoding == null || transferEncoding === "chunked")) return;
+  const other = (value: string | null | undefined, plain: string) =>
+    (value ?? "")
+      .split(",")
+      .map((c) => c.trim().toLowerCase())
+      .filter((c) => c !== "" && c !== plain)
+      .join(", ");
+  const content = other(contentEncoding, "identity");
+  if (content !== "") throw new BodyEncodingError(content);
+  const transfer = other(transferEncoding, "chunked");
+  if (transfer !== "") throw new BodyEncodingError(transfer, "Transfer-Encoding");
+}
+
+/**
  * Refuses a body whose declared Content-Length is over the limit before a
  * byte of it is read; adapters still count while reading, for chunked bodies.
  */

@@ -9,6 +9,7 @@
  *   keep-alive connection is closed after its timeout (D32).
  */
 import { connect, type Socket } from "node:net";
+import { gzipSync } from "node:zlib";
 import { textOf } from "protoc-gen-a2a/runtime";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { serveA2AService } from "../../generated/a2a_server.js";
@@ -261,6 +262,22 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
     expect(reply.final).toMatch(/^HTTP\/1\.1 200 /);
     expect(reply.final).toContain("TASK_NOT_FOUND");
     expect(reply.closed).toBe(false);
+  });
+
+  test.each([
+    ["JSON-RPC", "/a2a/jsonrpc", "Content-Encoding: gzip", -32005],
+    ["HTTP+JSON", "/a2a/rest/message:send", "Content-Encoding: gzip", "INVALID_ARGUMENT"],
+    ["JSON-RPC", "/a2a/jsonrpc", "Transfer-Encoding: gzip, chunked", -32005],
+  ])("%s at %s: a body with %s is 415 naming the coding, not a parse error of its compressed bytes", async (_, path, coding, code) => {
+    const gz = gzipSync(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t" } }));
+    const chunked = coding.startsWith("Transfer");
+    const framed = chunked ? Buffer.concat([Buffer.from(`${gz.length.toString(16)}\r\n`), gz, Buffer.from("\r\n0\r\n\r\n")]) : gz;
+    const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n${coding}\r\n${chunked ? "" : `Content-Length: ${gz.length}\r\n`}\r\n`;
+    const reply = await rawExchange(port(), head, framed);
+    expect(reply.status).toBe(415);
+    expect(reply.body).toContain(`which this server does not decode; send it uncompressed`);
+    expect(reply.body).toContain(chunked ? "Transfer-Encoding gzip" : "Content-Encoding gzip");
+    expect(reply.body).toContain(JSON.stringify(code));
   });
 
   test("the connection stays usable after a drained 413", async () => {

@@ -15,7 +15,7 @@ import { RpcError, toRpcError, type CoreErrorTable, type ErrorTableEntry } from 
 import type { FailureInfo } from "../failures.js";
 import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
 import type { CallSpan } from "../tracing.js";
-import { BodyRefusedError, BodyTimeoutError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
+import { BodyEncodingError, BodyRefusedError, BodyTimeoutError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 import { parsePathTemplate } from "./path-template.js";
 import { createRouter } from "./router.js";
 import { createTranscoder, type Transcoder } from "./transcoding.js";
@@ -120,7 +120,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       bytes = await req.body(bodyLimit, bodyTimeoutMs);
     } catch (err) {
       if (!(err instanceof BodyRefusedError)) throw err;
-      throw new RpcError(err instanceof BodyTimeoutError ? tooSlow : tooLarge, err.message);
+      throw new RpcError(err instanceof BodyTimeoutError ? tooSlow : err instanceof BodyEncodingError ? notJson : tooLarge, err.message);
     }
     const text = decodeUtf8(bytes);
     // No body at all is a message with no fields set (POST /tasks/x:cancel
