@@ -21,9 +21,12 @@ export function emitJsonRpc(f: GeneratedFile, file: DescFile, services: readonly
         `the RPC name.`,
       ]),
     );
-    f.print(f.export("const", names.jsonRpcTable(s.desc)), " = {");
+    // Typed where it is declared, for builds with isolatedDeclarations.
+    f.print(f.export("const", names.jsonRpcTable(s.desc)), ": {");
+    for (const m of s.methods) f.print("  readonly ", propertyKey(m.desc.name), ": typeof ", methodTable, ".", m.localName, ";");
+    f.print("} = {");
     for (const m of s.methods) f.print("  ", propertyKey(m.desc.name), ": ", methodTable, ".", m.localName, ",");
-    f.print("} as const;");
+    f.print("};");
     f.print();
     f.print(
       docLines(f, [

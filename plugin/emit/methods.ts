@@ -1,7 +1,7 @@
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { HttpBindingModel } from "../model/http-binding.js";
 import type { ServiceModel } from "../model/service-model.js";
-import { globals, names, propertyKey } from "../names.js";
+import { names, propertyKey } from "../names.js";
 import { docLines, printList } from "./shared.js";
 import { importSchema } from "./type-imports.js";
 
@@ -26,9 +26,15 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
         `@generated from service ${serviceName}`,
       ]),
     );
-    f.print(f.export("const", names.methodTable(s.desc)), " = {");
+    // Typed where it is declared (the docs on the type, where an editor shows them), so a build with
+    // isolatedDeclarations can write its declaration without inferring it.
+    f.print(f.export("const", names.methodTable(s.desc)), ": {");
     for (const m of s.methods) {
       f.print(f.jsDoc(m.desc, "  "));
+      f.print("  readonly ", m.localName, ": ", methodSpec, "<typeof ", importSchema(f, m.input), ", typeof ", importSchema(f, m.output), ", ", f.string(m.kind), ">;");
+    }
+    f.print("} = {");
+    for (const m of s.methods) {
       f.print("  ", m.localName, ": {");
       f.print("    name: ", f.string(m.desc.name), ",");
       f.print("    localName: ", f.string(m.localName), ",");
@@ -38,7 +44,7 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
       f.print("    output: ", importSchema(f, m.output), ",");
       f.print("  },");
     }
-    f.print("} as const satisfies ", globals.Record, "<string, ", methodSpec, ">;");
+    f.print("};");
     f.print();
     const rules = {
       doc: docLines(f, [

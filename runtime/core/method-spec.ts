@@ -46,7 +46,7 @@ export interface PathParamSpec {
 }
 
 /** One RPC of a service, as the bindings need it. */
-export interface MethodSpec<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
+export interface MethodSpec<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage, K extends MethodKind = MethodKind> {
   /** The RPC name, which is also the JSON-RPC method name, e.g. `SendMessage`. */
   readonly name: string;
   /**
@@ -55,7 +55,7 @@ export interface MethodSpec<I extends DescMessage = DescMessage, O extends DescM
    * like a client's own member (`close$` for Close, `then$`, `__proto__$`; D118).
    */
   readonly localName: string;
-  readonly kind: MethodKind;
+  readonly kind: K;
   /** The gRPC path, e.g. `/lf.a2a.v1.A2AService/SendMessage`. */
   readonly grpcPath: string;
   readonly input: I;
