@@ -22,6 +22,7 @@ export function createFetchHandler(core: Endpoint): FetchHandler {
         headers,
         header: (name) => headers.get(name),
         signal,
+        left: () => signal.aborted,
         body: (limit) => (source === undefined ? Promise.reject(new Error("the body of a request that was answered cannot be read")) : readBody(source, limit)),
       });
       source = undefined;

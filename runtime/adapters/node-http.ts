@@ -182,6 +182,11 @@ class NodeCoreRequest implements CoreRequest {
     }
   }
 
+  left(): boolean {
+    const res = this.#res;
+    return res !== undefined && res.closed && !res.writableFinished;
+  }
+
   /** The body limit of a read that was refused (too large, too slow): what is left of the body is drained up to a bound. */
   refusedAt: number | undefined;
 

@@ -51,6 +51,11 @@ export interface ScopeRequest {
    * the listener: no closure per open stream.
    */
   onClose?(target: Abortable): void;
+  /**
+   * Whether the client has gone (closed, cancelled, past its deadline), read without making the
+   * signal: offered by transports that can tell it cheaply.
+   */
+  left?(): boolean;
 }
 
 const isThenable = (value: unknown): boolean => typeof (value as { then?: unknown } | null)?.then === "function";
@@ -61,8 +66,10 @@ export class CallScope {
   #controller: AbortController | undefined;
   #failed = false;
   #principal: unknown;
-  /** The hook's answer per RPC name: the calls of a batch to one method share it. */
-  #authenticated: Map<string, Promise<unknown>> | undefined;
+  /** The hook's answer for the request's first method, and per RPC name for the others of a batch. */
+  #firstMethod: string | undefined;
+  #first: Promise<unknown> | undefined;
+  #others: Map<string, Promise<unknown>> | undefined;
   #hookWaited = false;
 
   constructor(
@@ -83,34 +90,48 @@ export class CallScope {
   /**
    * Runs the authentication hook once per RPC name of the request, so a hook that allows or refuses
    * by method sees every method of a batch (D21): it ran once for the whole batch, and a call it
-   * refuses alone went through behind one it allowed. Settles with the principal; `admit` keeps it
-   * for the contexts made afterwards.
+   * refuses alone went through behind one it allowed (D18). Settles with the principal; `admitAs`
+   * keeps it for the contexts made afterwards.
    */
   authenticate(method: string, hook: () => unknown): Promise<unknown> {
-    const all = (this.#authenticated ??= new Map());
-    let answer = all.get(method);
+    if (this.#first === undefined) {
+      this.#firstMethod = method;
+      return (this.#first = this.#ask(hook));
+    }
+    if (method === this.#firstMethod) return this.#first;
+    const others = (this.#others ??= new Map());
+    let answer = others.get(method);
     if (answer === undefined) {
-      answer = Promise.resolve().then(() => {
-        const principal = hook();
-        if (isThenable(principal)) this.#hookWaited = true;
-        return principal;
-      });
-      all.set(method, answer);
+      answer = this.#ask(hook);
+      others.set(method, answer);
     }
     return answer;
   }
 
+  #ask(hook: () => unknown): Promise<unknown> {
+    return Promise.resolve().then(() => {
+      const principal = hook();
+      if (isThenable(principal)) this.#hookWaited = true;
+      return principal;
+    });
+  }
+
   /**
    * The principal the calls made from now on see (null, a lookup that found nobody, is anonymous
-   * as undefined is: D21). Set with the call's own hook answer just before the call is admitted.
+   * as undefined is: D18). Set with the call's own hook answer just before the call is admitted.
    */
   admitAs(principal: unknown): void {
     this.#principal = principal ?? undefined;
   }
 
-  /** Whether the client left while an asynchronous authentication hook ran: nothing is run for it then. */
+  /**
+   * Whether the client left while an asynchronous authentication hook ran: nothing is run for it
+   * then. Read off the transport where it can tell cheaply (no signal made for every call).
+   */
   get leftWhileAuthenticating(): boolean {
-    return this.#hookWaited && this.signal().aborted;
+    if (!this.#hookWaited) return false;
+    if (this.#controller !== undefined) return this.aborted;
+    return this.request.left?.() ?? this.signal().aborted;
   }
 
   /**

@@ -64,9 +64,11 @@ export interface Dispatcher {
    * (before anything is decoded for a caller that may be refused), then
    * `decode`, then the handler's context. Synchronous when nothing awaits
    * (no authentication hook, a decode that returns a message), so a busy
-   * unary path makes no promise here.
+   * unary path makes no promise here. `awaited` false: no one waits for the
+   * answer (a JSON-RPC notification), so the call runs whether or not its
+   * client is still there once an asynchronous hook settled.
    */
-  start(spec: MethodSpec, scope: CallScope, decode: () => Message | Promise<Message>): Started | Promise<Started>;
+  start(spec: MethodSpec, scope: CallScope, decode: () => Message | Promise<Message>, awaited?: boolean): Started | Promise<Started>;
   /** Decodes and validates a request message from ProtoJSON; throws InvalidParams naming the fields at fault. */
   decode(spec: MethodSpec, json: JsonValue): Message;
   /** Checks REQUIRED fields of a request decoded elsewhere (gRPC binary) and returns it; throws InvalidParams. */
@@ -219,13 +221,13 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
 
     open: (binding, request, query) => profile.open(binding, request, query),
 
-    start(spec, scope, decode) {
+    start(spec, scope, decode, awaited = true) {
       if (authenticate === undefined) return admitted(spec, scope, decode);
       return scope
         .authenticate(spec.name, () => authenticate({ binding: scope.binding, method: spec.name, headers: scope.headers }))
         .then((principal) => {
           // Gone while the hook looked the caller up: nothing is run for it (a task nobody waits for).
-          if (scope.leftWhileAuthenticating) throw new RpcError("CANCELLED", "the client went away while it was being authenticated");
+          if (awaited && scope.leftWhileAuthenticating) throw new RpcError("CANCELLED", "the client went away while it was being authenticated");
           scope.admitAs(principal);
           return admitted(spec, scope, decode);
         });

@@ -31,6 +31,8 @@ export interface CoreRequest {
   header(name: string): string | null;
   /** Aborted when the client goes away or the server shuts down; may be created on first use. */
   readonly signal: AbortSignal;
+  /** Whether the client has gone, read without making the signal; optional, for adapters that can tell cheaply. */
+  left?(): boolean;
   /**
    * Reads the whole body; rejects with BodyTooLargeError past the limit,
    * without reading further, and with BodyTimeoutError when it takes longer

@@ -19,6 +19,9 @@ addA2AServiceToServer(server, {
     seen.extensions = context.requestedExtensions;
     seen.tenant = context.tenant;
     context.activatedExtensions.add("urn:ext:a");
+    // An extension URI that gRPC metadata cannot carry (not printable ASCII).
+    if (request.id.startsWith("odd-ext")) context.activatedExtensions.add("https://example.com/ext/café");
+    if (request.id === "odd-ext-fails") throw new TaskNotFoundError("no such task");
     if (request.id === "nope") throw new TaskNotFoundError(`no task ${request.id}`, { metadata: { taskId: request.id } });
     return { id: request.id, contextId: "c1", status: { state: TaskState.WORKING } };
   },
@@ -112,4 +115,23 @@ test("a server stream delivers every event then OK", async () => {
   const events: string[] = [];
   for await (const e of call) events.push((e as StreamResponse).payload.case ?? "");
   expect(events).toEqual(["task", "statusUpdate"]);
+});
+
+test("an activated extension metadata cannot carry is left out, and the call is answered either way", async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (err: unknown) => unhandled.push(err);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const ok = await getTask("odd-ext", metadata({ "a2a-version": "1.0" }));
+    expect(ok.task?.id).toBe("odd-ext");
+    const failed = await getTask("odd-ext-fails", metadata({ "a2a-version": "1.0" }));
+    expect(failed.error?.code).toBe(grpc.status.NOT_FOUND);
+    // The joined header held both; the one that can be sent is not sent without the other.
+    expect(failed.error?.metadata.get("a2a-extensions")).toEqual([]);
+    // A turn for a rejection to be reported.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
 });

@@ -819,6 +819,12 @@ describe("notifications (D13)", () => {
     expect(calls).toHaveLength(0);
   });
 
+  // Params that are neither an object nor an array make no request at all: -32600, answered id or not, whatever the method.
+  test.each(["GetTask", "NoSuchMethod"])("params that are a string are -32600, answered though there is no id (%s)", async (method) => {
+    const r = await post({ jsonrpc: "2.0", method, params: "x" });
+    expect(r.json).toEqual(invalidRequest(null, "params must be an object"));
+  });
+
   test("an unknown method is -32601 whatever its params", async () => {
     const r = await post({ jsonrpc: "2.0", id: 1, method: "NoSuchMethod", params: [] });
     expect(r.json).toEqual(rpcError(1, -32601, 'method "NoSuchMethod" does not exist'));

@@ -180,6 +180,11 @@ class GrpcRequest implements ScopeRequest {
     return this.#closed;
   }
 
+  left(): boolean {
+    const call = this.#call;
+    return this.#closed || (call !== undefined && abandoned(call));
+  }
+
   /**
    * Aborts `target` when the call is cancelled or its deadline passes (at
    * once if it was cancelled). One grpc-js listener and one timer per call
@@ -276,7 +281,7 @@ function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req:
   span?.end(failure);
   const metadata = new Metadata();
   const headers = scope === undefined || headersSent ? undefined : dispatch.responseHeaders(scope);
-  if (headers !== undefined) for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
+  if (headers !== undefined) setSendable(metadata, headers);
   const sent = grpcStatusParts(failure);
   metadata.set("grpc-status-details-bin", Buffer.from(sent.details));
   return { code: rpcCode(failure.entry.grpcStatus) as status, details: sent.message, metadata };
@@ -287,8 +292,22 @@ function sendResponseHeaders(call: GrpcCall, dispatch: Dispatcher, scope: CallSc
   const headers = dispatch.responseHeaders(scope);
   if (headers === undefined) return;
   const md = new Metadata();
-  for (const [name, value] of Object.entries(headers)) md.set(name, value);
-  call.sendMetadata(md);
+  if (setSendable(md, headers)) call.sendMetadata(md);
+}
+
+/**
+ * Sets each header grpc-js can send; one whose value is not printable ASCII (an activated extension
+ * URI with an é, say) is left out: grpc-js's set() throws on it, which failed the call with no
+ * answer and an unhandled rejection. Whether any was set.
+ */
+function setSendable(md: Metadata, headers: Readonly<Record<string, string>>): boolean {
+  let set = false;
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[\x20-\x7e]*$/.test(value)) continue;
+    md.set(name, value);
+    set = true;
+  }
+  return set;
 }
 
 /**

@@ -165,9 +165,11 @@ export function createRouter<T>(
       if (!rawPath.startsWith("/")) return { kind: "not_found" };
       const segs = rawPath.slice(1).split("/");
       if (mode !== "empty-value-or-drop") return matchSegments(httpMethod, segs, mode === "empty-value", false);
-      const asValue = matchSegments(httpMethod, [...segs], true, true);
+      // The lookup changes `segs`: copied only when a second lookup (the slash dropped) may follow.
+      const trailing = segs[segs.length - 1] === "";
+      const asValue = matchSegments(httpMethod, trailing ? [...segs] : segs, true, true);
       // No trailing slash: dropping it would look for the same path again.
-      if (asValue.kind === "found" || asValue.kind === "bad_path" || segs[segs.length - 1] !== "") return asValue;
+      if (asValue.kind === "found" || asValue.kind === "bad_path" || !trailing) return asValue;
       const dropped = matchSegments(httpMethod, segs, false, true);
       if (dropped.kind === "found" || dropped.kind === "bad_path") return dropped;
       const allow = new Set([...(asValue.kind === "method_not_allowed" ? asValue.allow : []), ...(dropped.kind === "method_not_allowed" ? dropped.allow : [])]);

@@ -114,6 +114,9 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
     }
     if (value.jsonrpc !== "2.0") return { id, error: fail(errors.InvalidRequest, 'jsonrpc must be "2.0"') };
     if (typeof value.method !== "string") return { id, error: fail(errors.InvalidRequest, "method must be a string") };
+    const params = "params" in value ? value.params : {};
+    // Params that are neither an object nor an array make no request (JSON-RPC 2.0 §4.2): answered, id or not.
+    if (typeof params !== "object" || params === null) return { id, error: fail(errors.InvalidRequest, "params must be an object") };
     // From here the request is well formed: a notification (no id) is never answered, not even with an error.
     const answerId = hasId ? id : undefined;
     const spec = byName.get(value.method);
@@ -122,16 +125,14 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
       const error = fail(errors.MethodNotFound, `method ${JSON.stringify(value.method)} does not exist${hint === undefined ? "" : `: ${hint}`}`);
       return { id: answerId, error };
     }
-    const params = "params" in value ? value.params : {};
     // JSON-RPC 2.0 allows params by position (an array); this service's methods take theirs by name.
     if (Array.isArray(params)) return { id: answerId, error: fail(errors.InvalidParams, "params must be an object of named parameters, not an array") };
-    if (typeof params !== "object" || params === null) return { id, error: fail(errors.InvalidRequest, "params must be an object") };
     return { id: answerId, spec, params };
   }
 
   async function unary(call: Call, scope: CallScope, span?: CallSpan): Promise<unknown> {
     try {
-      const started = dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params));
+      const started = dispatch.start(call.spec, scope, () => dispatch.decode(call.spec, call.params), call.id !== undefined);
       const { request, context } = isPromiseLike(started) ? await started : started;
       span?.message(request, "request");
       const result = await dispatch.unary(call.spec, request, context, span);
