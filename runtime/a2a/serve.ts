@@ -14,6 +14,7 @@ import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
 import { keepAnswersWhole } from "../adapters/closing.js";
 import { continueOnRead, createNodeListener } from "../adapters/node-http.js";
+import { createHostGuard } from "../core/http/host-guard.js";
 import type { Binding } from "../core/call-context.js";
 import { defaultBodyLimit } from "../core/defaults.js";
 import { httpErrorBody } from "../core/error-encoding.js";
@@ -55,6 +56,14 @@ export interface ServeOptions {
   readonly publicUrl?: string;
   /** Address clients reach gRPC at (`host:port`), when it is not host and grpcPort. */
   readonly publicGrpcAddress?: string;
+  /**
+   * Host names (no port) the HTTP server answers to besides IP literals, `localhost` and
+   * `publicUrl`'s host; any other `Host` is refused (421), so a page whose DNS name is rebound to
+   * this machine cannot drive the agent (D119). `"any"` turns the check off.
+   */
+  readonly allowedHosts?: readonly string[] | "any";
+  /** Origins (`https://app.example.com`) a browser request may come from besides the server's own (else 403, D119); `"any"` turns the check off. */
+  readonly allowedOrigins?: readonly string[] | "any";
   readonly authenticate?: AgentPolicy["authenticate"];
   /** Hears of each unexpected handler failure on any binding (the client gets Internal). Default: `logger`. */
   readonly onError?: OnError;
@@ -268,8 +277,11 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;
   const jwks = signer === undefined || jwksPath === false ? undefined : createStaticJsonEndpoint(jwksPath, signer.jwks as unknown as JsonObject, { contentType: "application/jwk-set+json", ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }) });
+  const guard = createHostGuard(options, options.publicUrl);
   const listener = createNodeListener({
     async handle(req) {
+      const refused = guard(req);
+      if (refused !== undefined) return refused;
       const path = req.url.split("?")[0] ?? "/";
       if (path === agentCardPath && card !== undefined) return card.handle(req);
       if (path === jwksPath && jwks !== undefined) return jwks.handle(req);

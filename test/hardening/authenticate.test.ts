@@ -209,7 +209,7 @@ describe("a client that leaves while an asynchronous hook runs", () => {
       const client = connect((own.address() as AddressInfo).port, "127.0.0.1");
       client.on("error", () => undefined);
       client.write(
-        `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nAuthorization: Bearer alice\r\nX-Slow: 1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nAuthorization: Bearer alice\r\nX-Slow: 1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
       const serverSide = await accepted;
       await hold.started;

@@ -141,7 +141,7 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
   ])("%s: a body 8 MB over a 64 KiB limit, more than the socket buffers take, still gets its 413", async (_, path) => {
     const body = Buffer.alloc(8_000_000, 0x20);
     for (let i = 0; i < 3; i++) {
-      const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${body.length}\r\n\r\n`;
+      const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${body.length}\r\n\r\n`;
       const reply = await rawExchange(Number(new URL(small.cardUrl).port), head, body);
       expect({ try: i, status: reply.status, reset: reply.reset }).toEqual({ try: i, status: 413, reset: false });
     }
@@ -152,7 +152,7 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
     ["HTTP+JSON", "/a2a/rest/message:send"],
   ])("%s: every one of 5 clients reads its 413 (Content-Length declared)", async (_, path) => {
     for (let i = 0; i < 5; i++) {
-      const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${oversized.length}\r\n\r\n`;
+      const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${oversized.length}\r\n\r\n`;
       const reply = await rawExchange(port(), head, oversized);
       expect({ try: i, status: reply.status, reset: reply.reset }).toEqual({ try: i, status: 413, reset: false });
       expect(reply.body).toContain("exceeds the limit of 4194304 bytes");
@@ -163,7 +163,7 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
     ["JSON-RPC", "/a2a/jsonrpc"],
     ["HTTP+JSON", "/a2a/rest/message:send"],
   ])("%s: a chunked body over the limit, written in full, gets its 413", async (_, path) => {
-    const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nTransfer-Encoding: chunked\r\n\r\n`;
     const chunk = Buffer.alloc(1 << 20, 0x20);
     const framed = Buffer.concat([
       ...Array.from({ length: 5 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])),
@@ -183,7 +183,7 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
     socket.on("data", (c: Buffer) => (answer += c.toString("latin1")));
     const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
     socket.on("error", () => undefined);
-    socket.write(`${start} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000000\r\n\r\n`);
+    socket.write(`${start} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000000000\r\n\r\n`);
     // Send as fast as the server takes it, up to 256 MiB: node's own dump would take it all.
     const chunk = Buffer.alloc(1 << 20, 0x20);
     let sent = 0;
@@ -230,7 +230,7 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
       socket.on("data", onData);
       socket.on("error", reject);
       socket.on("connect", () => {
-        socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`);
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`);
       });
     });
 
@@ -242,7 +242,7 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
         text += c.toString("latin1");
         if (text.includes("\r\n\r\n")) resolve(text);
       });
-      socket.write("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n");
+      socket.write("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     });
 
   test.each([
@@ -280,7 +280,7 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
     const gz = gzipSync(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t" } }));
     const chunked = coding.startsWith("Transfer");
     const framed = chunked ? Buffer.concat([Buffer.from(`${gz.length.toString(16)}\r\n`), gz, Buffer.from("\r\n0\r\n\r\n")]) : gz;
-    const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n${coding}\r\n${chunked ? "" : `Content-Length: ${gz.length}\r\n`}\r\n`;
+    const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n${coding}\r\n${chunked ? "" : `Content-Length: ${gz.length}\r\n`}\r\n`;
     const reply = await rawExchange(port(), head, framed);
     expect(reply.status).toBe(415);
     expect(reply.body).toContain(`which this server does not decode; send it uncompressed`);
@@ -291,8 +291,8 @@ describe("over the body limit, written in full before reading (D16, D32)", () =>
   test("the connection stays usable after a drained 413", async () => {
     const small = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "nope" } });
     const head =
-      `POST /a2a/jsonrpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${oversized.length}\r\n\r\n`;
-    const second = `POST /a2a/jsonrpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${small.length}\r\n\r\n${small}`;
+      `POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${oversized.length}\r\n\r\n`;
+    const second = `POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${small.length}\r\n\r\n${small}`;
     const answers = await new Promise<string>((resolve, reject) => {
       const socket = connect(port(), "127.0.0.1", () => {
         socket.write(head);
@@ -331,7 +331,7 @@ describe("slow clients (D32)", () => {
     ["HTTP+JSON", "/a2a/rest/message:send"],
   ])("%s: a body at 1 byte per 50 ms is answered 408 after the body timeout", async (_, path) => {
     const body = Buffer.from(JSON.stringify({ message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hello there" }] } }));
-    const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${body.length}\r\n\r\n`;
     const reply = await rawExchange(port(), head, body, { bodyRate: { bytes: 1, everyMs: 50 } });
     expect(reply.status).toBe(408);
     expect(reply.body).toContain("did not arrive within 400 ms");
@@ -343,7 +343,7 @@ describe("slow clients (D32)", () => {
   test("headers that never end are cut after the headers timeout", async () => {
     const reply = await new Promise<{ ms: number; text: string }>((resolve, reject) => {
       const started = performance.now();
-      const socket = connect(port(), "127.0.0.1", () => socket.write("POST /a2a/jsonrpc HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+      const socket = connect(port(), "127.0.0.1", () => socket.write("POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "));
       let text = "";
       const drip = setInterval(() => socket.write("a"), 50);
       socket.on("data", (c) => (text += c.toString("latin1")));
@@ -361,7 +361,7 @@ describe("slow clients (D32)", () => {
 
   test("an idle keep-alive connection is closed after its timeout", async () => {
     const ms = await new Promise<number>((resolve, reject) => {
-      const socket = connect(port(), "127.0.0.1", () => socket.write("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n"));
+      const socket = connect(port(), "127.0.0.1", () => socket.write("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
       let answeredAt = 0;
       socket.on("data", () => (answeredAt ||= performance.now()));
       socket.on("close", () => resolve(performance.now() - answeredAt));
