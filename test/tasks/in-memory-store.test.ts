@@ -11,7 +11,7 @@ import vm from "node:vm";
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";
-import { MessageSchema, Role, SendMessageRequestSchema, TaskSchema, TaskState, TaskPushNotificationConfigSchema, type Task } from "../../generated/a2a_pb.js";
+import { GetTaskRequestSchema, MessageSchema, Role, SendMessageRequestSchema, TaskSchema, TaskState, TaskPushNotificationConfigSchema, type Task } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 
 function callContext(principal?: { subject: string }): A2ACallContext {
@@ -85,6 +85,45 @@ test("finished tasks expire after terminalTtlMs, also while the agent is idle; u
     await asking.close();
     store.close();
   }
+});
+
+test("a task waiting for its client is dropped interruptedTtlMs after its last status change, with its push configs; a task being worked on stays", async () => {
+  const store = createInMemoryTaskStore({ interruptedTtlMs: 200 });
+  const waiting: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.AUTH_REQUIRED };
+  };
+  let release!: () => void;
+  const hold = new Promise<void>((resolve) => (release = resolve));
+  const working: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.WORKING };
+    await hold;
+  };
+  const asking = createA2AServiceTaskHandler(waiting, { store, push: { allow: ["127.0.0.0/8"] } });
+  const busy = createA2AServiceTaskHandler(working, { store });
+  try {
+    const open = await send(asking, "hi");
+    expect(open.status?.state).toBe(TaskState.AUTH_REQUIRED);
+    await asking.createTaskPushNotificationConfig(create(TaskPushNotificationConfigSchema, { taskId: open.id, url: "http://127.0.0.1:9/hook" }), callContext());
+    const answer = await busy.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), callContext());
+    const running = answer.payload.case === "task" ? answer.payload.value : undefined;
+    expect(running?.status?.state).toBe(TaskState.WORKING);
+    // Kept while its TTL runs.
+    expect(store.get(open.id)?.task.id).toBe(open.id);
+    await until(() => store.get(open.id) === undefined);
+    expect(store.configsOf(open.id)).toEqual([]);
+    await expect(asking.getTask(create(GetTaskRequestSchema, { id: open.id }), callContext())).rejects.toThrow(`no task ${open.id}`);
+    // The task being worked on is the executor's, however long it takes.
+    expect(store.get(running!.id)?.task.status?.state).toBe(TaskState.WORKING);
+  } finally {
+    release();
+    await asking.close();
+    await busy.close();
+    store.close();
+  }
+});
+
+test("interruptedTtlMs that cannot work is refused, naming the option", () => {
+  expect(() => createInMemoryTaskStore({ interruptedTtlMs: 0 })).toThrow("terminalTtlMs and interruptedTtlMs must be > 0");
 });
 
 test("history is capped per task at maxHistory, newest kept", async () => {

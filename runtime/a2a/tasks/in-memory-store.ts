@@ -3,8 +3,10 @@
  * (terminal states) are dropped after `terminalTtlMs` or beyond
  * `maxTerminalTasks`, oldest first, their push configs with them, and each
  * task's history keeps its last `maxHistory` messages, so a busy agent's heap
- * goes back to where it started once its tasks are done. Tasks that are not
- * finished are kept: they may still be continued. A finished task is kept as
+ * goes back to where it started once its tasks are done. A task waiting for
+ * its client (INPUT_REQUIRED, AUTH_REQUIRED) is kept for `interruptedTtlMs`
+ * after its last status change, then dropped the same way; a task still
+ * being worked on is kept. A finished task is kept as
  * its protobuf bytes, with nothing of its own on the heap (FinishedTasks,
  * D76), and read back as a new copy.
  */
@@ -25,6 +27,12 @@ export interface InMemoryTaskStoreOptions {
   readonly maxTerminalTasks?: number;
   /** Messages kept per task; older ones are dropped. Default 100. */
   readonly maxHistory?: number;
+  /**
+   * How long a task waiting for its client (INPUT_REQUIRED, AUTH_REQUIRED) is kept after its last
+   * status change, for a client that never comes back; then it is dropped with its push configs
+   * (TaskNotFound after that). Default 24 hours.
+   */
+  readonly interruptedTtlMs?: number;
 }
 
 /** The task store the runtime uses when given none. */
@@ -45,8 +53,9 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   const ttlMs = options.terminalTtlMs ?? 3_600_000;
   const maxTerminal = options.maxTerminalTasks ?? 10_000;
   const maxHistory = options.maxHistory ?? 100;
-  if (!(ttlMs > 0) || !(maxTerminal >= 0) || !(maxHistory >= 1)) {
-    throw new Error("createInMemoryTaskStore: terminalTtlMs must be > 0, maxTerminalTasks >= 0 and maxHistory >= 1");
+  const interruptedTtlMs = options.interruptedTtlMs ?? 86_400_000;
+  if (!(ttlMs > 0) || !(maxTerminal >= 0) || !(maxHistory >= 1) || !(interruptedTtlMs > 0)) {
+    throw new Error("createInMemoryTaskStore: terminalTtlMs and interruptedTtlMs must be > 0, maxTerminalTasks >= 0 and maxHistory >= 1");
   }
 
   /**
@@ -58,6 +67,8 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   const configs = new Map<string, Map<string, PushConfigLike>>();
   /** The Task message type, once a task handler attached the store: without it finished tasks stay objects. */
   let schema: DescMessage | undefined;
+  /** The states of a task waiting for its client, read off the attached schema's enum. */
+  let interrupted: ReadonlySet<number> = new Set();
 
   // A finished task whose id went to a new task was forgotten (`create`): the id is still this one's.
   const dropped = (id: string) => {
@@ -65,8 +76,25 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     if (configs.size > 0) configs.delete(id);
   };
   const sweep = (now: number) => finished.expire(now, ttlMs, maxTerminal, dropped);
-  // Finished tasks expire while the agent is idle too; the timer never keeps the process alive.
-  const timer = setInterval(() => sweep(Date.now()), Math.min(ttlMs, 60_000));
+  /** Tasks that waited for their client past the TTL: a client that never came back kept each for good. */
+  const sweepInterrupted = (now: number) => {
+    if (interrupted.size === 0) return;
+    const stale: string[] = [];
+    tasks.forEach((value, id) => {
+      if (typeof value === "number" || !interrupted.has(value.task.status?.state ?? 0)) return;
+      if (now - statusTimeMs(value.task) > interruptedTtlMs) stale.push(id);
+    });
+    for (const id of stale) dropped(id);
+  };
+  // Tasks expire while the agent is idle too; the timer never keeps the process alive.
+  const timer = setInterval(
+    () => {
+      const now = Date.now();
+      sweep(now);
+      sweepInterrupted(now);
+    },
+    Math.min(ttlMs, interruptedTtlMs, 60_000),
+  );
   timer.unref();
 
   const trimHistory = (task: TaskLike) => {
@@ -86,6 +114,10 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
         throw new Error(`this task store already keeps tasks of another ${schema.typeName}: give each task handler its own store`);
       }
       schema = schemas.task;
+      // A schema set without the enum (a bare Task schema) has no interrupted states to sweep.
+      interrupted = new Set(
+        (schemas.taskState?.values ?? []).filter((v) => v.name === "TASK_STATE_INPUT_REQUIRED" || v.name === "TASK_STATE_AUTH_REQUIRED").map((v) => v.number),
+      );
     },
 
     create(record) {
