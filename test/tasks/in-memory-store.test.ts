@@ -192,6 +192,29 @@ function heapAfterGc(): number {
   return usage.heapUsed + usage.arrayBuffers;
 }
 
+test("a store dropped without close() is collected, its tasks with it: its sweep timer holds it weakly", async () => {
+  // Made in a function of its own, so nothing of this test's frame holds the store.
+  // The probe is a task the store holds as an object (one waiting for its client): the timer held
+  // the store's tasks, not the object the factory returned.
+  const dropped = async (): Promise<WeakRef<object>> => {
+    const store = createInMemoryTaskStore();
+    const waiting: A2AServiceExecutor = async function* () {
+      yield { state: TaskState.INPUT_REQUIRED };
+    };
+    const handler = createA2AServiceTaskHandler(waiting, { store });
+    const task = await send(handler, "hi");
+    const held = store.get(task.id)?.task;
+    expect(held?.id).toBe(task.id);
+    await handler.close();
+    return new WeakRef(held as object);
+  };
+  const ref = await dropped();
+  // A WeakRef keeps its target to the end of the job that made it.
+  await new Promise((resolve) => setImmediate(resolve));
+  memoryAfterGc();
+  expect(ref.deref()).toBeUndefined();
+});
+
 test("after 5,000 tasks the heap returns to its baseline once they expire", async () => {
   // Long enough that none expires while 5,000 are sent on a busy two-core machine.
   const store = createInMemoryTaskStore({ terminalTtlMs: 8000 });

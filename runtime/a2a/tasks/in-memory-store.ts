@@ -49,6 +49,21 @@ const defaultConfigPage = 50;
 /** A task's status time (epoch ms), what ListTasks orders and filters by; 0 with none. */
 const statusTimeMs = (task: TaskLike): number => (task.status?.timestamp === undefined ? 0 : timestampMs(task.status.timestamp));
 
+/**
+ * Runs `held`'s sweeps every `ms` until it is collected; unref'd. Outside the store's scope, so the
+ * timer's callback holds that weak reference and nothing of the store (closures of one scope share
+ * what they hold).
+ */
+function sweepWhileHeld(held: WeakRef<{ run(): void }>, ms: number): ReturnType<typeof setInterval> {
+  const timer = setInterval(() => {
+    const sweeps = held.deref();
+    if (sweeps === undefined) clearInterval(timer);
+    else sweeps.run();
+  }, ms);
+  timer.unref();
+  return timer;
+}
+
 export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}): InMemoryTaskStore {
   const ttlMs = options.terminalTtlMs ?? 3_600_000;
   const maxTerminal = options.maxTerminalTasks ?? 10_000;
@@ -86,16 +101,20 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     });
     for (const id of stale) dropped(id);
   };
-  // Tasks expire while the agent is idle too; the timer never keeps the process alive.
-  const timer = setInterval(
-    () => {
+  // Tasks expire while the agent is idle too; the timer never keeps the process alive, nor the
+  // store: it holds the sweeps weakly, so a store dropped without close() is collected with its
+  // tasks (it was kept, all its finished tasks with it, for the life of the process), and the timer
+  // stops once it is gone.
+  // The store's methods reach the sweeps through this object, which keeps it alive as long as they are.
+  const sweeps = {
+    finished: sweep,
+    run(): void {
       const now = Date.now();
       sweep(now);
       sweepInterrupted(now);
     },
-    Math.min(ttlMs, interruptedTtlMs, 60_000),
-  );
-  timer.unref();
+  };
+  const timer = sweepWhileHeld(new WeakRef(sweeps), Math.min(ttlMs, interruptedTtlMs, 60_000));
 
   const trimHistory = (task: TaskLike) => {
     const over = task.history.length - maxHistory;
@@ -167,7 +186,7 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
         seq = finished.push(record, state, timeMs, now, undefined, 0);
       }
       tasks.set(task.id, seq);
-      sweep(now);
+      sweeps.finished(now);
       if (refused !== undefined) throw refused.error;
     },
 
