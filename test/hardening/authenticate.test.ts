@@ -46,7 +46,7 @@ async function authenticate({ headers, method }: AuthRequest) {
   const auth = headers.get("authorization");
   if (auth === "Bearer nobody") return null;
   if (auth === "Bearer expired") throw new UnauthenticatedError("the token expired", { challenge: 'Bearer error="invalid_token"' });
-  if (auth === "Bearer admin") return { subject: "admin" };
+  if (auth === "Bearer admin") return { subject: "admin", method };
   if (auth !== "Bearer alice") throw new UnauthenticatedError("who are you?");
   if (method === "CancelTask" || method === "GetExtendedAgentCard") throw new PermissionDeniedError(`alice may not call ${method}`);
   return { subject: "alice" };
@@ -60,7 +60,16 @@ const tasks = createA2AServiceTaskHandler(async function* () {
 let handler: typeof tasks;
 beforeAll(async () => {
   handler = Object.assign(Object.create(tasks) as typeof tasks, tasks, {
-    getExtendedAgentCard: async () => ({ name: "ADMIN CARD", description: "for admins", version: "1", capabilities: {}, defaultInputModes: [], defaultOutputModes: [], skills: [] }),
+    // Says which method's principal it was given.
+    getExtendedAgentCard: async (_request: unknown, context: { principal: unknown }) => ({
+      name: "ADMIN CARD",
+      description: `for ${(context.principal as { method?: string } | undefined)?.method}`,
+      version: "1",
+      capabilities: {},
+      defaultInputModes: [],
+      defaultOutputModes: [],
+      skills: [],
+    }),
   });
   server = await serveA2AService(
     handler,
@@ -151,6 +160,10 @@ describe("A2A 0.3's gRPC service", () => {
     new Promise<string | undefined>((resolve, reject) => {
       client.getAgentCard!(create(GetAgentCardRequestSchema), as(token), (err, card) => (err === null ? resolve(card.name) : reject(err)));
     });
+  const descriptionFor = (token: string) =>
+    new Promise<string | undefined>((resolve, reject) => {
+      client.getAgentCard!(create(GetAgentCardRequestSchema), as(token), (err, card) => (err === null ? resolve((card as { description?: string }).description) : reject(err)));
+    });
 
   test("the hook is told 1.0's names (TaskSubscription is SubscribeToTask)", async () => {
     asked.length = 0;
@@ -168,6 +181,8 @@ describe("A2A 0.3's gRPC service", () => {
     expect(await cardFor("alice")).toBe("Guarded");
     expect(asked).toEqual(["GetAgentCard", "GetExtendedAgentCard"]);
     expect(await cardFor("admin")).toBe("ADMIN CARD");
+    // The handler is given the principal the hook answered for GetExtendedAgentCard.
+    expect(await descriptionFor("admin")).toBe("for GetExtendedAgentCard");
     expect(await cardFor("nobody")).toBe("Guarded");
   });
 });

@@ -128,7 +128,7 @@ export function createV03GrpcHandler(config: V03GrpcConfig): Record<string, Call
         })();
       }
       const { spec, fn } = call ?? {};
-      const answer = () => Promise.resolve(fn!(request, context)).then((answer) => to03(spec03.output, translation.result(json(spec!.output, answer))));
+      const answer = (asked = context) => Promise.resolve(fn!(request, asked)).then((answer) => to03(spec03.output, translation.result(json(spec!.output, answer))));
       if (method.name !== "GetAgentCard") return answer();
       // 0.3's gRPC has no well-known URL: GetAgentCard is the card, the extended one for a caller
       // the hook lets have GetExtendedAgentCard (it was asked about GetAgentCard, which anyone may call).
@@ -138,7 +138,8 @@ export function createV03GrpcHandler(config: V03GrpcConfig): Record<string, Call
       return Promise.resolve()
         .then(() => hook({ binding: "GRPC", method: "GetExtendedAgentCard", headers: context.headers }))
         .then(
-          (principal) => (principal === undefined || principal === null ? publicCard() : answer()),
+          // The handler's extended card for the principal the hook gave for GetExtendedAgentCard.
+          (principal) => (principal === undefined || principal === null ? publicCard() : answer(withPrincipal(context, principal))),
           (err: unknown) => {
             if (isRpcError(err)) return publicCard();
             throw err;
@@ -147,6 +148,28 @@ export function createV03GrpcHandler(config: V03GrpcConfig): Record<string, Call
     };
   }
   return handler;
+}
+
+/** `context` with another principal; its other members read through to it. */
+function withPrincipal(context: A2ACallContext, principal: unknown): A2ACallContext {
+  return {
+    binding: context.binding,
+    principal,
+    protocolVersion: context.protocolVersion,
+    tenant: context.tenant,
+    get headers() {
+      return context.headers;
+    },
+    get signal() {
+      return context.signal;
+    },
+    get requestedExtensions() {
+      return context.requestedExtensions;
+    },
+    get activatedExtensions() {
+      return context.activatedExtensions;
+    },
+  };
 }
 
 interface GrpcTranslation {
