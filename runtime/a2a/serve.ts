@@ -146,10 +146,15 @@ export interface ServerTimeouts {
   readonly bodyMs?: number;
   /** An idle keep-alive connection is closed after this. Default 5,000. */
   readonly keepAliveMs?: number;
+  /**
+   * A gRPC connection with no call open is closed (GOAWAY) after this; its client reconnects at
+   * its next call. Default 300,000. `grpc.maxConnectionIdleMs`, if given, is used instead.
+   */
+  readonly grpcIdleMs?: number;
 }
 
 /** D32's defaults. */
-export const defaultServerTimeouts = { headersMs: 10_000, requestMs: 60_000, bodyMs: 30_000, keepAliveMs: 5_000 } as const satisfies Required<ServerTimeouts>;
+export const defaultServerTimeouts = { headersMs: 10_000, requestMs: 60_000, bodyMs: 30_000, keepAliveMs: 5_000, grpcIdleMs: 300_000 } as const satisfies Required<ServerTimeouts>;
 
 /**
  * A generated grpc-js service definition (grpc-js's `ServiceDefinition`),
@@ -323,7 +328,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   let health: HealthHandle | undefined;
   if (grpcParts !== undefined) {
     const [{ addGrpcService }, { addHealthService, addReflectionService, createGrpcServer, listenGrpc }, definition, compat] = grpcParts;
-    const server = createGrpcServer(grpcOptions);
+    const server = createGrpcServer({ maxConnectionIdleMs: timeouts.grpcIdleMs, ...grpcOptions });
     try {
       addGrpcService(server, { ...shared, definition: definition as ServiceDefinition, methods: config.methods });
       if (compat !== undefined) {

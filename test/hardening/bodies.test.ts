@@ -10,6 +10,7 @@
  */
 import { connect, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
+import { connect as connectHttp2 } from "node:http2";
 import { textOf } from "protoc-gen-a2a/runtime";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { serveA2AService } from "../../generated/a2a_server.js";
@@ -369,6 +370,20 @@ describe("slow clients (D32)", () => {
     });
     expect(ms).toBeGreaterThanOrEqual(250);
     expect(ms).toBeLessThan(2_000);
+  });
+
+  test("an idle gRPC connection is sent GOAWAY and closed after timeouts.grpcIdleMs (default 5 min)", async () => {
+    const agent = await serveA2AService(echo, referenceCard, { port: 0, grpcPort: 0, drainMs: 100, timeouts: { grpcIdleMs: 300 } });
+    try {
+      const session = connectHttp2(`http://${agent.grpcAddress}`);
+      session.on("error", () => undefined);
+      const started = performance.now();
+      await new Promise<void>((resolve) => session.once("goaway", () => resolve()));
+      expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+      session.destroy();
+    } finally {
+      await agent.close();
+    }
   });
 
   test("timeouts that cannot work are refused, naming the option", async () => {
