@@ -11,6 +11,10 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { jest } from "@jest/globals";
+import { create } from "@bufbuild/protobuf";
+import { Role, SendMessageRequestSchema, TaskState } from "../../generated/a2a_pb.js";
+import { createA2AServiceTaskHandler } from "../../generated/a2a_tasks.js";
 import { createPushDelivery, type PushDelivery, type PushDeliveryOptions, type PushTarget } from "../../runtime/a2a/tasks/push-delivery.js";
 import { embeddedIpv4, shownUrl } from "../../runtime/a2a/tasks/push-guard.js";
 
@@ -199,6 +203,37 @@ describe("failures and retries", () => {
     expect(errors[0]).toMatchObject({ taskId: "t1", url });
     expect(errors[0]?.message).toContain(url);
     expect(errors[0]?.message).toContain("503");
+  });
+
+  test("a task handler without onError logs a push given up as a push failure, naming the task and url (not as a failed task)", async () => {
+    receiver.answer = (_req, res) => {
+      res.statusCode = 503;
+      res.end();
+    };
+    const logged: string[] = [];
+    const spy = jest.spyOn(console, "error").mockImplementation((line: unknown) => void logged.push(String(line)));
+    const handler = createA2AServiceTaskHandler(
+      async function* () {
+        yield { state: TaskState.COMPLETED };
+      },
+      { push: { allow: loopback, maxAttempts: 1 } },
+    );
+    try {
+      const url = receiver.url();
+      await handler.sendMessage(
+        create(SendMessageRequestSchema, { message: { messageId: "m", role: Role.USER, parts: [{ content: { case: "text", value: "x" } }] }, configuration: { taskPushNotificationConfig: { url } } }),
+        { binding: "JSONRPC", headers: new Headers(), signal: new AbortController().signal, principal: undefined, protocolVersion: "1.0", requestedExtensions: [], activatedExtensions: new Set(), tenant: undefined },
+      );
+      await receiver.when(1);
+      await handler.close();
+      const line = JSON.parse(logged.find((l) => l.includes("push notification")) ?? "{}") as { msg?: string; taskId?: string; url?: string };
+      expect(line.msg).toBe("push notification failed");
+      expect(line.url).toBe(url);
+      expect(line.taskId).toMatch(/./);
+      expect(logged.some((l) => l.includes('"task failed"'))).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   test("a receiver that does not answer in timeoutMs fails the attempt, and the retry succeeds", async () => {

@@ -126,7 +126,9 @@ export function createTaskHandler<Ty extends TaskTypes>(
   const ownStore = options.store === undefined || typeof options.store === "string";
   store.attach?.(config.schemas);
   const onError = reportingSafely(options.onError ?? reportError);
-  const push = isPushDelivery(options.push) ? options.push : createPushDelivery({ onError: (err, info) => onError(err, info), ...options.push });
+  // The agent's onError hears of push failures too; the default logs them as what they are (it said "task failed").
+  const onPushError = options.onError === undefined ? reportPushError : onError;
+  const push = isPushDelivery(options.push) ? options.push : createPushDelivery({ onError: (err, info) => onPushError(err, info), ...options.push });
   const ownPush = !isPushDelivery(options.push);
   const ownerOf = options.ownerOf ?? defaultOwnerOf;
   const newId = options.newId ?? randomId;
@@ -510,6 +512,11 @@ function defaultOwnerOf(principal: unknown): string {
 /** The default: the same JSON line on stderr as a handler's unexpected failure (D33). */
 function reportError(error: unknown, info: { readonly taskId: string }): void {
   jsonLineLogger.error({ err: error, taskId: info.taskId }, "task failed");
+}
+
+/** The default for a push notification given up or dropped: one JSON line, as D33's, naming the URL. */
+function reportPushError(error: unknown, info: { readonly taskId: string; readonly url?: string }): void {
+  jsonLineLogger.error({ err: error, taskId: info.taskId, url: info.url }, "push notification failed");
 }
 
 /**
