@@ -282,7 +282,8 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;
   const jwks = signer === undefined || jwksPath === false ? undefined : createStaticJsonEndpoint(jwksPath, signer.jwks as unknown as JsonObject, { contentType: "application/jwk-set+json", ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }) });
-  const guard = createHostGuard(options, options.publicUrl);
+  // The host it listens on (a name, say, that the card then names) and the public URL's.
+  const guard = createHostGuard(options, [`http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}`, ...(options.publicUrl === undefined ? [] : [options.publicUrl])]);
   const listener = createNodeListener({
     async handle(req) {
       const refused = guard(req);

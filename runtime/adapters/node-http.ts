@@ -184,7 +184,9 @@ class NodeCoreRequest implements CoreRequest {
 
   left(): boolean {
     const res = this.#res;
-    return res !== undefined && res.closed && !res.writableFinished;
+    if (res === undefined) return false;
+    // A response queued behind an earlier one on its connection (pipelining) has no socket and gets no close: its connection's tells.
+    return (res.closed && !res.writableFinished) || (res.socket === null && res.req.socket.destroyed);
   }
 
   /** The body limit of a read that was refused (too large, too slow): what is left of the body is drained up to a bound. */

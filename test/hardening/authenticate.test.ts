@@ -241,6 +241,57 @@ describe("a client that leaves while an asynchronous hook runs", () => {
     }
   });
 
+  test("JSON-RPC, pipelined: neither call runs once the connection closed while the hook ran (the second waited its turn, with no socket of its own)", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered = 0;
+    let bothIn!: () => void;
+    const both = new Promise<void>((resolve) => (bothIn = resolve));
+    const ran: string[] = [];
+    const own = createServer(
+      createA2AServiceJsonRpcListener(
+        {
+          async cancelTask(request) {
+            ran.push(request.id);
+            return { id: request.id, contextId: "c", status: { state: TaskState.CANCELED } };
+          },
+        },
+        {
+          policy: {
+            authenticate: async () => {
+              if (++entered === 2) bothIn();
+              await gate;
+              return { subject: "u" };
+            },
+          },
+        },
+      ),
+    );
+    const accepted = new Promise<Socket>((resolve) => own.once("connection", resolve));
+    await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
+    try {
+      const call = (id: string) => {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "CancelTask", params: { id } });
+        return `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      };
+      const client = connect((own.address() as AddressInfo).port, "127.0.0.1");
+      client.on("error", () => undefined);
+      client.write(call("first") + call("second"));
+      const serverSide = await accepted;
+      await both;
+      const seen = new Promise<void>((resolve) => serverSide.once("close", () => resolve()));
+      client.destroy();
+      await seen;
+      release();
+      // What the hook's answers set going runs in microtasks: done before the next turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(ran).toEqual([]);
+    } finally {
+      own.closeAllConnections();
+      await new Promise((resolve) => own.close(resolve));
+    }
+  });
+
   test("gRPC: a call past its deadline is not run", async () => {
     const hold = holdHook();
     const before = executorRuns;

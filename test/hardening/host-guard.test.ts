@@ -13,6 +13,7 @@ import { serveA2AService } from "../../generated/a2a_server.js";
 import { createA2AServiceTaskHandler } from "../../generated/a2a_tasks.js";
 import { referenceCard } from "../../examples/reference-agent/config.js";
 import { freePorts } from "../support/nginx.js";
+import { createHostGuard } from "../../runtime/core/http/host-guard.js";
 
 const handler = createA2AServiceTaskHandler(async function* ({ message }) {
   yield { artifact: { parts: [{ content: { case: "text", value: textOf(message) } }] } };
@@ -80,6 +81,12 @@ describe("defaults", () => {
     expect(other.body).toContain("requests from pages of another origin (https://evil.example) are refused: add it to the server's allowedOrigins");
     expect((await raw(port, { Host: `127.0.0.1:${port}`, Origin: "null" })).status).toBe(403);
     expect((await raw(port, { Host: `127.0.0.1:${port}`, Origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+    // A page of the public URL's origin, through a proxy that forwards the upstream address as Host.
+    expect((await raw(port, { Host: `127.0.0.1:${port}`, Origin: "http://agent.example.com:9000" })).status).toBe(200);
+  });
+
+  test("a name under localhost (RFC 6761: loopback, resolved so by browsers) is answered", async () => {
+    expect((await raw(port, { Host: `agent.localhost:${port}` })).status).toBe(200);
   });
 
   test("fetch, which names the agent by its address and sends no Origin, is answered", async () => {
@@ -113,4 +120,13 @@ describe("options", () => {
       await open.close();
     }
   });
+});
+
+test("the host a server listens on, when it is a name, is its own: the card's URLs name it", () => {
+  const guard = createHostGuard({}, ["http://vm", "https://agent.example.com/a2a"]);
+  const request = (headers: Record<string, string>) => ({ header: (name: string) => headers[name] ?? null });
+  expect(guard(request({ host: "vm:8080" }))).toBeUndefined();
+  expect(guard(request({ host: "vm:8080", origin: "http://vm:8080" }))).toBeUndefined();
+  expect(guard(request({ host: "127.0.0.1:8080", origin: "https://agent.example.com" }))).toBeUndefined();
+  expect(guard(request({ host: "other:8080" }))).toMatchObject({ kind: "body", status: 421 });
 });

@@ -122,6 +122,41 @@ test("a task waiting for its client is dropped interruptedTtlMs after its last s
   }
 });
 
+test("a task continued before its interruptedTtlMs ran out is kept while its run works, even past the TTL since its last status", async () => {
+  const store = createInMemoryTaskStore({ interruptedTtlMs: 400 });
+  let release!: () => void;
+  const hold = new Promise<void>((resolve) => (release = resolve));
+  const executor: A2AServiceExecutor = async function* ({ message: m }) {
+    if (m.parts[0]?.content.value === "start") {
+      yield { state: TaskState.INPUT_REQUIRED };
+      return;
+    }
+    // The continued run yields no status for a while (a slow model call, say).
+    await hold;
+    yield { state: TaskState.COMPLETED };
+  };
+  const handler = createA2AServiceTaskHandler(executor, { store });
+  try {
+    const started = Date.now();
+    const task = await send(handler, "start");
+    expect(task.status?.state).toBe(TaskState.INPUT_REQUIRED);
+    // The client comes back late in the TTL (the sweep runs every 100 ms).
+    await until(() => Date.now() - started >= 300);
+    const answer = handler.sendMessage(create(SendMessageRequestSchema, { message: message("go on", { taskId: task.id }) }), callContext());
+    // Past the TTL since its last status: without the message counted, the sweep dropped it here.
+    await until(() => Date.now() - started >= 600);
+    expect(store.get(task.id)?.task.id).toBe(task.id);
+    release();
+    const done = await answer;
+    expect(done.payload.case === "task" ? done.payload.value.status?.state : undefined).toBe(TaskState.COMPLETED);
+    expect((await handler.getTask(create(GetTaskRequestSchema, { id: task.id }), callContext())).status?.state).toBe(TaskState.COMPLETED);
+  } finally {
+    release();
+    await handler.close();
+    store.close();
+  }
+});
+
 test("interruptedTtlMs that cannot work is refused, naming the option", () => {
   expect(() => createInMemoryTaskStore({ interruptedTtlMs: 0 })).toThrow("terminalTtlMs and interruptedTtlMs must be > 0");
 });

@@ -86,8 +86,15 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   let interrupted: ReadonlySet<number> = new Set();
 
   // A finished task whose id went to a new task was forgotten (`create`): the id is still this one's.
+  /**
+   * When a task waiting for its client was last changed otherwise than by a status (a message that
+   * continues it is stored before its run yields a status): its idle time counts from the later of
+   * this and its status time. Slots, as `tasks` (D116); only interrupted tasks are in it.
+   */
+  const touched = new SlotMap<number>();
   const dropped = (id: string) => {
     tasks.delete(id);
+    if (touched.size > 0) touched.delete(id);
     if (configs.size > 0) configs.delete(id);
   };
   const sweep = (now: number) => finished.expire(now, ttlMs, maxTerminal, dropped);
@@ -97,7 +104,7 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     const stale: string[] = [];
     tasks.forEach((value, id) => {
       if (typeof value === "number" || !interrupted.has(value.task.status?.state ?? 0)) return;
-      if (now - statusTimeMs(value.task) > interruptedTtlMs) stale.push(id);
+      if (now - Math.max(statusTimeMs(value.task), touched.get(id) ?? 0) > interruptedTtlMs) stale.push(id);
     });
     for (const id of stale) dropped(id);
   };
@@ -114,7 +121,8 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       sweepInterrupted(now);
     },
   };
-  const timer = sweepWhileHeld(new WeakRef(sweeps), Math.min(ttlMs, interruptedTtlMs, 60_000));
+  // A quarter of the interrupted TTL: a task is dropped at most a quarter late.
+  const timer = sweepWhileHeld(new WeakRef(sweeps), Math.min(ttlMs, interruptedTtlMs / 4, 60_000));
 
   const trimHistory = (task: TaskLike) => {
     const over = task.history.length - maxHistory;
@@ -164,6 +172,8 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
 
     update(record, change: TaskChange) {
       if (change.kind !== "artifact") trimHistory(record.task);
+      // A message continuing a task that waits for its client: it is being worked on from now.
+      if (change.kind !== "status" && interrupted.size > 0 && interrupted.has(record.task.status?.state ?? 0)) touched.set(record.task.id, Date.now());
       // A task is terminal once: it is kept as finished once. `record` is the object `create` was
       // given (the runtime changes its tasks in place): a copy is not the stored task.
       if (change.kind !== "status" || !change.terminal) return;
@@ -186,6 +196,7 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
         seq = finished.push(record, state, timeMs, now, undefined, 0);
       }
       tasks.set(task.id, seq);
+      if (touched.size > 0) touched.delete(task.id);
       sweeps.finished(now);
       if (refused !== undefined) throw refused.error;
     },

@@ -4,10 +4,11 @@
  * agent: it may send JSON with any header and read the answers. What gives
  * it away is the name it uses, in `Host` (and `Origin`). So a request is
  * refused when its `Host` names a host that is neither an IP literal,
- * `localhost`, the host of the public URL, nor one listed; and when it
- * carries an `Origin` (browsers only) other than its own `Host` or one
- * listed: this server sends no CORS headers, so no page of another origin
- * has any business here.
+ * `localhost` (or a name under it), the host the server listens on or is
+ * reached at (its public URL), nor one listed; and when it carries an
+ * `Origin` (browsers only) other than its own `Host`'s, the server's own
+ * or one listed: this server sends no CORS headers, so no page of another
+ * origin has any business here.
  */
 import { isIP } from "node:net";
 import { httpErrorBody } from "../error-encoding.js";
@@ -40,18 +41,23 @@ function refusal(status: number, message: string): CoreResponse {
   return { kind: "body", status, headers: { "content-type": "application/json" }, body: JSON.stringify(httpErrorBody(new RpcError("PERMISSION_DENIED", message))) };
 }
 
-/** The guard for a server reached at `publicUrl` (if any), with the listed hosts and origins. */
-export function createHostGuard(options: HostGuardOptions, publicUrl?: string): HostGuard {
-  const hosts = options.allowedHosts === "any" ? undefined : new Set(["localhost", ...(options.allowedHosts ?? []).map(hostName)]);
-  if (hosts !== undefined && publicUrl !== undefined) hosts.add(hostName(new URL(publicUrl).host));
-  const origins = options.allowedOrigins === "any" ? undefined : new Set((options.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, "")));
+/**
+ * The guard for a server reached at `urls` (its listen URL and public URL: their hosts are
+ * allowed, their origins are its own), with the listed hosts and origins.
+ */
+export function createHostGuard(options: HostGuardOptions, urls: readonly string[] = []): HostGuard {
+  const own = urls.map((u) => new URL(u));
+  const hosts = options.allowedHosts === "any" ? undefined : new Set(["localhost", ...(options.allowedHosts ?? []).map(hostName), ...own.map((u) => hostName(u.host))]);
+  const origins =
+    options.allowedOrigins === "any" ? undefined : new Set([...(options.allowedOrigins ?? []), ...own.map((u) => u.origin)].map((o) => o.toLowerCase().replace(/\/+$/, "")));
   // The Host every request of a client sends: checked once.
   let passed: string | undefined;
   return (req) => {
     const host = req.header("host");
     if (hosts !== undefined && host !== null && host !== passed) {
       const name = hostName(host);
-      if (isIP(name) === 0 && !hosts.has(name)) {
+      // *.localhost is loopback by RFC 6761, and browsers resolve it so themselves: it cannot be rebound.
+      if (isIP(name) === 0 && !hosts.has(name) && !name.endsWith(".localhost")) {
         return refusal(421, `this agent does not answer to the host ${JSON.stringify(name)}: add it to the server's allowedHosts (a DNS rebinding guard, D119)`);
       }
       passed = host;
