@@ -15,7 +15,10 @@ const cardUrl = process.env.UPSTREAM_CARD;
 // interfaces (serveAgent serves a rebuilt card without them, D101), and its extended card is for
 // callers authenticated here, which this bridge does not do: it is not offered.
 const upstreamCard = async (url: string) => {
-  const card = fromJson(AgentCardSchema, (await (await fetch(url)).json()) as JsonValue, { ignoreUnknownFields: true });
+  const response = await fetch(url);
+  // An error's body read as a card would be an empty one: a bridge that promises nothing.
+  if (!response.ok) throw new Error(`the upstream card at ${url} answered HTTP ${response.status}: ${await response.text()}`);
+  const card = fromJson(AgentCardSchema, (await response.json()) as JsonValue, { ignoreUnknownFields: true });
   if (card.capabilities !== undefined) card.capabilities.extendedAgentCard = false;
   return card;
 };

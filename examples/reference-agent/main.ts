@@ -2,6 +2,8 @@
  * Starts the reference agent on every binding: `npm start`.
  * PORT (default 8080) serves JSON-RPC, HTTP+JSON and the card; GRPC_PORT
  * (default 50051) serves gRPC; HOST (default 127.0.0.1) is where both listen.
+ * PUBLIC_URL is where clients reach it when not at HOST:PORT (a proxy, a container's
+ * name), and ALLOWED_HOSTS (comma-separated) more names it answers to (D119).
  * The extended card needs `Authorization: Bearer <A2A_TOKEN>` (default "demo").
  * Both cards are signed with A2A_SIGNING_JWK (a private JWK), or a key made at
  * start; the public key is served at /.well-known/jwks.json.
@@ -20,6 +22,8 @@ const server = await serveA2AService(createReferenceAgent(referenceExtendedCard)
   host,
   port,
   grpcPort,
+  ...(process.env.PUBLIC_URL ? { publicUrl: process.env.PUBLIC_URL } : {}),
+  ...(process.env.ALLOWED_HOSTS ? { allowedHosts: process.env.ALLOWED_HOSTS.split(",").map((h) => h.trim()) } : {}),
   // Anonymous callers may use the agent; the extended card needs the token.
   authenticate: bearerAuthenticate(token),
   // grpc.health.v1 and server reflection: `buf curl --reflect` and health probes work with no .proto files.

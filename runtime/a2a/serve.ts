@@ -14,10 +14,10 @@ import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import type { Server as GrpcServer, ServiceDefinition } from "@grpc/grpc-js";
 import { keepAnswersWhole } from "../adapters/closing.js";
 import { continueOnRead, createNodeListener } from "../adapters/node-http.js";
-import { createHostGuard } from "../core/http/host-guard.js";
+import { createHostGuard, type HostRefusal } from "../core/http/host-guard.js";
 import type { Binding } from "../core/call-context.js";
 import { defaultBodyLimit } from "../core/defaults.js";
-import { httpErrorBody } from "../core/error-encoding.js";
+import { httpErrorBody, jsonRpcErrorObject } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
 import { checkGrpcOptions, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "../core/grpc/server-options.js";
 import { createHttpJsonEndpoint, httpErrors } from "../core/http/endpoint.js";
@@ -282,13 +282,16 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;
   const jwks = signer === undefined || jwksPath === false ? undefined : createStaticJsonEndpoint(jwksPath, signer.jwks as unknown as JsonObject, { contentType: "application/jwk-set+json", ...(options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }) });
-  // The host it listens on (a name, say, that the card then names) and the public URL's.
-  const guard = createHostGuard(options, [`http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}`, ...(options.publicUrl === undefined ? [] : [options.publicUrl])]);
+  // The host it listens on (a name, say, that the card then names) and the public URL's; made again
+  // with the port once it is known (the listen address's origin has it), before any request is read.
+  const hostUrl = (port?: number) => `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}${port === undefined ? "" : `:${port}`}`;
+  const guardFor = (port?: number) => createHostGuard(options, [hostUrl(port), ...(options.publicUrl === undefined ? [] : [options.publicUrl])]);
+  let guard = guardFor();
   const listener = createNodeListener({
     async handle(req) {
-      const refused = guard(req);
-      if (refused !== undefined) return refused;
       const path = req.url.split("?")[0] ?? "/";
+      const refused = guard(req);
+      if (refused !== undefined) return hostRefusal(refused, path === jsonRpcPath);
       if (path === agentCardPath && card !== undefined) return card.handle(req);
       if (path === jwksPath && jwks !== undefined) return jwks.handle(req);
       const route = routeOf(path);
@@ -321,6 +324,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     http.listen(options.port ?? 8080, host, () => resolve());
   });
   const httpPort = (http.address() as AddressInfo).port;
+  guard = guardFor(httpPort);
   const base = (options.publicUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${httpPort}`).replace(/\/+$/, "");
   if (jwks !== undefined) jwksUrl = `${base}${jwksPath}`;
 
@@ -471,4 +475,14 @@ function closeHttp(server: HttpServer, forceMs: number | undefined): Promise<voi
 /** Stops accepting gRPC calls; resolves once every call ended (shutDown forces the rest). */
 function closeGrpc(server: GrpcServer): Promise<void> {
   return new Promise((resolve) => server.tryShutdown(() => resolve()));
+}
+
+/**
+ * The answer to a request the host guard refused (D119): on the JSON-RPC path a JSON-RPC error
+ * (PermissionDenied, id null), which its clients read with its message, else the AIP-193 body.
+ */
+function hostRefusal(refused: HostRefusal, jsonRpc: boolean): CoreResponse {
+  const error = new RpcError(A2AErrorTable.PermissionDenied, refused.message);
+  const body = jsonRpc ? { jsonrpc: "2.0", id: null, error: jsonRpcErrorObject(error) } : httpErrorBody(error);
+  return { kind: "body", status: refused.status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
 }

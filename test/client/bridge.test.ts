@@ -109,3 +109,33 @@ test("a caller who leaves a stream cancels the upstream call", async () => {
   await expect(iterator.next()).rejects.toMatchObject({ name: "CancelledError" });
   await streams[before]!.aborted;
 });
+
+test("the bridge's main refuses to start on an upstream card it could not fetch (a 421 from the upstream's host guard), naming the status", async () => {
+  const { createServer } = await import("node:http");
+  const { spawn } = await import("node:child_process");
+  const { join } = await import("node:path");
+  const { projectRoot } = await import("../support/protos.js");
+  const upstream = createServer((_req, res) => {
+    res.statusCode = 421;
+    res.end('{"error":{"message":"this agent does not answer to the host"}}');
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  let child: ReturnType<typeof spawn> | undefined;
+  try {
+    const port = (upstream.address() as { port: number }).port;
+    child = spawn(process.execPath, ["--import", join(projectRoot, "test/support/ts-loader.mjs"), join(projectRoot, "examples/bridge/main.ts")], {
+      env: { ...process.env, UPSTREAM_CARD: `http://127.0.0.1:${port}/.well-known/agent-card.json`, PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+    const exited = child;
+    const code = await new Promise<number | null>((resolve) => exited.once("exit", resolve));
+    expect(code).not.toBe(0);
+    expect(stderr).toContain(`the upstream card at http://127.0.0.1:${port}/.well-known/agent-card.json answered HTTP 421`);
+  } finally {
+    // A bridge that started anyway would run on.
+    child?.kill();
+    await new Promise((resolve) => upstream.close(resolve));
+  }
+});

@@ -11,9 +11,7 @@
  * origin has any business here.
  */
 import { isIP } from "node:net";
-import { httpErrorBody } from "../error-encoding.js";
-import { RpcError } from "../errors.js";
-import type { CoreRequest, CoreResponse } from "../transport.js";
+import type { CoreRequest } from "../transport.js";
 
 export interface HostGuardOptions {
   /**
@@ -28,8 +26,14 @@ export interface HostGuardOptions {
   readonly allowedOrigins?: readonly string[] | "any";
 }
 
+/** Why a request is refused: its HTTP status (421, 403) and what to tell its client. */
+export interface HostRefusal {
+  readonly status: number;
+  readonly message: string;
+}
+
 /** The refusal of a request that fails the guard, or undefined for one that passes. */
-export type HostGuard = (req: Pick<CoreRequest, "header">) => CoreResponse | undefined;
+export type HostGuard = (req: Pick<CoreRequest, "header">) => HostRefusal | undefined;
 
 /** The host name of a `Host` value (`name:port`, `[v6]:port`), lower-cased, without a trailing dot. */
 function hostName(host: string): string {
@@ -37,9 +41,6 @@ function hostName(host: string): string {
   return name.toLowerCase().replace(/\.$/, "");
 }
 
-function refusal(status: number, message: string): CoreResponse {
-  return { kind: "body", status, headers: { "content-type": "application/json" }, body: JSON.stringify(httpErrorBody(new RpcError("PERMISSION_DENIED", message))) };
-}
 
 /**
  * The guard for a server reached at `urls` (its listen URL and public URL: their hosts are
@@ -58,7 +59,7 @@ export function createHostGuard(options: HostGuardOptions, urls: readonly string
       const name = hostName(host);
       // *.localhost is loopback by RFC 6761, and browsers resolve it so themselves: it cannot be rebound.
       if (isIP(name) === 0 && !hosts.has(name) && !name.endsWith(".localhost")) {
-        return refusal(421, `this agent does not answer to the host ${JSON.stringify(name)}: add it to the server's allowedHosts (a DNS rebinding guard, D119)`);
+        return { status: 421, message: `this agent does not answer to the host ${JSON.stringify(name)}: add it to the server's allowedHosts (a DNS rebinding guard, D119)` };
       }
       passed = host;
     }
@@ -74,6 +75,6 @@ export function createHostGuard(options: HostGuardOptions, urls: readonly string
         // Not a URL: refused below.
       }
     }
-    return refusal(403, `requests from pages of another origin (${origin}) are refused: add it to the server's allowedOrigins (D119)`);
+    return { status: 403, message: `requests from pages of another origin (${origin}) are refused: add it to the server's allowedOrigins (D119)` };
   };
 }
