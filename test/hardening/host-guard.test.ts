@@ -136,3 +136,20 @@ test("the host a server listens on, when it is a name, is its own: the card's UR
   expect(guard(request({ host: "127.0.0.1:8080", origin: "https://agent.example.com" }))).toBeUndefined();
   expect(guard(request({ host: "other:8080" }))?.status).toBe(421);
 });
+
+test("the generated client tells what a refused card fetch was told (the agent's error message), not only its status", async () => {
+  const { createServer } = await import("node:http");
+  const { createA2AServiceClient } = await import("../../generated/a2a_client.js");
+  const refusing = createServer((_req, res) => {
+    res.statusCode = 421;
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ error: { code: 421, status: "PERMISSION_DENIED", message: 'this agent does not answer to the host "vm": add it to the server\'s allowedHosts' } }));
+  });
+  await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${(refusing.address() as { port: number }).port}`;
+    await expect(createA2AServiceClient(url)).rejects.toThrow(/answered HTTP 421: this agent does not answer to the host "vm": add it to the server's allowedHosts/);
+  } finally {
+    await new Promise((resolve) => refusing.close(resolve));
+  }
+});

@@ -96,8 +96,9 @@ export async function fetchAgentCard(
   }
   if (response.status === 304 && cached !== undefined) return { url: href, json: cached.json };
   if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new RpcError("UNAVAILABLE", `the agent card at ${href} answered HTTP ${response.status}`);
+    // What the agent said, if it said it as an error body (a host it does not answer to, say), within a small bound.
+    const said = await readLimited(response, 4096, href).then(errorMessageOf, () => undefined);
+    throw new RpcError("UNAVAILABLE", `the agent card at ${href} answered HTTP ${response.status}${said === undefined ? "" : `: ${said}`}`);
   }
   const text = await readLimited(response, options.maxCardBytes ?? 1 << 20, href);
   let json: JsonValue;
@@ -212,3 +213,13 @@ function verifyingExtendedCards<T extends object>(client: T, schema: DescMessage
 }
 
 export type { ClientCallOptions };
+
+/** The `error.message` of a JSON error body (AIP-193 or JSON-RPC), or undefined. */
+function errorMessageOf(text: string): string | undefined {
+  try {
+    const message = (JSON.parse(text) as { error?: { message?: unknown } } | null)?.error?.message;
+    return typeof message === "string" && message !== "" ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}
