@@ -89,7 +89,7 @@ export class CallScope {
 
   /**
    * Runs the authentication hook once per RPC name of the request, so a hook that allows or refuses
-   * by method sees every method of a batch (D21): it ran once for the whole batch, and a call it
+   * by method sees every method of a batch: it ran once for the whole batch, and a call it
    * refuses alone went through behind one it allowed (D18). Settles with the principal; `admitAs`
    * keeps it for the contexts made afterwards.
    */

@@ -41,7 +41,6 @@ function hostName(host: string): string {
   return name.toLowerCase().replace(/\.$/, "");
 }
 
-
 /**
  * The guard for a server reached at `urls` (its listen URL and public URL: their hosts are
  * allowed, their origins are its own), with the listed hosts and origins.
