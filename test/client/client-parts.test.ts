@@ -5,7 +5,7 @@
  * interface URL (D28), and error decoding by reason, code and status (D29).
  */
 import { create } from "@bufbuild/protobuf";
-import { TaskNotFoundError, InvalidParamsError, UnauthenticatedError, isRpcError } from "protoc-gen-a2a/runtime";
+import { TaskNotFoundError, TaskNotCancelableError, InvalidParamsError, UnauthenticatedError, isRpcError } from "protoc-gen-a2a/runtime";
 import { readSse } from "../../runtime/core/client/sse.js";
 import { createRequestEncoder, jsonNamesOf, literalsOf, zeroTextOf } from "../../runtime/core/http/request-encoding.js";
 import { LendingServiceHttpRules, LendingServiceMethods, LibraryServiceHttpRules, LibraryServiceMethods } from "../../generated/fixtures/v1/library_methods.js";
@@ -238,6 +238,24 @@ describe("error decoding (D29)", () => {
     // The agent's own 503 or 504, with its AIP-193 body, says what it says.
     expect(errorFromHttp(a2aClientErrors, 504, { error: { code: 504, status: "DEADLINE_EXCEEDED", message: "m", details: [] } })).toMatchObject({ name: "DeadlineExceededError" });
     expect(errorFromGrpc(a2aClientErrors, 14, "down", undefined)).toMatchObject({ name: "UnavailableError", message: "down" });
+  });
+
+  // Checklist 15 #3: the spec shows three HTTP error bodies; clients accept all three.
+  test("HTTP+JSON: a bare google.rpc.Status body and RFC 9457 problem details are read as the AIP-193 wrapper is", () => {
+    const status = errorFromHttp(a2aClientErrors, 404, { code: 5, message: "no task x", details: [info] });
+    expect(status).toBeInstanceOf(TaskNotFoundError);
+    expect(status).toMatchObject({ message: "no task x", metadata: { taskId: "t" } });
+    const notCancelable = { ...info, reason: "TASK_NOT_CANCELABLE" };
+    expect(errorFromHttp(a2aClientErrors, 400, { code: 9, message: "done", details: [notCancelable] })).toBeInstanceOf(TaskNotCancelableError);
+    // Without ErrorInfo, the Status's own code.
+    expect(errorFromHttp(coreClientErrors, 400, { code: 5, message: "no book" })).toMatchObject({ name: "NotFoundError", message: "no book" });
+    const problem = errorFromHttp(a2aClientErrors, 404, { type: "https://a2a-protocol.org/errors/task-not-found", title: "Task not found", status: 404, detail: "no task x" });
+    expect(problem).toBeInstanceOf(TaskNotFoundError);
+    expect(problem.message).toBe("no task x");
+    const version = errorFromHttp(a2aClientErrors, 400, { type: "https://a2a-protocol.org/errors/version-not-supported", title: "Version not supported", status: 400 });
+    expect(version).toMatchObject({ reason: "VERSION_NOT_SUPPORTED", message: "Version not supported" });
+    // about:blank names no error: the status decides.
+    expect(errorFromHttp(coreClientErrors, 404, { type: "about:blank", title: "Not Found", status: 404 })).toMatchObject({ name: "NotFoundError", message: "Not Found" });
   });
 
   test("an AIP-193 status that names no google.rpc.Code (an Object key, a number) is read from the HTTP status instead", () => {

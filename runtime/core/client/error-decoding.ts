@@ -7,7 +7,7 @@
  * the code decide. Details other than ErrorInfo are kept when they are
  * types this runtime knows (BadRequest), and skipped otherwise.
  */
-import { createRegistry, fromBinary, fromJson, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { create, createRegistry, fromBinary, fromJson, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { RpcError, codeEntry, type ErrorDetail, type ErrorTableEntry, type RpcCodeName } from "../errors.js";
 import { Code } from "../../gen/google/rpc/code_pb.js";
@@ -125,16 +125,54 @@ function isCodeName(status: string): status is RpcCodeName {
  */
 const gatewayStatuses: ReadonlySet<number> = new Set([502, 503, 504]);
 
-/** An HTTP+JSON error response: the AIP-193 body when there is one, else the status alone. */
+const isObject = (value: JsonValue | undefined): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * An HTTP+JSON error response, in any of the shapes the spec shows (checklist 15 #3): the AIP-193
+ * wrapper (`{"error": {code, status, message, details}}`, what D2 sends), a bare google.rpc.Status
+ * (`{code, message, details}`, §11.6's prose) or RFC 9457 problem details (`{type, title, status,
+ * detail}`, §6.4, whose `type` ends in the error's kebab-case name); else the HTTP status alone.
+ */
 export function errorFromHttp(errors: ClientErrors, status: number, body: JsonValue | undefined): RpcError {
-  const error = body !== null && typeof body === "object" && !Array.isArray(body) ? body.error : undefined;
-  const object: JsonObject = error !== null && typeof error === "object" && !Array.isArray(error) && error !== undefined ? error : {};
+  const top = isObject(body) ? body : undefined;
+  const wrapped = isObject(top?.error) ? top.error : undefined;
+  if (wrapped === undefined && top !== undefined) {
+    if (typeof top.code === "number" && (typeof top.message === "string" || Array.isArray(top.details))) return errorFromStatusJson(errors, top);
+    if (typeof top.type === "string" || typeof top.detail === "string") return errorFromProblem(errors, status, top);
+  }
+  const object: JsonObject = wrapped ?? {};
   const named = typeof object.status === "string" && isCodeName(object.status) ? object.status : undefined;
-  const fromGateway = error === undefined && gatewayStatuses.has(status);
-  const code = named ?? (fromGateway ? "UNAVAILABLE" : (codeByHttpStatus[status] ?? (status >= 500 ? "INTERNAL" : "UNKNOWN")));
+  const fromGateway = wrapped === undefined && gatewayStatuses.has(status);
+  const code = named ?? (fromGateway ? "UNAVAILABLE" : httpCode(status));
   const message = typeof object.message === "string" ? object.message : `HTTP ${status}`;
   const { info, details } = detailsFromJson(object.details);
   return toError(errors, { code, message, info, details });
+}
+
+const httpCode = (status: number): RpcCodeName => codeByHttpStatus[status] ?? (status >= 500 ? "INTERNAL" : "UNKNOWN");
+
+/** A google.rpc.Status as JSON: its numeric code, message and details. */
+function errorFromStatusJson(errors: ClientErrors, status: JsonObject): RpcError {
+  const name = Code[status.code as number] as RpcCodeName | undefined;
+  const { info, details } = detailsFromJson(status.details);
+  return toError(errors, { code: name === undefined || name === "OK" ? "UNKNOWN" : name, message: typeof status.message === "string" ? status.message : "", info, details });
+}
+
+/** RFC 9457 problem details: the message from `detail` (else `title`), the reason from the last segment of `type`. */
+function errorFromProblem(errors: ClientErrors, httpStatus: number, problem: JsonObject): RpcError {
+  const message = typeof problem.detail === "string" ? problem.detail : typeof problem.title === "string" ? problem.title : `HTTP ${httpStatus}`;
+  let info: ErrorInfo | undefined;
+  if (typeof problem.type === "string") {
+    try {
+      const type = new URL(problem.type);
+      const name = type.pathname.split("/").filter((s) => s !== "").at(-1);
+      // about:blank, the RFC's type for none, names no error.
+      if ((type.protocol === "https:" || type.protocol === "http:") && name !== undefined && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) info = create(ErrorInfoSchema, { reason: name.replace(/-/g, "_").toUpperCase(), domain: type.hostname });
+    } catch {
+      // A type that is no URL names nothing.
+    }
+  }
+  return toError(errors, { code: httpCode(typeof problem.status === "number" ? problem.status : httpStatus), message, info, details: [] });
 }
 
 /** A gRPC status: its code and message, and the `google.rpc.Status` of `grpc-status-details-bin` when sent. */
