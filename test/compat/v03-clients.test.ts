@@ -300,6 +300,20 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     expect(await invalid.json()).toMatchObject({ code: -32602, message: expect.stringContaining("messageId") });
   });
 
+  // ProtoJSON accepts a field by its proto name too: the v0.3 proto's `Message request = 1 [json_name = "message"]`, and snake_case.
+  it("reads a 0.3 REST message:send body by the proto's field names as well as its json_names", async () => {
+    const send = async (body: unknown) => {
+      const res = await fetch(`${server.httpJsonUrl}/v1/message:send`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return { status: res.status, json: (await res.json()) as { task?: { id?: string }; msg?: unknown; code?: number; message?: string } };
+    };
+    const byProtoName = await send({ request: { message_id: "p1", role: "ROLE_USER", content: [{ text: "hello" }] } });
+    expect(byProtoName.status).toBe(200);
+    expect(byProtoName.json.code).toBeUndefined();
+    const snake = await send({ message: { message_id: "p2", context_id: "ctx-snake", role: "ROLE_USER", content: [{ text: "hello" }] } });
+    expect(snake.status).toBe(200);
+    expect(JSON.stringify(snake.json)).toContain("ctx-snake");
+  });
+
   // Found by the fuzz campaign run with compat on (FUZZ_COMPAT=1): each was an empty HTTP 500.
   it("answers a method named like an Object property, an id nested deep and params nested deep as a client's mistakes", async () => {
     const post = async (body: string) => {

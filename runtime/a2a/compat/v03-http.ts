@@ -7,7 +7,8 @@
  * code, the form 0.3 clients read (0.3 left the REST error body unspecified).
  * A 1.0 call passes through untouched.
  */
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { fromJson, toJson, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { SendMessageRequestSchema as SendMessageRequestSchema03 } from "../../gen/a2a/v0_3/a2a_pb.js";
 import { BodyRefusedError, decodeUtf8, isJsonMediaType, type CoreResponse, type Endpoint } from "../../core/transport.js";
 import { parsePathTemplate } from "../../core/http/path-template.js";
 import { createRequestEncoder, jsonNamesOf, type HttpRequestParts, type RequestEncoder } from "../../core/http/request-encoding.js";
@@ -33,6 +34,13 @@ interface Route03 {
   readonly name: string;
   readonly params: (values: readonly string[], query: URLSearchParams, body: Obj) => Obj;
   readonly hasBody: boolean;
+  /**
+   * The v0.3 proto message the body is: read as ProtoJSON reads it (proto field names and
+   * json_names, `request` and `message`, `message_id` and `messageId`) and written back in its
+   * canonical form before it is translated, which picks the json_names only. A body that is not
+   * that message's ProtoJSON is translated as it came.
+   */
+  readonly body?: DescMessage;
 }
 
 const getTask: Route03 = {
@@ -55,8 +63,8 @@ const getTask: Route03 = {
 type Row03 = readonly [httpMethod: string, path: string, route: Route03 | "ListTasks"];
 
 const routes03: readonly Row03[] = [
-  ["POST", "/message:send", { name: "message/send", params: (_v, _q, b) => b, hasBody: true }],
-  ["POST", "/message:stream", { name: "message/stream", params: (_v, _q, b) => b, hasBody: true }],
+  ["POST", "/message:send", { name: "message/send", params: (_v, _q, b) => b, hasBody: true, body: SendMessageRequestSchema03 }],
+  ["POST", "/message:stream", { name: "message/stream", params: (_v, _q, b) => b, hasBody: true, body: SendMessageRequestSchema03 }],
   ["GET", "/card", { name: "agent/getAuthenticatedExtendedCard", params: () => ({}), hasBody: false }],
   ...["tasks", "task"].flatMap((tasks): Row03[] => {
     const resubscribe: Route03 = { name: "tasks/resubscribe", params: ([id]) => ({ id: id! }), hasBody: false };
@@ -147,6 +155,14 @@ export function createV03HttpJsonEndpoint(inner: Endpoint, options: V03HttpJsonO
             body = text.trim() === "" ? {} : obj(JSON.parse(text));
           } catch {
             return error03(400, -32700, "the request body is not valid JSON");
+          }
+          if (route.body !== undefined && text.trim() !== "") {
+            try {
+              body = obj(toJson(route.body, fromJson(route.body, body as JsonValue, { ignoreUnknownFields: true })));
+            } catch {
+              // Not the proto's ProtoJSON (a role written "user", as 0.3's JSON-RPC has it): read as it
+              // came, by the translation's own leniency, which answers what it cannot take.
+            }
           }
         }
       }
