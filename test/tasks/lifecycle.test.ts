@@ -777,6 +777,18 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect([reply.taskId, reply.contextId, reply.messageId]).toEqual(["", "", ""]);
     });
 
+    test("an event of no known shape (an untyped executor's `{ status }`) fails the task and is reported, not stored as an empty artifact", async () => {
+      const key = scripts.add("shapeless", async function* () {
+        yield { status: { state: TaskState.COMPLETED } } as unknown as { state: TaskState };
+      });
+      const failed = asTask(await client.sendMessage(send(key)));
+      expect(failed.status?.state).toBe(S.TASK_STATE_FAILED);
+      expect(failed.artifacts).toEqual([]);
+      expect(agent.errors.filter((e) => e.taskId === failed.id).map((e) => String(e.error))).toEqual([
+        'Error: the executor sent an event that is none of { state }, { artifact } or { reply }: it has ["status"]',
+      ]);
+    });
+
     test("an event after the terminal one is not applied", async () => {
       const key = scripts.add("after-terminal", async function* () {
         yield { state: TaskState.WORKING };

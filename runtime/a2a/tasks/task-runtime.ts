@@ -1038,6 +1038,10 @@ export class TaskRuntime {
       const message = event.message === undefined ? undefined : this.#message(exec, typeof event.message === "string" ? this.#text(event.message) : event.message, true);
       return this.#setStatus(live, exec, this.#status(task, event.state, message), event.metadata);
     }
+    // An untyped executor's event of no known shape (`{ status }`, say) was an empty artifact, and its task completed.
+    if (typeof (event as { artifact?: unknown }).artifact !== "object" || (event as { artifact?: unknown }).artifact === null) {
+      throw new Error(`the executor sent an event that is none of { state }, { artifact } or { reply }: it has ${JSON.stringify(Object.keys(event))}`);
+    }
     const artifact = ownCopy(make<ArtifactLike>(this.#s.schemas.artifact, event.artifact), event.artifact);
     const append = event.append === true;
     if (artifact.artifactId === "") artifact.artifactId = append && live.lastArtifactId !== "" ? live.lastArtifactId : this.#s.newId("artifact");
