@@ -37,15 +37,24 @@ export function withInterfaces(card: JsonObject, mounted: readonly MountedInterf
     const found = declared.find((i) => typeof i === "object" && i !== null && !Array.isArray(i) && i.protocolBinding === binding) as JsonObject | undefined;
     return typeof found?.tenant === "string" && found.tenant !== "" ? found.tenant : undefined;
   };
+  // A custom binding the agent serves elsewhere (spec 5.8) is its own to declare: kept, after these.
+  const declared = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
+  const custom = declared.filter((i) => typeof i === "object" && i !== null && !Array.isArray(i) && typeof i.protocolBinding === "string" && !coreBindings.has(i.protocolBinding));
   return {
     ...card,
-    supportedInterfaces: mounted.map((m) => {
-      // A 0.3 call names no tenant (D110): a tenant on its interface would promise one it never reaches.
-      const tenant = m.protocolVersion === "0.3" ? undefined : tenantOf(m.binding);
-      return { url: m.url, protocolBinding: m.binding, protocolVersion: m.protocolVersion ?? protocolVersion, ...(tenant === undefined ? {} : { tenant }) };
-    }),
+    supportedInterfaces: [
+      ...mounted.map((m) => {
+        // A 0.3 call names no tenant (D110): a tenant on its interface would promise one it never reaches.
+        const tenant = m.protocolVersion === "0.3" ? undefined : tenantOf(m.binding);
+        return { url: m.url, protocolBinding: m.binding, protocolVersion: m.protocolVersion ?? protocolVersion, ...(tenant === undefined ? {} : { tenant }) };
+      }),
+      ...custom,
+    ],
   };
 }
+
+/** The bindings this server mounts itself; any other `protocolBinding` is a custom one. */
+const coreBindings: ReadonlySet<string> = new Set(["JSONRPC", "HTTP+JSON", "GRPC"]);
 
 /**
  * `withInterfaces`, and without the `signatures` the card came with when that changed it: they
