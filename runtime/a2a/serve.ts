@@ -266,7 +266,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   };
 
   // D110: the JSON bindings' profile also takes 0.3, which only the compat layer in front of them hands on (gRPC's is unchanged).
-  const json = v03 ? { ...shared, profile: createA2AProfile({ policy, versions: { supported: [...(options.versions?.supported ?? ["1.0"]), "0.3"] } }) } : shared;
+  const json = v03 ? { ...shared, profile: createA2AProfile({ policy, versions: { ...options.versions, supported: [...(options.versions?.supported ?? ["1.0"]), "0.3"] } }) } : shared;
   const body = { bodyLimit: options.bodyLimit ?? defaultBodyLimit, bodyTimeoutMs: timeouts.bodyMs };
   const routes: { readonly path: string; readonly prefix: boolean; readonly core: Endpoint }[] = [];
   const routeOf = (path: string) => routes.find((r) => (r.prefix ? path === r.path || path.startsWith(`${r.path}/`) : path === r.path));

@@ -54,7 +54,7 @@ export type VersionResult =
  */
 export function negotiateVersion(header: string | null, query: string | null, policy: VersionPolicy): VersionResult {
   const raw = header !== null && header.trim() !== "" ? header : query !== null && query.trim() !== "" ? query : null;
-  const newest = policy.supported[policy.supported.length - 1];
+  const newest = newestOf(policy.supported);
   if (raw === null && policy.acceptMissing === true && newest !== undefined) return { ok: true, version: newest };
   const requested = raw === null ? "0.3" : raw.trim();
   const version = majorMinorOfValue(requested);
@@ -68,6 +68,17 @@ export function negotiateVersion(header: string | null, query: string | null, po
       ? `A2A-Version names several versions (${requested}); send one of ${policy.supported.join(", ")}, once`
       : `Protocol version ${requested} is not supported. Supported: ${policy.supported.join(", ")}. Send A2A-Version: ${newest ?? "1.0"} with each request`,
   };
+}
+
+/** The newest of `versions` by Major.Minor, wherever it stands in the list (0.3 is listed after 1.0 with compat on). */
+function newestOf(versions: readonly string[]): string | undefined {
+  const key = (v: string) => v.split(".").map(Number);
+  return versions.reduce<string | undefined>((best, v) => {
+    if (best === undefined) return v;
+    const [a = 0, b = 0] = key(v);
+    const [c = 0, d = 0] = key(best);
+    return a > c || (a === c && b > d) ? v : best;
+  }, undefined);
 }
 
 /** `A2A-Extensions`: comma-separated URIs, possibly over several header lines (joined by Headers). */

@@ -22,3 +22,10 @@ test("two different versions are refused, saying to send one", () => {
 test("one unsupported version is refused as before", () => {
   expect(negotiateVersion("2.0", null, policy)).toEqual({ ok: false, requested: "2.0", message: "Protocol version 2.0 is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request" });
 });
+
+test("the version a refusal asks for is the newest served, wherever it stands in the list (0.3 comes last with compat on)", () => {
+  const withCompat = { supported: ["1.0", "0.3"] };
+  expect(negotiateVersion("1.5", null, withCompat)).toMatchObject({ ok: false, message: "Protocol version 1.5 is not supported. Supported: 1.0, 0.3. Send A2A-Version: 1.0 with each request" });
+  expect(negotiateVersion(null, null, { supported: ["1.1", "1.0", "0.3"], acceptMissing: true })).toEqual({ ok: true, version: "1.1" });
+  expect(negotiateVersion("2.0", null, { supported: ["1.10", "1.9"] })).toMatchObject({ message: expect.stringContaining("Send A2A-Version: 1.10 ") });
+});
