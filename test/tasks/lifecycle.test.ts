@@ -22,6 +22,7 @@ import type { Client } from "@a2a-js/sdk/client";
 import { create } from "@bufbuild/protobuf";
 import { ArtifactSchema, MessageSchema, PartSchema, TaskState, Role as PbRole } from "../../generated/a2a_pb.js";
 import { createInMemoryTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
+import { ContentTypeNotSupportedError } from "protoc-gen-a2a/runtime";
 import {
   BINDINGS,
   Scripts,
@@ -775,6 +776,19 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       expect(texts(done.history)).toEqual([key, "done"]);
       expect((await get(done.id)).artifacts.map((a) => textOfParts(a.parts))).toEqual(["ab"]);
       expect([reply.taskId, reply.contextId, reply.messageId]).toEqual(["", "", ""]);
+    });
+
+    test("an A2A error the executor throws before its first event (a part type it does not take) is the caller's answer, blocking or streamed, and makes no task", async () => {
+      const contextId = `ctx-refused-${binding}`;
+      const key = scripts.add("refuses", async function* () {
+        throw new ContentTypeNotSupportedError("this agent takes text/plain only");
+      });
+      const before = agent.errors.length;
+      expect(await failure(binding, () => client.sendMessage(send(key, { contextId })))).toBe("ContentTypeNotSupported");
+      expect(await failure(binding, () => collect(client.sendMessageStream(send(key, { contextId }))))).toBe("ContentTypeNotSupported");
+      // Neither made a task, and nothing failed on the server's side.
+      expect((await client.listTasks(listParams({ contextId }))).tasks).toEqual([]);
+      expect(agent.errors.length).toBe(before);
     });
 
     test("an event of no known shape (an untyped executor's `{ status }`) fails the task and is reported, not stored as an empty artifact", async () => {

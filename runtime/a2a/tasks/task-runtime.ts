@@ -20,7 +20,7 @@ import type { PushDelivery } from "./push-delivery.js";
 import { snapshotOf } from "./snapshot.js";
 import { Subscriber } from "./subscriber.js";
 import { MessageNotStoredError, type ForeignChange, type StoredTask, type TaskOwner, type TaskStore } from "./task-store.js";
-import { RpcError } from "../../core/errors.js";
+import { RpcError, isRpcError } from "../../core/errors.js";
 import { UnsupportedOperationError } from "../errors.js";
 import { SlotMap, SlotSet } from "../../core/slots.js";
 
@@ -230,6 +230,8 @@ export class Execution {
   historyLength: number | undefined;
   /** The store refused to create the task: it never came to be, and is not tried again. */
   createRefused = false;
+  /** What the run failed with was the executor's own throw (not the runtime's, nor the store's). */
+  executorThrew = false;
   live: LiveTask | undefined;
   /** Its slot in the runtime's executions (-1: in none). */
   slot = -1;
@@ -909,7 +911,13 @@ export class TaskRuntime {
         // Canceled (or shut down) while the message was being stored: its executor is not called at all.
         if (exec.aborted || exec.over) return;
       }
-      const events = this.#s.executor(new ExecutionContext(exec, exec.live === undefined ? undefined : snapshotOf(this.#s.states, exec.live.record.task, undefined)));
+      let events: ReturnType<TaskRuntimeSettings["executor"]>;
+      try {
+        events = this.#s.executor(new ExecutionContext(exec, exec.live === undefined ? undefined : snapshotOf(this.#s.states, exec.live.record.task, undefined)));
+      } catch (err) {
+        exec.executorThrew = true;
+        throw err;
+      }
       const iterator: AsyncIterator<TaskEvent> | Iterator<TaskEvent> =
         Symbol.asyncIterator in events ? events[Symbol.asyncIterator]() : events[Symbol.iterator]();
       let finished = false;
@@ -918,7 +926,13 @@ export class TaskRuntime {
           const room = exec.live === undefined ? undefined : this.#room(exec.live);
           if (room !== undefined) await room;
           if (exec.over || exec.aborted) break;
-          const step = await iterator.next();
+          let step: IteratorResult<TaskEvent>;
+          try {
+            step = await iterator.next();
+          } catch (err) {
+            exec.executorThrew = true;
+            throw err;
+          }
           if (step.done === true) finished = true;
           if (finished || exec.over || exec.aborted) break;
           // The in-memory store answers at once: no promise, no tick, unless the store makes one.
@@ -935,7 +949,18 @@ export class TaskRuntime {
         if (finished !== undefined) await finished;
       }
     } catch (err) {
-      if (!exec.aborted) {
+      if (exec.aborted) {
+        // Stopped first (canceled, closed): what it threw then is not a failure.
+      } else if (exec.executorThrew && exec.live === undefined && !exec.answered && isRpcError(err)) {
+        // An A2A error the executor threw before its first event, on a message that would start a
+        // task (a part of a type it does not take: ContentTypeNotSupported): the caller's answer,
+        // and no task is made (D23).
+        exec.refusal = err;
+        exec.over = true;
+        exec.answered = true;
+        exec.stream?.end(err);
+        exec.first.resolve({ task: this.#newTask(exec, this.#s.states.failed) });
+      } else {
         this.#s.onError(err, { taskId: exec.taskId });
         if (!exec.over) await this.#fail(exec);
       }
