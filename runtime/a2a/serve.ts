@@ -221,6 +221,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   if (v03 && options.versions?.acceptMissing === true) {
     throw new Error("serveAgent: compat.v0_3 reads a request without A2A-Version as 0.3 (spec 3.6.2), and versions.acceptMissing as the newest: choose one");
   }
+  // The card's URLs and the host guard's own origin (D119) come from it: `agent.example.com:8080` parses as a URL of scheme "agent.example.com:".
+  if (options.publicUrl !== undefined && !/^https?:\/\/[^/]/i.test(options.publicUrl)) {
+    throw new Error(`serveAgent: publicUrl must be an absolute http(s) URL, e.g. "https://agent.example.com", got ${JSON.stringify(options.publicUrl)}`);
+  }
   const timeouts = { ...defaultServerTimeouts, ...options.timeouts };
   for (const [name, ms] of Object.entries(timeouts)) {
     if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);

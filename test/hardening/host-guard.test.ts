@@ -153,3 +153,9 @@ test("the generated client tells what a refused card fetch was told (the agent's
     await new Promise((resolve) => refusing.close(resolve));
   }
 });
+
+test("a publicUrl that is no http(s) URL is refused, naming the option (it names the card's URLs and the agent's own origin)", async () => {
+  for (const publicUrl of ["agent.example.com:8080", "ftp://agent.example.com", "/a2a"]) {
+    await expect(serveA2AService(handler, referenceCard, { port: 0, grpcPort: false, publicUrl })).rejects.toThrow(`serveAgent: publicUrl must be an absolute http(s) URL, e.g. "https://agent.example.com", got ${JSON.stringify(publicUrl)}`);
+  }
+});
