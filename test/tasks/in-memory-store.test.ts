@@ -161,6 +161,25 @@ test("interruptedTtlMs that cannot work is refused, naming the option", () => {
   expect(() => createInMemoryTaskStore({ interruptedTtlMs: 0 })).toThrow("terminalTtlMs and interruptedTtlMs must be > 0");
 });
 
+test("finished tasks beyond maxTerminalTasks' byte budget (maxTerminalBytes) go oldest first: a count alone bounds nothing when each task may be megabytes", async () => {
+  const store = createInMemoryTaskStore({ maxTerminalBytes: 200_000 });
+  const handler = createA2AServiceTaskHandler(echo, { store });
+  try {
+    const big = "x".repeat(30_000);
+    // Each task keeps its message and its echo: about 60 KB.
+    const tasks = [];
+    for (let i = 0; i < 8; i++) tasks.push(await send(handler, `${i} ${big}`));
+    expect(store.size).toBeLessThanOrEqual(3);
+    expect(store.size).toBeGreaterThanOrEqual(2);
+    expect(store.get(tasks[0]!.id)).toBeUndefined();
+    expect(store.get(tasks[7]!.id)?.task.id).toBe(tasks[7]!.id);
+  } finally {
+    await handler.close();
+    store.close();
+  }
+  expect(() => createInMemoryTaskStore({ maxTerminalBytes: -1 })).toThrow("maxTerminalTasks and maxTerminalBytes >= 0");
+});
+
 test("history is capped per task at maxHistory, newest kept", async () => {
   const store = createInMemoryTaskStore({ maxHistory: 5 });
   const ask: A2AServiceExecutor = async function* () {

@@ -64,6 +64,8 @@ export class FinishedTasks {
   /** Emptied shared blocks, written into again before a new one is made. */
   #spare: Block[] = [];
   #blocksMade = 0;
+  /** The bytes of the kept tasks, what `expire`'s byte budget counts. */
+  #keptBytes = 0;
 
   /** How many finished tasks are kept. */
   get size(): number {
@@ -71,6 +73,11 @@ export class FinishedTasks {
   }
 
   /** How many blocks were ever made (a large task's own included): what the collector is given. */
+  /** The bytes of the kept tasks (for tests and metrics). */
+  get keptBytes(): number {
+    return this.#keptBytes;
+  }
+
   get blocksMade(): number {
     return this.#blocksMade;
   }
@@ -106,6 +113,7 @@ export class FinishedTasks {
     this.#blocks[row] = block;
     this.#offsets[row] = block.used;
     this.#lengths[row] = length;
+    this.#keptBytes += length;
     block.used += length;
     block.live++;
     return seq;
@@ -180,13 +188,13 @@ export class FinishedTasks {
 
   /**
    * Drops, oldest first, the tasks that finished `ttlMs` or more before
-   * `now` and those beyond the newest `max`, calling `dropped` with the id
-   * of each (not of a forgotten one).
+   * `now` and those beyond the newest `max`, or beyond `maxBytes` of kept
+   * bytes, calling `dropped` with the id of each (not of a forgotten one).
    */
-  expire(now: number, ttlMs: number, max: number, dropped: (id: string) => void): void {
+  expire(now: number, ttlMs: number, max: number, dropped: (id: string) => void, maxBytes = Infinity): void {
     while (this.#first < this.#end) {
       const row = this.#first % this.#rows;
-      if (now - this.#finishedAt[row]! < ttlMs && this.#end - this.#first <= max) break;
+      if (now - this.#finishedAt[row]! < ttlMs && this.#end - this.#first <= max && this.#keptBytes <= maxBytes) break;
       const id = this.#ids[row];
       this.#first++;
       this.#clear(row);
@@ -214,6 +222,7 @@ export class FinishedTasks {
     const block = this.#blocks[row];
     if (block === undefined) return;
     this.#blocks[row] = undefined;
+    this.#keptBytes -= this.#lengths[row]!;
     if (--block.live > 0) return;
     // An emptied block is written into again from its start: the current one at once, another later.
     block.used = 0;

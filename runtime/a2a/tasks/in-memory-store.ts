@@ -25,6 +25,11 @@ export interface InMemoryTaskStoreOptions {
   readonly terminalTtlMs?: number;
   /** How many finished tasks are kept at most. Default 10,000. */
   readonly maxTerminalTasks?: number;
+  /**
+   * How many bytes of finished tasks (their protobuf encoding) are kept at most, oldest dropped
+   * first: 10,000 tasks of 4 MiB bodies are 40 GB. Default 256 MiB.
+   */
+  readonly maxTerminalBytes?: number;
   /** Messages kept per task; older ones are dropped. Default 100. */
   readonly maxHistory?: number;
   /**
@@ -67,10 +72,11 @@ function sweepWhileHeld(held: WeakRef<{ run(): void }>, ms: number): ReturnType<
 export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}): InMemoryTaskStore {
   const ttlMs = options.terminalTtlMs ?? 3_600_000;
   const maxTerminal = options.maxTerminalTasks ?? 10_000;
+  const maxTerminalBytes = options.maxTerminalBytes ?? 256 << 20;
   const maxHistory = options.maxHistory ?? 100;
   const interruptedTtlMs = options.interruptedTtlMs ?? 86_400_000;
-  if (!(ttlMs > 0) || !(maxTerminal >= 0) || !(maxHistory >= 1) || !(interruptedTtlMs > 0)) {
-    throw new Error("createInMemoryTaskStore: terminalTtlMs and interruptedTtlMs must be > 0, maxTerminalTasks >= 0 and maxHistory >= 1");
+  if (!(ttlMs > 0) || !(maxTerminal >= 0) || !(maxHistory >= 1) || !(interruptedTtlMs > 0) || !(maxTerminalBytes >= 0)) {
+    throw new Error("createInMemoryTaskStore: terminalTtlMs and interruptedTtlMs must be > 0, maxTerminalTasks and maxTerminalBytes >= 0, and maxHistory >= 1");
   }
 
   /**
@@ -97,7 +103,7 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     if (touched.size > 0) touched.delete(id);
     if (configs.size > 0) configs.delete(id);
   };
-  const sweep = (now: number) => finished.expire(now, ttlMs, maxTerminal, dropped);
+  const sweep = (now: number) => finished.expire(now, ttlMs, maxTerminal, dropped, maxTerminalBytes);
   /** Tasks that waited for their client past the TTL: a client that never came back kept each for good. */
   const sweepInterrupted = (now: number) => {
     if (interrupted.size === 0) return;
