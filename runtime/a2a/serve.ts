@@ -486,7 +486,8 @@ function closeGrpc(server: GrpcServer): Promise<void> {
  * (PermissionDenied, id null), which its clients read with its message, else the AIP-193 body.
  */
 function hostRefusal(refused: HostRefusal, jsonRpc: boolean): CoreResponse {
-  const error = new RpcError(A2AErrorTable.PermissionDenied, refused.message);
+  // The body's code is the HTTP status sent (421 or 403), as AIP-193 has it.
+  const error = new RpcError({ ...A2AErrorTable.PermissionDenied, httpStatus: refused.status }, refused.message);
   const body = jsonRpc ? { jsonrpc: "2.0", id: null, error: jsonRpcErrorObject(error) } : httpErrorBody(error);
   return { kind: "body", status: refused.status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
 }

@@ -54,6 +54,8 @@ describe("defaults", () => {
     const read = await raw(port, attacker);
     expect(read.status).toBe(421);
     expect(read.body).toContain('this agent does not answer to the host \\"rebind.attacker.example\\": add it to the server\'s allowedHosts');
+    // The AIP-193 body's code is the status sent.
+    expect(JSON.parse(read.body)).toMatchObject({ error: { code: 421, status: "PERMISSION_DENIED" } });
     const send = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } } });
     const rpc = await raw(port, attacker, "/a2a/jsonrpc", "POST", send);
     expect(rpc.status).toBe(421);

@@ -75,7 +75,10 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
           }
           const path = byQueryName.get(name);
           if (path === undefined) continue;
-          byField.set(path, [...(byField.get(path) ?? []), value]);
+          // Pushed, not copied: a key repeated n times cost n² (flood hunt).
+          const values = byField.get(path);
+          if (values === undefined) byField.set(path, [value]);
+          else values.push(value);
         }
         for (const [path, values] of byField) {
           const leaf = path.fields[path.fields.length - 1] as DescField;
