@@ -329,7 +329,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   });
   const httpPort = (http.address() as AddressInfo).port;
   guard = guardFor(httpPort);
-  const base = (options.publicUrl ?? `http://${host.includes(":") ? `[${host}]` : host}:${httpPort}`).replace(/\/+$/, "");
+  const base = (options.publicUrl ?? hostUrl(httpPort)).replace(/\/+$/, "");
   if (jwks !== undefined) jwksUrl = `${base}${jwksPath}`;
 
   let grpc: GrpcServer | undefined;

@@ -3,7 +3,7 @@
  * for Hono, Bun, Deno and workers. Streams are pulled by the platform, so a
  * slow client slows the producer without any drain bookkeeping.
  */
-import { BodyTooLargeError, checkContentEncoding, checkDeclaredLength, sseHeartbeat, type CoreResponse, type Endpoint } from "../core/transport.js";
+import { BodyTooLargeError, checkBodyHeaders, sseHeartbeat, type CoreResponse, type Endpoint } from "../core/transport.js";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -169,8 +169,7 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
 }
 
 async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  checkDeclaredLength(request.headers.get("content-length"), limit);
-  checkContentEncoding(request.headers.get("content-encoding"));
+  checkBodyHeaders(request.headers.get("content-length"), request.headers.get("content-encoding"), undefined, limit);
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

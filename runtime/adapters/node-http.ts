@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkContentEncoding, checkDeclaredLength, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
+import { BodyRefusedError, BodyTimeoutError, BodyTooLargeError, checkBodyHeaders, sseHeartbeat, type CoreRequest, type Endpoint, type EventSource } from "../core/transport.js";
 import { clientLeft, signalOnClose, type Abortable } from "../core/call-scope.js";
 import { failUnanswered } from "./answer-failure.js";
 import { endAnswer, serverClosing } from "./closing.js";
@@ -516,8 +516,7 @@ function drainRefused(req: IncomingMessage, limit: number): void {
 function readBody(req: IncomingMessage, res: ServerResponse | undefined, limit: number, timeoutMs: number, refused: { refusedAt: number | undefined }): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     try {
-      checkDeclaredLength(req.headers["content-length"], limit);
-      checkContentEncoding(req.headers["content-encoding"], req.headers["transfer-encoding"]);
+      checkBodyHeaders(req.headers["content-length"], req.headers["content-encoding"], req.headers["transfer-encoding"], limit);
     } catch (err) {
       refused.refusedAt = limit;
       throw err;

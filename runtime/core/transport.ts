@@ -3,6 +3,7 @@
  * the JSON-RPC and HTTP+JSON cores never touch a socket and every adapter
  * writes responses, streams, heartbeats and backpressure the same way.
  */
+import type { CoreErrorTable, ErrorTableEntry } from "./errors.js";
 
 /**
  * A binding's transport-neutral core, as every adapter (node:http, fetch,
@@ -70,16 +71,24 @@ export interface EventSource {
 
 /**
  * The transport would not read the request body: the endpoints answer it
- * with `status` (413, 408) and the binding's InvalidRequest error.
+ * with `status` (413, 408, 415) and the binding's error for it (`entryIn`).
  */
 export abstract class BodyRefusedError extends Error {
   abstract readonly status: number;
+  /** Which of the binding's errors answers it. */
+  protected abstract readonly error: "InvalidRequest" | "ContentTypeNotSupported";
+
+  /** The refusal as the binding's error: its entry of `errors`, with this refusal's HTTP status. */
+  entryIn(errors: CoreErrorTable): ErrorTableEntry {
+    return { ...errors[this.error], httpStatus: this.status };
+  }
 }
 
 /** The request body is larger than the binding accepts (D16). */
 export class BodyTooLargeError extends BodyRefusedError {
   override readonly name = "BodyTooLargeError";
   readonly status = 413;
+  protected readonly error = "InvalidRequest";
   constructor(readonly limit: number) {
     super(`request body exceeds the limit of ${limit} bytes`);
   }
@@ -89,6 +98,7 @@ export class BodyTooLargeError extends BodyRefusedError {
 export class BodyTimeoutError extends BodyRefusedError {
   override readonly name = "BodyTimeoutError";
   readonly status = 408;
+  protected readonly error = "InvalidRequest";
   constructor(readonly timeoutMs: number) {
     super(`the request body did not arrive within ${timeoutMs} ms`);
   }
@@ -102,6 +112,7 @@ export class BodyTimeoutError extends BodyRefusedError {
 export class BodyEncodingError extends BodyRefusedError {
   override readonly name = "BodyEncodingError";
   readonly status = 415;
+  protected readonly error = "ContentTypeNotSupported";
   constructor(
     readonly coding: string,
     header = "Content-Encoding",
@@ -111,10 +122,18 @@ export class BodyEncodingError extends BodyRefusedError {
 }
 
 /**
- * Refuses a body with a Content-Encoding other than identity, or (node:http, whose parser takes
- * only chunked off) a Transfer-Encoding coding other than chunked, before a byte of it is read.
+ * Refuses a body before a byte of it is read, from its headers as the adapter has them: one whose
+ * declared Content-Length is over the limit (adapters still count while reading, for chunked
+ * bodies), and one with a Content-Encoding other than identity or a Transfer-Encoding coding other
+ * than chunked (node:http's parser takes chunked off, and nothing else).
  */
-export function checkContentEncoding(contentEncoding: string | null | undefined, transferEncoding?: string | null): void {
+export function checkBodyHeaders(contentLength: string | null | undefined, contentEncoding: string | null | undefined, transferEncoding: string | null | undefined, limit: number): void {
+  const declared = Number(contentLength);
+  if (contentLength != null && Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
+  checkContentEncoding(contentEncoding, transferEncoding);
+}
+
+function checkContentEncoding(contentEncoding: string | null | undefined, transferEncoding: string | null | undefined): void {
   if (contentEncoding == null && (transferEncoding == null || transferEncoding === "chunked")) return;
   const other = (value: string | null | undefined, plain: string) =>
     (value ?? "")
@@ -126,15 +145,6 @@ export function checkContentEncoding(contentEncoding: string | null | undefined,
   if (content !== "") throw new BodyEncodingError(content);
   const transfer = other(transferEncoding, "chunked");
   if (transfer !== "") throw new BodyEncodingError(transfer, "Transfer-Encoding");
-}
-
-/**
- * Refuses a body whose declared Content-Length is over the limit before a
- * byte of it is read; adapters still count while reading, for chunked bodies.
- */
-export function checkDeclaredLength(contentLength: string | null | undefined, limit: number): void {
-  const declared = Number(contentLength);
-  if (contentLength != null && Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
 }
 
 /** D9: application/json and any +json type, A2A's application/a2a+json among them (parameters ignored). */

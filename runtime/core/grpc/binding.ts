@@ -211,8 +211,7 @@ class GrpcRequest implements ScopeRequest {
     }
     // grpc-js answers DEADLINE_EXCEEDED itself when the deadline passes but
     // does not always report it as a cancel: the handler learns it here.
-    const deadline = call.getDeadline();
-    const ms = deadline instanceof Date ? deadline.getTime() - Date.now() : Number(deadline) - Date.now();
+    const ms = deadlineOf(call) - Date.now();
     // Past already: closed now, so a caller asking right after sees it.
     if (ms <= 0) {
       this.#close();
@@ -253,10 +252,15 @@ class GrpcRequest implements ScopeRequest {
   }
 }
 
+/** The call's deadline in epoch ms (Infinity for none). */
+function deadlineOf(call: { getDeadline(): Date | number }): number {
+  const deadline = call.getDeadline();
+  return deadline instanceof Date ? deadline.getTime() : Number(deadline);
+}
+
 /** Whether the call's deadline has passed: grpc-js answers DEADLINE_EXCEEDED itself then, without always marking the call cancelled. */
 function pastDeadline(call: { getDeadline(): Date | number }): boolean {
-  const deadline = call.getDeadline();
-  const ms = deadline instanceof Date ? deadline.getTime() : deadline;
+  const ms = deadlineOf(call);
   return Number.isFinite(ms) && Date.now() >= ms;
 }
 

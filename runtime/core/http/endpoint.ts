@@ -15,7 +15,7 @@ import { RpcError, toRpcError, type CoreErrorTable, type ErrorTableEntry } from 
 import type { FailureInfo } from "../failures.js";
 import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
 import type { CallSpan } from "../tracing.js";
-import { BodyEncodingError, BodyRefusedError, BodyTimeoutError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
+import { BodyRefusedError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 import { parsePathTemplate } from "./path-template.js";
 import { createRouter } from "./router.js";
 import { createTranscoder, type Transcoder } from "./transcoding.js";
@@ -46,15 +46,11 @@ export interface HttpJsonEndpointConfig<H extends object> extends HttpJsonOption
 export function httpErrors(errors: CoreErrorTable): {
   readonly routeNotFound: ErrorTableEntry;
   readonly methodNotAllowed: ErrorTableEntry;
-  readonly tooLarge: ErrorTableEntry;
-  readonly tooSlow: ErrorTableEntry;
   readonly notJson: ErrorTableEntry;
 } {
   return {
     routeNotFound: { ...errors.MethodNotFound, grpcStatus: "NOT_FOUND" },
     methodNotAllowed: { ...errors.MethodNotFound, httpStatus: 405 },
-    tooLarge: { ...errors.InvalidRequest, httpStatus: 413 },
-    tooSlow: { ...errors.InvalidRequest, httpStatus: 408 },
     notJson: { ...errors.ContentTypeNotSupported, httpStatus: 415 },
   };
 }
@@ -83,7 +79,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     undefined,
     { trailingSlash: config.profile?.trailingSlash ?? "drop" },
   );
-  const { routeNotFound, methodNotAllowed, tooLarge, tooSlow, notJson } = httpErrors(errors);
+  const { routeNotFound, methodNotAllowed, notJson } = httpErrors(errors);
   const jsonTypes = dispatch.mediaType === "application/json" ? "application/json" : `${dispatch.mediaType} or application/json`;
 
   /**
@@ -120,7 +116,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       bytes = await req.body(bodyLimit, bodyTimeoutMs);
     } catch (err) {
       if (!(err instanceof BodyRefusedError)) throw err;
-      throw new RpcError(err instanceof BodyTimeoutError ? tooSlow : err instanceof BodyEncodingError ? notJson : tooLarge, err.message);
+      throw new RpcError(err.entryIn(errors), err.message);
     }
     const text = decodeUtf8(bytes);
     // No body at all is a message with no fields set (POST /tasks/x:cancel

@@ -11,7 +11,7 @@ import { jsonRpcErrorObject } from "../error-encoding.js";
 import { RpcError, toRpcError, type ErrorTableEntry } from "../errors.js";
 import type { MethodSpec } from "../method-spec.js";
 import type { CallSpan } from "../tracing.js";
-import { BodyEncodingError, BodyRefusedError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
+import { BodyRefusedError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 
 export interface JsonRpcOptions extends Pick<DispatchConfig, "authenticate" | "onError" | "logger" | "tracing"> {
   /** Largest request body accepted, in bytes (D16). Default 4 MiB. */
@@ -226,7 +226,7 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
         bytes = await req.body(bodyLimit, bodyTimeoutMs);
       } catch (err) {
         if (!(err instanceof BodyRefusedError)) throw err;
-        return body(err.status, errorEnvelope(null, fail(err instanceof BodyEncodingError ? errors.ContentTypeNotSupported : errors.InvalidRequest, err.message)));
+        return body(err.status, errorEnvelope(null, fail(err.entryIn(errors), err.message)));
       }
       let parsed: JsonValue;
       try {
