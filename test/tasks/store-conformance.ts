@@ -370,6 +370,81 @@ export function describeTaskStore(name: string, under: StoreUnderTest): void {
       }
     });
 
+    // Forty tasks of 3 MB with includeArtifacts made one 120 MB answer (and a hundred, JSON too large to write: an empty 500).
+    describe("a ListTasks page ends before the task that takes it past maxListPageBytes (D78)", () => {
+      const big: A2AServiceExecutor = async function* ({ message }) {
+        yield { artifact: { artifactId: "out", parts: [{ content: { case: "text", value: said(message.parts).repeat(40_000) } }] } };
+      };
+      let handler: ReturnType<typeof createA2AServiceTaskHandler>;
+      let agent: Awaited<ReturnType<typeof startAgent>>;
+      const tenant = unique("tenant");
+      const made: string[] = [];
+      beforeAll(async () => {
+        handler = createA2AServiceTaskHandler(big, { store, maxListPageBytes: 100_000 });
+        // Each task's artifact is 40 KB of JSON: two fit a page of 100 KB, a third does not.
+        for (const word of ["a", "b", "c", "d", "e"]) {
+          const sent = await handler.sendMessage(create(SendMessageRequestSchema, { message: text(word) }), callContext(tenant, "alice"));
+          if (sent.payload.case !== "task") throw new Error("expected a task");
+          made.push(sent.payload.value.id);
+        }
+        agent = await startAgent(big, { store, maxListPageBytes: 100_000 });
+      });
+      afterAll(async () => {
+        await handler?.close();
+        await agent?.close();
+      });
+
+      test("the handler: pages of two, walked to the end, every task once, in the list's order", async () => {
+        // Without artifacts the tasks are small, and the page is whole: the order to expect (tasks of one millisecond go by id).
+        const light = await handler.listTasks({ contextId: "", status: TaskState.UNSPECIFIED, pageSize: 50, pageToken: "" }, callContext(tenant, "alice"));
+        const order = light.tasks.map((t) => t.id);
+        expect([...order].sort()).toEqual([...made].sort());
+        expect(light.nextPageToken).toBe("");
+        const pages: string[][] = [];
+        let pageToken = "";
+        do {
+          const page = await handler.listTasks({ contextId: "", status: TaskState.UNSPECIFIED, pageSize: 50, pageToken, includeArtifacts: true }, callContext(tenant, "alice"));
+          expect(page).toMatchObject({ pageSize: 50, totalSize: 5 });
+          pages.push(page.tasks.map((t) => t.id));
+          for (const t of page.tasks) expect(said(t.artifacts[0]!.parts)).toHaveLength(40_000);
+          pageToken = page.nextPageToken;
+        } while (pageToken !== "");
+        expect(pages).toEqual([order.slice(0, 2), order.slice(2, 4), order.slice(4)]);
+      });
+
+      test("a task heavier than the bound is a page of its own", async () => {
+        const alone = createA2AServiceTaskHandler(big, { store, maxListPageBytes: 10_000 });
+        try {
+          const list = (pageToken: string, includeArtifacts: boolean) =>
+            alone.listTasks({ contextId: "", status: TaskState.UNSPECIFIED, pageSize: 3, pageToken, includeArtifacts }, callContext(tenant, "alice"));
+          const order = (await list("", false)).tasks.map((t) => t.id);
+          const page = await list("", true);
+          expect(page.tasks.map((t) => t.id)).toEqual([order[0]]);
+          const next = await list(page.nextPageToken, true);
+          expect(next.tasks.map((t) => t.id)).toEqual([order[1]]);
+        } finally {
+          await alone.close();
+        }
+      });
+
+      test.each(BINDINGS)("%s: the SDK client pages through cut pages", async (binding) => {
+        const client = await agent.client(binding);
+        const contextId = unique("ctx");
+        for (const word of ["x", "y", "z"]) asTask(await client.sendMessage(sdkSend(word, { contextId })));
+        const order = (await client.listTasks(listParams({ contextId }))).tasks.map((t) => t.id);
+        expect(order).toHaveLength(3);
+        const pages: string[][] = [];
+        let pageToken = "";
+        do {
+          const page = await client.listTasks(listParams({ contextId, pageToken, includeArtifacts: true }));
+          expect(page.totalSize).toBe(3);
+          pages.push(page.tasks.map((t) => t.id));
+          pageToken = page.nextPageToken;
+        } while (pageToken !== "" && pages.length < 5);
+        expect(pages).toEqual([order.slice(0, 2), order.slice(2)]);
+      });
+    });
+
     test.each(BINDINGS)("%s: tasks and push configs as the SDK client gets them", async (binding) => {
       const agent = await startAgent(ask, { store, push: { allow: ["127.0.0.0/8"] } });
       try {

@@ -229,7 +229,13 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
         page.offer(timeMs, id, value);
       });
       const { values, next } = page.take();
-      return { tasks: values.map((value) => recordOf(value).task), totalSize, nextPageToken: next === undefined ? "" : encodeTaskCursor(next) };
+      const listed = values.map((value) => recordOf(value).task);
+      return {
+        tasks: listed,
+        totalSize,
+        nextPageToken: next === undefined ? "" : encodeTaskCursor(next),
+        tokenAfter: (index) => encodeTaskCursor({ timeMs: statusTimeMs(listed[index]!), id: listed[index]!.id }),
+      };
     },
 
     putConfig(config) {

@@ -9,6 +9,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "../errors.js";
 import { RpcError } from "../../core/errors.js";
+import { jsonSizeWithin } from "../../core/codec/json-size.js";
 import { jsonLineLogger } from "../../core/failures.js";
 import type { A2ACallContext } from "../profile.js";
 import type { TaskEvent, TaskExecutor } from "./executor.js";
@@ -44,6 +45,12 @@ export interface TaskHandlerOptions {
    * configs, so one caller's configs multiply what one update sends. Default 10.
    */
   readonly maxPushConfigsPerTask?: number;
+  /**
+   * About how many bytes of JSON a ListTasks page may weigh: a page ends before the task that
+   * would take it past this (the spec lets a page hold fewer than `pageSize`), and holds one task
+   * however large. Default 4 MiB, within gRPC's default message size (D78).
+   */
+  readonly maxListPageBytes?: number;
   /**
    * How long close() lets the push notifications already queued go out, in their lanes' order,
    * before delivery stops and drops the rest; a receiver that is down is not waited for past it.
@@ -185,6 +192,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
   if (!Number.isInteger(maxConfigs) || maxConfigs < 1 || maxConfigs > 100) {
     throw new RangeError(`maxPushConfigsPerTask must be an integer from 1 to 100, got ${maxConfigs}`);
   }
+  const maxPageBytes = options.maxListPageBytes ?? 4 << 20;
+  if (!(maxPageBytes >= 1)) throw new RangeError(`maxListPageBytes must be at least 1, got ${maxPageBytes}`);
   /** Per task, the config write under way: a count checked and the write that follows are one step here. */
   const configWrites = new Map<string, Promise<void>>();
 
@@ -376,12 +385,23 @@ export function createTaskHandler<Ty extends TaskTypes>(
         if (err instanceof BadPageTokenError) throw new InvalidParamsError(err.message, { metadata: { pageToken: request.pageToken } });
         throw err;
       }
-      return {
-        tasks: page.tasks.map((t) => snapshotOf(states, t, historyLength, request.includeArtifacts === true) as Ty["task"]),
-        nextPageToken: page.nextPageToken,
-        pageSize,
-        totalSize: page.totalSize,
-      };
+      const withArtifacts = request.includeArtifacts === true;
+      const tasks: Ty["task"][] = [];
+      let nextPageToken = page.nextPageToken;
+      let bytes = 0;
+      for (let i = 0; i < page.tasks.length; i++) {
+        const task = snapshotOf(states, page.tasks[i]!, historyLength, withArtifacts) as Ty["task"];
+        if (page.tokenAfter !== undefined && page.tasks.length > 1) {
+          // Forty tasks of 3 MB made a 120 MB answer (240 MB as a JSON string), and a hundred one JSON could not hold.
+          bytes = jsonSizeWithin(task, maxPageBytes - bytes) + bytes;
+          if (bytes > maxPageBytes && i > 0) {
+            nextPageToken = page.tokenAfter(i - 1);
+            break;
+          }
+        }
+        tasks.push(task);
+      }
+      return { tasks, nextPageToken, pageSize, totalSize: page.totalSize };
     },
 
     async cancelTask(request, context) {

@@ -75,6 +75,11 @@ export interface TaskPage {
   readonly totalSize: number;
   /** "" on the last page. */
   readonly nextPageToken: string;
+  /**
+   * The nextPageToken of this page cut after `tasks[index]`: the runtime ends a page early when
+   * its tasks weigh more than `maxListPageBytes` (D78). A store without it has its pages answered whole.
+   */
+  readonly tokenAfter?: ((index: number) => string) | undefined;
 }
 
 export interface ConfigPage {

@@ -775,6 +775,7 @@ class Store implements SqlTaskStore {
       tasks: page.map((r) => this.#decode(r)),
       totalSize: total,
       nextPageToken: found.length > query.pageSize && last !== undefined ? encodeTaskCursor({ timeMs: last.status_ms, id: last.id }) : "",
+      tokenAfter: (index) => encodeTaskCursor({ timeMs: page[index]!.status_ms, id: page[index]!.id }),
     };
   }
 
