@@ -370,6 +370,45 @@ export function describeTaskStore(name: string, under: StoreUnderTest): void {
       }
     });
 
+    // A SQL store cannot hold NUL: a config with one failed the task a message created, or was an Internal error (SQL hunt).
+    test("push configs with NUL are refused alike (D70): InvalidParams, no task failed; get and delete name no config", async () => {
+      const handler = createA2AServiceTaskHandler(ask, { store, push: { allow: ["127.0.0.0/8"] } });
+      const call = callContext(unique("tenant"), "alice");
+      try {
+        const withConfig = (config: { id?: string; url?: string; token?: string; credentials?: string }) =>
+          handler.sendMessage(
+            create(SendMessageRequestSchema, {
+              message: text("wait"),
+              configuration: {
+                taskPushNotificationConfig: {
+                  id: config.id ?? "",
+                  url: config.url ?? "http://127.0.0.1:9/hook",
+                  token: config.token ?? "",
+                  authentication: config.credentials === undefined ? undefined : { scheme: "Bearer", credentials: config.credentials },
+                },
+              },
+            }),
+            call,
+          );
+        await expect(withConfig({ id: "p\0" })).rejects.toMatchObject({ name: "InvalidParamsError", message: "the push config's id must not contain NUL (U+0000)" });
+        await expect(withConfig({ url: "http://127.0.0.1:9/\0" })).rejects.toMatchObject({ name: "InvalidParamsError" });
+        await expect(withConfig({ credentials: "c\0" })).rejects.toMatchObject({ name: "InvalidParamsError" });
+        expect((await handler.listTasks({ contextId: "", status: TaskState.UNSPECIFIED, pageToken: "" }, call)).tasks).toEqual([]);
+
+        const sent = await handler.sendMessage(create(SendMessageRequestSchema, { message: text("wait") }), call);
+        if (sent.payload.case !== "task") throw new Error("expected a task");
+        const taskId = sent.payload.value.id;
+        const config = (id: string, url = "http://127.0.0.1:9/hook") => create(TaskPushNotificationConfigSchema, { taskId, id, url });
+        await expect(handler.createTaskPushNotificationConfig(config("a\0b"), call)).rejects.toMatchObject({ name: "InvalidParamsError" });
+        await expect(handler.createTaskPushNotificationConfig(config("a", "http://127.0.0.1:9/\0"), call)).rejects.toMatchObject({ name: "InvalidParamsError" });
+        await expect(handler.getTaskPushNotificationConfig({ taskId, id: "a\0b" }, call)).rejects.toMatchObject({ name: "TaskNotFoundError" });
+        await expect(handler.deleteTaskPushNotificationConfig({ taskId, id: "a\0b" }, call)).resolves.toEqual({});
+        expect((await handler.getTask({ id: taskId }, call)).status?.state).toBe(TaskState.INPUT_REQUIRED);
+      } finally {
+        await handler.close();
+      }
+    });
+
     // Forty tasks of 3 MB with includeArtifacts made one 120 MB answer (and a hundred, JSON too large to write: an empty 500).
     describe("a ListTasks page ends before the task that takes it past maxListPageBytes (D78)", () => {
       const big: A2AServiceExecutor = async function* ({ message }) {

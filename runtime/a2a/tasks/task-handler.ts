@@ -236,6 +236,12 @@ export function createTaskHandler<Ty extends TaskTypes>(
   };
 
   const checkedConfig = async (request: PushConfigLike, taskId: string, tenant: string, context: A2ACallContext): Promise<PushConfigLike> => {
+    // Text a SQL store cannot hold, refused alike on every store (D70): it failed the task being created, or was an Internal error.
+    const { id, url, token, authentication } = request;
+    const texts = { id, url, token, "authentication.scheme": authentication?.scheme ?? "", "authentication.credentials": authentication?.credentials ?? "" };
+    for (const [field, text] of Object.entries(texts)) {
+      if (text.includes("\0")) throw new InvalidParamsError(`the push config's ${field} must not contain NUL (U+0000)`);
+    }
     try {
       await push.check(request.url, { token: request.token, authentication: request.authentication });
     } catch (err) {
@@ -451,7 +457,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
 
     async getTaskPushNotificationConfig(request, context) {
       await visible(request.taskId, ownerOfCall(context));
-      const config = await store.getConfig(request.taskId, request.id);
+      // Config ids are never stored with NUL (checkedConfig), which a SQL store cannot even be asked for.
+      const config = request.id.includes("\0") ? undefined : await store.getConfig(request.taskId, request.id);
       // The spec has no ConfigNotFound: TaskNotFound is the error it names (checklist 1.2).
       if (config === undefined) throw new TaskNotFoundError(`task ${request.taskId} has no push config ${request.id}`, { metadata: { taskId: request.taskId } });
       return config as Ty["pushConfig"];
@@ -473,7 +480,8 @@ export function createTaskHandler<Ty extends TaskTypes>(
 
     async deleteTaskPushNotificationConfig(request, context) {
       await visible(request.taskId, ownerOfCall(context));
-      // Idempotent (spec 3.1.10): deleting a config that is gone succeeds.
+      // Idempotent (spec 3.1.10): deleting a config that is gone succeeds; one with NUL in its id never was.
+      if (request.id.includes("\0")) return {};
       await store.deleteConfig(request.taskId, request.id);
       await runtime.configsChanged(request.taskId);
       // Nothing more is sent to it (spec 3.1.10), what was queued before the delete included.
