@@ -277,6 +277,8 @@ class SseWriter {
   readonly #events: EventSource;
   /** The client went away. */
   #closed = false;
+  /** This turn's writes are corked, and uncorked on the next tick. */
+  #corked = false;
   /** While a write waits for the client to take it: when it gives up on the client. */
   #stalled: ReturnType<typeof setInterval> | undefined;
   readonly #onEvent = (data: string | undefined): void => this.#write(data);
@@ -342,9 +344,10 @@ class SseWriter {
     try {
       // Events that are ready together (a fast producer, a backlog) go out in one write: the
       // socket is corked until the microtasks that pull them have run.
-      if (this.#res.writableCorked === 0) {
+      if (!this.#corked && this.#res.writableCorked === 0) {
         this.#res.cork();
-        process.nextTick(uncork, this.#res);
+        this.#corked = true;
+        process.nextTick(uncork, this);
       }
       flushed = this.#res.write(data);
     } catch {
@@ -401,9 +404,19 @@ class SseWriter {
   }
 
   /** The stream is over (or its source failed): end the response. */
+  /** Sends what the writes of this turn left corked (the tick after them, or before the end). */
+  uncork(): void {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.#res.uncork();
+  }
+
   #end(): void {
     const events = this.#events;
     if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#heartbeat, this.#res);
+    // Uncorked first: Node 22 (22.23 at least) drops what is corked when end() comes in the same
+    // turn, and a stream whose events were all ready at once (a quick task) went out empty (D44).
+    this.uncork();
     if (!this.#closed) endAnswer(this.#res);
     this.#request.release();
   }
@@ -433,8 +446,8 @@ function queuedInKernelWrite(res: ServerResponse): number {
   return typeof handle?.writeQueueSize === "number" ? handle.writeQueueSize : Number.POSITIVE_INFINITY;
 }
 
-function uncork(res: ServerResponse): void {
-  res.uncork();
+function uncork(writer: SseWriter): void {
+  writer.uncork();
 }
 
 /** Headers as writeHead's flat [name, value, ...] list, which it takes without copying into an object. */

@@ -13,7 +13,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { jest } from "@jest/globals";
 import { main } from "../../cli/main.js";
@@ -32,9 +32,13 @@ const run = promisify(execFile);
 const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith("npm_") && e[1] !== undefined));
 const npmFlags = ["--prefer-offline", "--no-audit", "--no-fund"];
 
-async function npm(cwd: string, ...args: string[]): Promise<string> {
+function npm(cwd: string, ...args: string[]): Promise<string> {
+  return npmWith(env, cwd, ...args);
+}
+
+async function npmWith(npmEnv: Record<string, string>, cwd: string, ...args: string[]): Promise<string> {
   try {
-    const { stdout } = await run("npm", args, { cwd, env, maxBuffer: 64 << 20 });
+    const { stdout } = await run("npm", args, { cwd, env: npmEnv, maxBuffer: 64 << 20 });
     return stdout;
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
@@ -163,6 +167,27 @@ describe("an agent repo with every binding", () => {
       expect(out).toContain(`- ${binding}: SendStreamingMessage streams the artifact\n`);
     }
     expect(out).not.toMatch(/^not ok/m);
+  });
+
+  // Node 22's own undici (its global dispatcher) refused the clients' calls, and from Node 21 on
+  // `node --test dist/test/` loaded the folder as a module: on the LTS lines after 20 the scaffold's
+  // npm test found no test, then failed four of six (CLI hunt).
+  const otherNodes = (process.env.A2A_OTHER_NODES ?? "").split(":").filter((p) => p !== "");
+  const requireOthers = process.env.A2A_REQUIRE_SYSTEM_PACKAGES === "1";
+  if (otherNodes.length === 0 && !requireOthers) {
+    process.stderr.write("\nNOTICE: skipping the scaffold's npm test on Node 22 and 24: A2A_OTHER_NODES names no node (.ci/run installs them). Set A2A_REQUIRE_SYSTEM_PACKAGES=1 to make it fail instead.\n\n");
+  }
+  (otherNodes.length > 0 || requireOthers ? test : test.skip)("its npm test passes on Node 22 and 24 too (A2A_OTHER_NODES)", async () => {
+    expect(otherNodes.map((node) => basename(dirname(dirname(node))))).toEqual(["node-22", "node-24"]);
+    for (const node of otherNodes) {
+      const onPath = { ...env, PATH: `${dirname(node)}:${env.PATH ?? ""}` };
+      const { stdout: version } = await run("node", ["-p", "process.versions.node.split('.')[0]"], { cwd: dir, env: onPath });
+      expect(`node-${version.trim()}`).toBe(basename(dirname(dirname(node))));
+      const stdout = await npmWith(onPath, dir, "test");
+      // TAP on 22, the spec reporter on 24.
+      expect(stdout).toMatch(/^(# |ℹ )pass 6$/m);
+      expect(stdout).toMatch(/^(# |ℹ )fail 0$/m);
+    }
   });
 
   test("npm start serves it on the ports in PORT and GRPC_PORT, its card signed with A2A_SIGNING_JWK, and the generated clients reach all three bindings", async () => {

@@ -8,7 +8,7 @@
  * fraction of fetch's per call: no Request, Headers and Response objects, no
  * WHATWG stream under every body (bench/client.mjs).
  */
-import { getGlobalDispatcher, interceptors, request, type Dispatcher } from "undici";
+import { Dispatcher, getGlobalDispatcher, interceptors, request } from "undici";
 
 /** What a transport sends. */
 export interface HttpRequest {
@@ -55,23 +55,33 @@ const maxRedirections = 20;
 let globalDispatcher: Dispatcher | undefined;
 let redirecting: Dispatcher | undefined;
 
-/** The global dispatcher, as it is now, with redirects followed. */
-function dispatcher(): Dispatcher {
+/**
+ * The global dispatcher, as it is now, with redirects followed; undefined when it is another
+ * undici's than this package's. Node 22 installs its own (its bundled undici 6), whose dispatch
+ * refuses the handlers of undici 7's interceptors ("invalid onError method"): every call failed.
+ * Node's fetch sends through that one as it should (D44).
+ */
+function dispatcher(): Dispatcher | undefined {
   const current = getGlobalDispatcher();
-  if (current !== globalDispatcher || redirecting === undefined) {
+  if (current !== globalDispatcher) {
     globalDispatcher = current;
-    redirecting = current.compose(interceptors.redirect({ maxRedirections }));
+    redirecting = current instanceof Dispatcher ? current.compose(interceptors.redirect({ maxRedirections })) : undefined;
   }
   return redirecting;
 }
 
+/** Through the global fetch as it is at each call. */
+const sendWithGlobalFetch: HttpSend = sendWithFetch((input, init) => fetch(input, init));
+
 async function sendWithUndici(url: string, req: HttpRequest): Promise<HttpResponse> {
+  const through = dispatcher();
+  if (through === undefined) return sendWithGlobalFetch(url, req);
   const { statusCode, headers, body } = await request(url, {
     method: req.method as Dispatcher.HttpMethod,
     headers: req.headers,
     body: req.body,
     signal: req.signal,
-    dispatcher: dispatcher(),
+    dispatcher: through,
   });
   const contentType = headers["content-type"];
   return {
