@@ -5,7 +5,8 @@
  * URLSearchParams, the generated client's, writes it) and read back whole.
  * google.protobuf.FieldMask's `repeated string paths` is the repeated field.
  */
-import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
+import { create, createFileRegistry, type JsonValue } from "@bufbuild/protobuf";
+import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FieldMaskSchema, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { createTranscoder } from "../../runtime/core/http/transcoding.js";
 import type { HttpRuleSpec } from "../../runtime/core/method-spec.js";
 
@@ -35,4 +36,51 @@ test("an enum bound to the path agrees with the query by value: its name and its
   expect(build("EXPORT_FORMAT_PDF", "1")).toMatchObject({ format: "EXPORT_FORMAT_PDF" });
   expect(() => build("1", "EXPORT_FORMAT_EPUB")).toThrow(/must agree/);
   expect(() => build("1", "EXPORT_FORMAT_BOGUS")).toThrow(/must agree/);
+});
+
+describe("fields named like Object.prototype's members (constructor, toString, valueOf, __proto__)", () => {
+  // Every HTTP+JSON call bound to one failed: the body's inherited members were read as values (generator hunt).
+  const { STRING, MESSAGE } = FieldDescriptorProto_Type;
+  const field = (name: string, number: number, jsonName: string, typeName?: string) => ({
+    name,
+    number,
+    jsonName,
+    label: FieldDescriptorProto_Label.OPTIONAL,
+    type: typeName === undefined ? STRING : MESSAGE,
+    typeName,
+  });
+  const registry = createFileRegistry(
+    create(FileDescriptorProtoSchema, {
+      name: "keys.proto",
+      package: "keys",
+      syntax: "proto3",
+      messageType: [
+        { name: "Owner", field: [field("constructor", 1, "constructor")] },
+        {
+          name: "Req",
+          field: [field("constructor", 1, "constructor"), field("to_string", 2, "toString"), field("value_of", 3, "valueOf"), field("__proto__", 4, "Proto"), field("owner", 5, "owner", ".keys.Owner")],
+        },
+      ],
+    }),
+    () => undefined,
+  );
+  const Req = registry.getMessage("keys.Req")!;
+  const transcoderFor = (field: string[], body: "" | "*") => {
+    const localNames = field.map((name, i) => (i === 0 ? Req : registry.getMessage("keys.Owner")!).fields.find((f) => f.name === name)!.localName);
+    return createTranscoder(Req, { method: "m", httpMethod: body === "" ? "GET" : "POST", path: "/x/{v}", body, responseBody: "", additional: false, pathParams: [{ variable: field.join("."), field: localNames }], query: [], derived: false });
+  };
+
+  test.each([["constructor"], ["to_string"], ["value_of"], ["__proto__"]])("%s bound to the path, with no body or an empty one, is the path's value", (name) => {
+    const jsonName = Req.fields.find((f) => f.name === name)!.jsonName;
+    expect(transcoderFor([name], "").build(["v1"], undefined, new URLSearchParams(""), "/x/v1")).toEqual({ [jsonName]: "v1" });
+    const built = transcoderFor([name], "*").build(["v1"], JSON.parse("{}") as JsonValue, undefined, "/x/v1");
+    expect(Object.getOwnPropertyDescriptor(built, jsonName)?.value).toBe("v1");
+    expect(Object.getPrototypeOf(built)).toBe(Object.prototype);
+  });
+
+  test("a nested path through a message field whose own field is `constructor`", () => {
+    expect(transcoderFor(["owner", "constructor"], "").build(["o1"], undefined, undefined, "/x/o1")).toEqual({ owner: { constructor: "o1" } });
+    // A body that does give it must agree.
+    expect(() => transcoderFor(["owner", "constructor"], "*").build(["o1"], { owner: { constructor: "o2" } }, undefined, "/x/o1")).toThrow(/must agree/);
+  });
 });

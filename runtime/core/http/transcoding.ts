@@ -18,6 +18,7 @@
 import { ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import type { HttpRuleSpec } from "../method-spec.js";
 import { JsonDecodeError } from "../codec/proto-json.js";
+import { setOwn } from "../codec/own-property.js";
 
 /** A field path from the request message, with its JSON name path for messages. */
 interface FieldPath {
@@ -58,7 +59,7 @@ export function createTranscoder(input: DescMessage, rule: HttpRuleSpec): Transc
     build(pathValues, body, query, url) {
       let json: JsonObject = {};
       if (body !== undefined) {
-        if (bodyField !== undefined) json[bodyField.jsonName] = body;
+        if (bodyField !== undefined) setOwn(json, bodyField.jsonName, body);
         else if (typeof body !== "object" || body === null || Array.isArray(body)) {
           throw new JsonDecodeError(undefined, "the request body must be a JSON object");
         } else json = body; // freshly parsed for this request: filled in place, not copied
@@ -176,11 +177,20 @@ function agree(path: FieldPath, given: JsonValue, fromPath: JsonValue, where: "b
   }
 }
 
+/**
+ * What the body gave for `key`, its own property only: a field named `constructor`, `to_string` or
+ * `__proto__` read the object's prototype's members, and every HTTP+JSON call bound to one failed
+ * (generator hunt).
+ */
+function own(node: JsonObject, key: string): JsonValue | undefined {
+  return Object.hasOwn(node, key) ? node[key] : undefined;
+}
+
 function get(json: JsonObject, path: FieldPath): JsonValue | undefined {
   let node: JsonValue | undefined = json;
   for (const f of path.fields) {
     if (typeof node !== "object" || node === null || Array.isArray(node)) return undefined;
-    node = node[f.jsonName] ?? node[f.name];
+    node = own(node, f.jsonName) ?? own(node, f.name);
   }
   return node;
 }
@@ -191,12 +201,16 @@ function set(json: JsonObject, path: FieldPath, value: JsonValue): void {
     if (i === path.fields.length - 1) {
       // The path's value replaces one the body gave under the proto name too.
       if (f.name !== f.jsonName) delete node[f.name];
-      node[f.jsonName] = value;
+      setOwn(node, f.jsonName, value);
       return;
     }
-    const next = node[f.jsonName];
+    const next = own(node, f.jsonName);
     if (typeof next === "object" && next !== null && !Array.isArray(next)) node = next;
-    else if (next === undefined || next === null) node = node[f.jsonName] = {};
+    else if (next === undefined || next === null) {
+      const made: JsonObject = {};
+      setOwn(node, f.jsonName, made);
+      node = made;
+    }
     // The body gave a message field something else: a wrong value (D10), not one to replace.
     else throw new JsonDecodeError(path.fields.slice(0, i + 1).map((p) => p.jsonName).join("."), `expected an object (a ${f.message?.typeName ?? "message"}), got ${Array.isArray(next) ? "an array" : typeof next}`);
   });
