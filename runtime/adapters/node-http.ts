@@ -275,14 +275,30 @@ function removeHeartbeat(ms: number, slot: number, res: ServerResponse): void {
 class SseWriter {
   readonly #res: ServerResponse;
   readonly #events: EventSource;
-  /** The client went away. */
+  /** The client went away, or the stream ended: nothing more is written. */
   #closed = false;
-  /** This turn's writes are corked, and uncorked on the next tick. */
-  #corked = false;
   /** While a write waits for the client to take it: when it gives up on the client. */
   #stalled: ReturnType<typeof setInterval> | undefined;
-  readonly #onEvent = (data: string | undefined): void => this.#write(data);
-  readonly #onFailure = (): void => this.#end();
+  /** A pull of the source is under way. */
+  #pulling = false;
+  /** The last write was not taken at once: nothing more is pulled until the response drains. */
+  #blocked = false;
+  /**
+   * Events of this turn not written yet: events ready together (a fast producer, a backlog) go out
+   * in one write, on the next tick, not a write and a syscall each. Joined here rather than with
+   * the socket corked: Node 22 loses a corked answer's 'drain' (a stream that was once behind
+   * never went on) and what is corked when end() comes in the same turn (D44).
+   */
+  #batch: string | undefined;
+  #flushQueued = false;
+  readonly #onEvent = (data: string | undefined): void => {
+    this.#pulling = false;
+    this.#write(data);
+  };
+  readonly #onFailure = (): void => {
+    this.#pulling = false;
+    this.#end();
+  };
   // The response's own close event, not an AbortSignal: an idle stream holds
   // no controller of its own.
   readonly #onClose = (): void => this.#clientLeft();
@@ -324,10 +340,13 @@ class SseWriter {
   // Failures of a source or a write end the response, as answerFailure would;
   // they must not escape a promise callback, where no one would catch them.
   #pull(): void {
+    if (this.#pulling || this.#blocked || this.#closed) return;
+    this.#pulling = true;
     let pending: Promise<string | undefined>;
     try {
       pending = this.#events.next();
     } catch {
+      this.#pulling = false;
       this.#end();
       return;
     }
@@ -340,23 +359,48 @@ class SseWriter {
       this.#end();
       return;
     }
+    this.#batch = this.#batch === undefined ? data : this.#batch + data;
+    // Waiting for the client: the drain sends it.
+    if (this.#blocked) return;
+    if (this.#batch.length >= batchChars) this.#send();
+    else if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      process.nextTick(flushWriter, this);
+    }
+    // Paced by the client: nothing more is pulled while a write waits for it (#send blocked).
+    this.#pull();
+  }
+
+  /** The turn's events, written on the tick after them. */
+  flush(): void {
+    this.#flushQueued = false;
+    if (!this.#blocked && !this.#closed) this.#send();
+  }
+
+  /** Writes what is gathered; a write the response could not take at once blocks pulling until it drains. */
+  #send(): void {
+    const batch = this.#batch;
+    if (batch === undefined) return;
+    this.#batch = undefined;
     let flushed: boolean;
     try {
-      // Events that are ready together (a fast producer, a backlog) go out in one write: the
-      // socket is corked until the microtasks that pull them have run.
-      if (!this.#corked && this.#res.writableCorked === 0) {
-        this.#res.cork();
-        this.#corked = true;
-        process.nextTick(uncork, this);
-      }
-      flushed = this.#res.write(data);
+      flushed = this.#res.write(batch);
     } catch {
       this.#end();
       return;
     }
-    // Paced by the client: the next event is pulled once the socket drained, or never if it closed.
-    if (flushed) this.#pull();
-    else this.#awaitDrain();
+    if (!flushed) {
+      this.#blocked = true;
+      this.#awaitDrain();
+    }
+  }
+
+  /** The response drained: what gathered meanwhile goes out, and pulling goes on unless that blocks again. */
+  #drained(): void {
+    this.#blocked = false;
+    if (this.#closed) return;
+    this.#send();
+    this.#pull();
   }
 
   /**
@@ -378,7 +422,7 @@ class SseWriter {
       res.once("socket", () => {
         if (this.#closed) return;
         if (res.writableNeedDrain) this.#awaitDrain();
-        else this.#pull();
+        else this.#drained();
       });
       return;
     }
@@ -399,25 +443,25 @@ class SseWriter {
     res.once("drain", () => {
       clearInterval(this.#stalled);
       this.#stalled = undefined;
-      if (!this.#closed) this.#pull();
+      this.#drained();
     });
   }
 
-  /** The stream is over (or its source failed): end the response. */
-  /** Sends what the writes of this turn left corked (the tick after them, or before the end). */
-  uncork(): void {
-    if (!this.#corked) return;
-    this.#corked = false;
-    this.#res.uncork();
-  }
-
+  /** The stream is over (or its source failed): what is gathered goes out, and the response ends. */
   #end(): void {
+    if (this.#closed) return;
     const events = this.#events;
     if (events.heartbeatMs > 0) removeHeartbeat(events.heartbeatMs, this.#heartbeat, this.#res);
-    // Uncorked first: Node 22 (22.23 at least) drops what is corked when end() comes in the same
-    // turn, and a stream whose events were all ready at once (a quick task) went out empty (D44).
-    this.uncork();
-    if (!this.#closed) endAnswer(this.#res);
+    const batch = this.#batch;
+    this.#batch = undefined;
+    this.#closed = true;
+    clearInterval(this.#stalled);
+    try {
+      if (batch !== undefined) this.#res.write(batch);
+    } catch {
+      // Ended below as any failed write ends it.
+    }
+    endAnswer(this.#res);
     this.#request.release();
   }
 
@@ -425,6 +469,7 @@ class SseWriter {
     clearInterval(this.#stalled);
     if (this.#res.writableFinished || this.#closed) return;
     this.#closed = true;
+    this.#batch = undefined;
     // Now, not when the pending pull settles: a handler that ignores its
     // signal would otherwise keep the heartbeat writing forever.
     const events = this.#events;
@@ -446,8 +491,11 @@ function queuedInKernelWrite(res: ServerResponse): number {
   return typeof handle?.writeQueueSize === "number" ? handle.writeQueueSize : Number.POSITIVE_INFINITY;
 }
 
-function uncork(writer: SseWriter): void {
-  writer.uncork();
+/** Past this many characters gathered in one turn, an SSE stream writes at once. */
+const batchChars = 64 * 1024;
+
+function flushWriter(writer: SseWriter): void {
+  writer.flush();
 }
 
 /** Headers as writeHead's flat [name, value, ...] list, which it takes without copying into an object. */
