@@ -205,6 +205,32 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
     expect(calls).toEqual(["send", "get", "get", "get"]);
   });
 
+  test("an agent away for a while and back: the follower reconnects once it is back, gRPC's channel backoff notwithstanding", async () => {
+    // grpc-js's channel waits 1 s (x1.6, up to 120 s) between its own reconnection attempts and fails
+    // every call at once meanwhile: the follower spent its retries there and gave up with the agent back.
+    const retries: number[] = [];
+    const follow = followA2AServiceTask(client, request(), {
+      backoffMs: 20,
+      maxBackoffMs: 100,
+      onRetry: (r) => {
+        retries.push(r.attempt);
+        // A reconnection has failed (the channel is in its backoff): the proxy is back from now on.
+        if (r.attempt === 2) void proxy.listen();
+      },
+    });
+    const w = watch(follow);
+    await pace.release(1);
+    await w.seesChunk(1);
+    await proxy.refuse();
+    await pace.release(4);
+    await pace.release(CHUNKS - 1);
+    await within("the follow ending", w.done);
+
+    expect(w.items.map(chunkOf).join("")).toBe(FULL);
+    expect(follow.task?.status?.state).toBe(TaskState.COMPLETED);
+    expect(retries.length).toBeGreaterThanOrEqual(2);
+  });
+
   test("the caller's abort is CANCELLED and never retried", async () => {
     const retries: number[] = [];
     const aborted = new AbortController();

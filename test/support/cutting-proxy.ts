@@ -4,7 +4,8 @@
  * can cut every connection it carries (a reset toward the client, as a
  * crashed proxy or a dropped network does), hold new connections unforwarded
  * (the agent unreachable for a while, deterministically: nothing reaches it
- * until `resume`), or stop listening (the agent gone).
+ * until `resume`), stop listening for a while (`refuse`, then `listen` on the
+ * same port: a restarted proxy), or stop listening (the agent gone).
  */
 import { createServer, connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -20,6 +21,10 @@ export interface CuttingProxy {
   hold(): void;
   /** Forwards the held connections, and new ones at once. */
   resume(): void;
+  /** Stops listening for now (new connections are refused) and resets every connection. */
+  refuse(): Promise<void>;
+  /** Listens again on the same port after `refuse`. */
+  listen(): Promise<void>;
   /** Stops listening (new connections are refused) and resets every connection. */
   close(): Promise<void>;
 }
@@ -66,8 +71,16 @@ export async function startCuttingProxy(target: { host: string; port: number }):
     held.length = 0;
   };
 
+  const port = (server.address() as AddressInfo).port;
+  const stop = async () => {
+    if (!server.listening) return cut();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    cut();
+    await closed;
+  };
+
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     get accepted() {
       return accepted;
     },
@@ -79,10 +92,8 @@ export async function startCuttingProxy(target: { host: string; port: number }):
       holding = false;
       for (const client of held.splice(0)) forward(client);
     },
-    async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      cut();
-      await closed;
-    },
+    refuse: stop,
+    listen: () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve)),
+    close: stop,
   };
 }

@@ -12,7 +12,7 @@
  */
 import { create, equals, type DescMessage, type Message } from "@bufbuild/protobuf";
 import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { transportFailure, type ClientCallOptions } from "../../core/client/client.js";
+import { connectionWait, transportFailure, type ClientCallOptions } from "../../core/client/client.js";
 import { RpcError, isRpcError } from "../../core/errors.js";
 import { taskStatesOf, type MessageLike, type TaskLike, type TaskStates, type TaskStatusLike } from "../tasks/model.js";
 import { TaskView, isNewStatus, type ArtifactUpdateLike, type PartEquals, type SnapshotChange, type StatusUpdateLike } from "./task-view.js";
@@ -32,6 +32,8 @@ export interface FollowableClient<E, T, R> {
   sendStreamingMessage(request: R, options?: ClientCallOptions): AsyncIterable<E>;
   getTask(request: { id: string; tenant?: string }, options?: ClientCallOptions): Promise<T>;
   subscribeToTask(request: { id: string; tenant?: string }, options?: ClientCallOptions): AsyncIterable<E>;
+  /** The runtime's gRPC clients: waits while the channel is between reconnection attempts. */
+  readonly [connectionWait]?: (timeoutMs: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
 export interface FollowTaskOptions {
@@ -165,6 +167,11 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
           now = false;
           this.#options.onRetry?.({ attempt: failures, delayMs, error: lastError });
           await pause(delayMs, this.#options.signal);
+          // gRPC: between its reconnection attempts grpc-js's channel fails a call at once, where a
+          // JSON call dials; up to as long again for the channel to connect, so each reconnection
+          // tries the agent.
+          await this.#client[connectionWait]?.(delayMs, this.#options.signal);
+          if (this.#options.signal?.aborted === true) throw transportFailure(this.#options.signal.reason, this.#options.signal);
         }
         reconnecting = true;
         let task: T;

@@ -41,7 +41,20 @@ export interface ClientTransport {
   stream(call: OutgoingCall): AsyncIterable<object>;
   /** Closes connections the transport keeps (gRPC channels). */
   close?(): void;
+  /**
+   * Waits, at most `timeoutMs`, while a call made now would fail at once for
+   * want of a connection: gRPC's channel between its reconnection attempts
+   * (TRANSIENT_FAILURE). Absent where every call dials (the JSON bindings).
+   */
+  waitForConnection?(timeoutMs: number, signal: AbortSignal | undefined): Promise<void>;
 }
+
+/**
+ * The key of a client's wait for its connection (the transport's
+ * waitForConnection), which stream recovery (D30) calls before a
+ * reconnection. A symbol, so no RPC's name can take it.
+ */
+export const connectionWait: unique symbol = Symbol("protoc-gen-a2a.connectionWait");
 
 /** How a failed call's status becomes an error the caller can branch on. */
 export interface ClientErrors {
@@ -82,6 +95,8 @@ export type StreamClientMethod<I extends DescMessage, O extends DescMessage> = (
 export interface ClientBase {
   /** Closes the connections of the client's transport. */
   close(): void;
+  /** Waits, at most `timeoutMs`, while the transport is between reconnection attempts (gRPC); see ClientTransport. */
+  readonly [connectionWait]?: (timeoutMs: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
 /** The client of a generated method table: each RPC by its local name, typed by its kind and messages. */
@@ -144,6 +159,8 @@ export function createServiceClient(config: ServiceClientConfig): ClientBase & R
   const client: ClientBase & Record<string, (request: object, options?: ClientCallOptions | CallContext) => unknown> = {
     close: () => config.transport.close?.(),
   } as never;
+  const transport = config.transport;
+  if (transport.waitForConnection !== undefined) (client as { [connectionWait]?: unknown })[connectionWait] = (timeoutMs: number, signal: AbortSignal | undefined) => transport.waitForConnection!(timeoutMs, signal);
   const callHeaders = config.callHeaders;
   for (const spec of Object.values(config.methods)) {
     const build = (request: object, options: ClientCallOptions | undefined, computed: Readonly<Record<string, string>> | undefined): OutgoingCall => {

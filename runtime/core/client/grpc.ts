@@ -6,7 +6,7 @@
  * the `google.rpc.Status` of `grpc-status-details-bin`. Loaded only by
  * clients that use gRPC, so JSON-only clients never load grpc-js.
  */
-import { Client, Metadata, credentials as grpcCredentials, status as grpcStatus, type Channel, type ChannelCredentials, type ChannelOptions, type StatusObject } from "@grpc/grpc-js";
+import { Client, Metadata, connectivityState, credentials as grpcCredentials, status as grpcStatus, type Channel, type ChannelCredentials, type ChannelOptions, type StatusObject } from "@grpc/grpc-js";
 import { decodeBinary, encodeBuffer } from "../codec/binary-codec.js";
 import { createServiceClient, type ClientErrors, type ClientOf, type ClientTransport, type OutgoingCall } from "./client.js";
 import { coreProfileConfig, typed, type ClientOptions, type ClientProfileConfig, type ClientTables, type MethodTable } from "./factories.js";
@@ -60,9 +60,16 @@ export function createGrpcTransport(options: GrpcTransportOptions): ClientTransp
   const { target, tls } = grpcTarget(options.address);
   const creds = options.credentials ?? (tls ? grpcCredentials.createSsl() : grpcCredentials.createInsecure());
   // Channelz keeps a record of every call for a debugging service a client
-  // rarely runs; off unless asked for (D36).
+  // rarely runs; off unless asked for (D36). grpc-js's reconnection backoff (1 s, x1.6, up to
+  // 120 s) is bounded by stream recovery's (200 ms, doubled, up to 5 s; D30): between attempts the
+  // channel fails every call at once, and recovery gave up while the agent was back.
   checkGrpcOptions(options.channelOptions, "channelOptions");
-  const client = new Client(target, creds, { "grpc.enable_channelz": 0, ...options.channelOptions });
+  const client = new Client(target, creds, {
+    "grpc.enable_channelz": 0,
+    "grpc.initial_reconnect_backoff_ms": 200,
+    "grpc.max_reconnect_backoff_ms": 5_000,
+    ...options.channelOptions,
+  });
   const channel = client.getChannel();
   const errors = options.errors;
 
@@ -159,6 +166,23 @@ export function createGrpcTransport(options: GrpcTransportOptions): ClientTransp
     },
 
     close: () => client.close(),
+
+    waitForConnection(timeoutMs, signal) {
+      if (timeoutMs <= 0 || signal?.aborted === true || channel.getConnectivityState(false) !== connectivityState.TRANSIENT_FAILURE) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          signal?.removeEventListener("abort", done);
+          resolve();
+        };
+        signal?.addEventListener("abort", done, { once: true });
+        try {
+          // Called at the first change (READY, or IDLE), or at the deadline.
+          channel.watchConnectivityState(connectivityState.TRANSIENT_FAILURE, Date.now() + timeoutMs, done);
+        } catch {
+          done(); // The channel is closed.
+        }
+      });
+    },
   };
 }
 
