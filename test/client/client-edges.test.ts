@@ -14,6 +14,8 @@
  * failure is on JSON-RPC (-32603) and HTTP+JSON (500).
  */
 import * as grpc from "@grpc/grpc-js";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { TaskSchema } from "../../generated/a2a_pb.js";
 import { InternalError, InvalidParamsError, isRpcError } from "protoc-gen-a2a/runtime";
 import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient, type A2AServiceClient } from "../../generated/a2a_client.js";
@@ -151,5 +153,77 @@ describe("a request HTTP+JSON cannot carry", () => {
     expect(refused).toBeInstanceOf(InvalidParamsError);
     expect(codeOf(refused)).toEqual({ code: "INVALID_ARGUMENT", message: "GetTask needs id or tenant, id set to be sent over HTTP+JSON" });
     expect(server.requests.length).toBe(before);
+  });
+});
+
+describe("one message is bounded by maxMessageBytes (4 MiB, D16): RESOURCE_EXHAUSTED, never retried", () => {
+  const big = (bytes: number) => ({ id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" }, metadata: { pad: "x".repeat(bytes) } });
+  const exhausted = (err: unknown) => expect(codeOf(err)).toEqual({ code: "RESOURCE_EXHAUSTED", message: expect.stringContaining("maxMessageBytes (") });
+
+  test("JSON-RPC and HTTP+JSON: a unary answer over the default 4 MiB", async () => {
+    answer = (request) => (request.path === "/rpc" ? jsonRpcResult(request, big(5 * 1024 * 1024)) : jsonAnswer(big(5 * 1024 * 1024)));
+    exhausted(await rejectionOf(jsonRpc().getTask({ id: "t" })));
+    exhausted(await rejectionOf(httpJson().getTask({ id: "t" })));
+    // Under it, read as before.
+    answer = (request) => (request.path === "/rpc" ? jsonRpcResult(request, big(3 * 1024 * 1024)) : jsonAnswer(big(3 * 1024 * 1024)));
+    expect((await jsonRpc().getTask({ id: "t" })).id).toBe("t");
+    expect((await httpJson().getTask({ id: "t" })).id).toBe("t");
+  });
+
+  test("JSON-RPC and HTTP+JSON: one stream event over the client's maxMessageBytes, the events before it delivered", async () => {
+    const small = { task: big(10) };
+    const large = { task: big(64 * 1024) };
+    const options = { maxMessageBytes: 32 * 1024 };
+    const rpc = createA2AServiceJsonRpcClient(`${server.origin}/rpc`, options);
+    const rest = createA2AServiceHttpJsonClient(`${server.origin}/rest`, options);
+    clients.push(rpc, rest);
+    for (const client of [rpc, rest]) {
+      answer = (request) => (request.path === "/rpc" ? jsonRpcStream(request, [small, large]) : sseAnswer([small, large]));
+      const seen: unknown[] = [];
+      const err = await rejectionOf(
+        (async () => {
+          for await (const event of client.subscribeToTask({ id: "t" })) seen.push(event);
+        })(),
+      );
+      exhausted(err);
+      expect(seen).toHaveLength(1);
+      // A unary answer is bounded by the same option.
+      answer = (request) => (request.path === "/rpc" ? jsonRpcResult(request, big(64 * 1024)) : jsonAnswer(big(64 * 1024)));
+      exhausted(await rejectionOf(client.getTask({ id: "t" })));
+    }
+  });
+
+  test("gRPC: maxMessageBytes is the channel's receive limit", async () => {
+    const task = create(TaskSchema, { id: "t", contextId: "c", metadata: { pad: "x".repeat(64 * 1024) } as never });
+    const raw = await startRawGrpc(() => ({ messages: [toBinary(TaskSchema, task)] }));
+    const client = createA2AServiceGrpcClient(raw.address, { maxMessageBytes: 32 * 1024 });
+    const roomy = createA2AServiceGrpcClient(raw.address);
+    try {
+      expect(codeOf(await rejectionOf(client.getTask({ id: "t" })))).toMatchObject({ code: "RESOURCE_EXHAUSTED" });
+      expect((await roomy.getTask({ id: "t" })).id).toBe("t");
+    } finally {
+      client.close();
+      roomy.close();
+      raw.close();
+    }
+  });
+
+  test("an error of the language inside the transport (RangeError: Invalid string length) is INTERNAL, not UNAVAILABLE", async () => {
+    // A fetch whose answer body fails as reading a string too long to make does.
+    const failing: typeof fetch = async (url, init) => {
+      const response = await fetch(url, init);
+      await response.body?.cancel();
+      const body = new ReadableStream<Uint8Array>({ pull: (c) => c.error(new RangeError("Invalid string length")) });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const rpc = createA2AServiceJsonRpcClient(`${server.origin}/rpc`, { fetch: failing });
+    const rest = createA2AServiceHttpJsonClient(`${server.origin}/rest`, { fetch: failing });
+    clients.push(rpc, rest);
+    for (const client of [rpc, rest]) {
+      answer = (request) => (request.path === "/rpc" ? jsonRpcResult(request, big(10)) : jsonAnswer(big(10)));
+      expect(codeOf(await rejectionOf(client.getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: expect.stringContaining("Invalid string length") });
+      answer = (request) => (request.path === "/rpc" ? jsonRpcStream(request, [{ task: big(10) }]) : sseAnswer([{ task: big(10) }]));
+      expect(codeOf(await rejectionOf(collect(client.subscribeToTask({ id: "t" }))))).toMatchObject({ code: "INTERNAL" });
+    }
   });
 });

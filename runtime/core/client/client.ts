@@ -211,7 +211,8 @@ export function createServiceClient(config: ServiceClientConfig): ClientBase & R
  * What a call that did not get an answer fails with, the same on every
  * binding: the agent's own error as it sent it; CANCELLED when the caller
  * aborted, DEADLINE_EXCEEDED when the deadline passed; UNAVAILABLE when the
- * connection failed or was cut (a stream's recovery retries on it).
+ * connection failed or was cut (a stream's recovery retries on it); INTERNAL
+ * for an error of the language itself (a RangeError, say), which no retry mends.
  */
 export function transportFailure(err: unknown, signal: AbortSignal | undefined): RpcError {
   if (isRpcError(err) && !(signal?.aborted === true && (err.entry.grpcStatus === "CANCELLED" || err.entry.grpcStatus === "DEADLINE_EXCEEDED"))) return err;
@@ -221,7 +222,15 @@ export function transportFailure(err: unknown, signal: AbortSignal | undefined):
     return new RpcError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", timedOut ? "the call's deadline passed" : "the caller aborted the call", { cause: reason });
   }
   const detail = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+  // An error of the language, not of the connection (a string too long to make: RangeError "Invalid
+  // string length"): retrying it only does it again. fetch's own TypeError ("fetch failed") has a cause.
+  if (languageError(err)) return new RpcError("INTERNAL", `the client failed reading the answer: ${detail}`, { cause: err });
   return new RpcError("UNAVAILABLE", `the connection failed: ${detail}`, { cause: err });
+}
+
+function languageError(err: unknown): boolean {
+  if (err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError || err instanceof EvalError || err instanceof URIError) return true;
+  return err instanceof TypeError && err.cause === undefined && (err as { code?: unknown }).code === undefined;
 }
 
 /** A stream whose call is prepared when it is first read, failing as transportFailure says. */

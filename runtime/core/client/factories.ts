@@ -11,9 +11,10 @@ import { coreClientErrors } from "./error-decoding.js";
 import { createHttpJsonTransport } from "./http-json.js";
 import { createJsonRpcTransport } from "./jsonrpc.js";
 import type { TracingApi } from "../tracing.js";
+import type { BodyBoundOptions } from "./bounds.js";
 
-/** What every client takes, whatever its binding. */
-export interface ClientOptions {
+/** What every client takes, whatever its binding (`maxMessageBytes`: bounds.ts). */
+export interface ClientOptions extends BodyBoundOptions {
   /** Headers (HTTP) or metadata (gRPC) sent with every call. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Headers computed for each call, e.g. `{ authorization: \`Bearer ${await token()}\` }`. */
@@ -56,13 +57,27 @@ export type ServiceClient = ClientBase & Record<string, (request: object, option
 
 export function createJsonRpcClient<M extends MethodTable>(tables: ClientTables<M>, url: string | URL, options: ClientOptions & Partial<ClientProfileConfig> = {}): ClientOf<M> {
   const { profile } = { ...coreProfileConfig, ...options };
-  const transport = createJsonRpcTransport({ url, errors: profile.errors, required: tables.required, fetch: options.fetch });
+  const transport = createJsonRpcTransport({
+    url,
+    errors: profile.errors,
+    required: tables.required,
+    fetch: options.fetch,
+    maxMessageBytes: options.maxMessageBytes,
+  });
   return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }
 
 export function createHttpJsonClient<M extends MethodTable>(tables: ClientTables<M>, url: string | URL, options: ClientOptions & Partial<ClientProfileConfig> = {}): ClientOf<M> {
   const { profile, mediaType } = { ...coreProfileConfig, ...options };
-  const transport = createHttpJsonTransport({ baseUrl: url, rules: tables.rules, errors: profile.errors, required: tables.required, mediaType, fetch: options.fetch });
+  const transport = createHttpJsonTransport({
+    baseUrl: url,
+    rules: tables.rules,
+    errors: profile.errors,
+    required: tables.required,
+    mediaType,
+    fetch: options.fetch,
+    maxMessageBytes: options.maxMessageBytes,
+  });
   return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }
 

@@ -25,6 +25,8 @@ export interface GrpcTransportOptions {
   readonly credentials?: ChannelCredentials;
   /** grpc-js channel options, e.g. `grpc.keepalive_time_ms`. */
   readonly channelOptions?: ChannelOptions;
+  /** The largest answer message: `grpc.max_receive_message_length` unless `channelOptions` set it (grpc-js's default 4 MiB). */
+  readonly maxMessageBytes?: number;
 }
 
 /** The name-resolver schemes of gRPC's target syntax, which grpc-js reads itself. */
@@ -68,6 +70,7 @@ export function createGrpcTransport(options: GrpcTransportOptions): ClientTransp
     "grpc.enable_channelz": 0,
     "grpc.initial_reconnect_backoff_ms": 200,
     "grpc.max_reconnect_backoff_ms": 5_000,
+    ...(options.maxMessageBytes === undefined ? {} : { "grpc.max_receive_message_length": options.maxMessageBytes === Infinity ? -1 : options.maxMessageBytes }),
     ...options.channelOptions,
   });
   const channel = client.getChannel();
@@ -273,6 +276,12 @@ export function createGrpcClient<M extends MethodTable>(
   options: GrpcClientOptions & Partial<ClientProfileConfig> = {},
 ): ClientOf<M> {
   const { profile } = { ...coreProfileConfig, ...options };
-  const transport = createGrpcTransport({ address, errors: profile.errors, credentials: options.credentials, channelOptions: options.channelOptions });
+  const transport = createGrpcTransport({
+    address,
+    errors: profile.errors,
+    credentials: options.credentials,
+    channelOptions: options.channelOptions,
+    maxMessageBytes: options.maxMessageBytes,
+  });
   return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }

@@ -13,10 +13,11 @@ import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../method-spe
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp } from "./error-decoding.js";
 import { createHttpSend } from "./http.js";
+import { bodyBoundsOf, boundedSend, type BodyBoundOptions } from "./bounds.js";
 import { createJsonMessages, parseJson, readJsonBody } from "./json-messages.js";
 import { readSse } from "./sse.js";
 
-export interface HttpJsonTransportOptions {
+export interface HttpJsonTransportOptions extends BodyBoundOptions {
   /** The base URL the rules' paths are appended to (an interface URL, e.g. `http://host/a2a/rest`). */
   readonly baseUrl: string | URL;
   /** The generated HTTP rules of the service. */
@@ -40,7 +41,8 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
     const q = path.indexOf("?");
     return q < 0 ? `${base}${path}?${baseQuery}` : `${base}${path.slice(0, q)}?${baseQuery}&${path.slice(q + 1)}`;
   };
-  const http = createHttpSend(options.fetch);
+  const bounds = bodyBoundsOf(options);
+  const http = boundedSend(createHttpSend(options.fetch), bounds);
   const messages = createJsonMessages(options.required);
   const errors = options.errors;
   const mediaType = options.mediaType ?? "application/json";
@@ -75,7 +77,7 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
     }
     const headers: Record<string, string> = { ...call.headers, accept: streaming ? "text/event-stream" : accept };
     if (parts.body !== undefined) headers["content-type"] = mediaType;
-    const response = await http(urlOf(parts.path), {
+    const response = await (streaming ? http.stream : http.unary)(urlOf(parts.path), {
       method: parts.method,
       headers,
       body: parts.body === undefined ? undefined : JSON.stringify(parts.body),
@@ -107,7 +109,7 @@ export function createHttpJsonTransport(options: HttpJsonTransportOptions): Clie
         await response.discard();
         throw new RpcError("INTERNAL", `the agent answered a stream with ${response.mediaType || "no content type"}`);
       }
-      for await (const event of readSse(response.body)) {
+      for await (const event of readSse(response.body, bounds.maxMessageBytes)) {
         let json: JsonValue;
         try {
           json = JSON.parse(event.data) as JsonValue;

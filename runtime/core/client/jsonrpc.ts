@@ -12,10 +12,11 @@ import type { RequiredFieldTable } from "../method-spec.js";
 import type { ClientErrors, ClientTransport, OutgoingCall } from "./client.js";
 import { errorFromHttp, errorFromJsonRpc } from "./error-decoding.js";
 import { createHttpSend, type HttpResponse } from "./http.js";
+import { bodyBoundsOf, boundedSend, type BodyBoundOptions } from "./bounds.js";
 import { createJsonMessages, readJsonBody } from "./json-messages.js";
 import { readSse } from "./sse.js";
 
-export interface JsonRpcTransportOptions {
+export interface JsonRpcTransportOptions extends BodyBoundOptions {
   /** The endpoint's URL. */
   readonly url: string | URL;
   readonly errors: ClientErrors;
@@ -26,7 +27,8 @@ export interface JsonRpcTransportOptions {
 
 export function createJsonRpcTransport(options: JsonRpcTransportOptions): ClientTransport {
   const url = String(options.url);
-  const send = createHttpSend(options.fetch);
+  const bounds = bodyBoundsOf(options);
+  const send = boundedSend(createHttpSend(options.fetch), bounds);
   const messages = createJsonMessages(options.required);
   const errors = options.errors;
   let nextId = 1;
@@ -34,7 +36,7 @@ export function createJsonRpcTransport(options: JsonRpcTransportOptions): Client
   const post = async (call: OutgoingCall, accept: string): Promise<{ response: HttpResponse; id: number }> => {
     const id = nextId++;
     const body = JSON.stringify({ jsonrpc: "2.0", id, method: call.spec.name, params: messages.write(call.spec.input, call.request) });
-    const response = await send(url, {
+    const response = await (accept === "text/event-stream" ? send.stream : send.unary)(url, {
       method: "POST",
       headers: { ...call.headers, "content-type": "application/json", accept },
       body,
@@ -71,7 +73,7 @@ export function createJsonRpcTransport(options: JsonRpcTransportOptions): Client
         resultOf(await readJsonBody(response), id, response.status);
         throw new RpcError("INTERNAL", `the agent answered a stream with ${response.mediaType || "no content type"}`);
       }
-      for await (const event of readSse(response.body)) {
+      for await (const event of readSse(response.body, bounds.maxMessageBytes)) {
         let envelope: JsonValue;
         try {
           envelope = JSON.parse(event.data) as JsonValue;

@@ -5,6 +5,7 @@
  * event is dispatched at a blank line, and one cut off at the end of the
  * stream is dropped). Both JSON bindings stream this way (D14).
  */
+import { tooLarge } from "./bounds.js";
 
 export interface SseEvent {
   /** The `event` field; "message" when absent. */
@@ -12,12 +13,19 @@ export interface SseEvent {
   readonly data: string;
 }
 
-/** The events of `body`, in order. Returning early cancels the body. */
-export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
-  const parser = new SseParser();
+/**
+ * The events of `body`, in order. Returning early cancels the body. An event
+ * whose data (or a line not ended yet) passes `maxEventBytes` fails
+ * RESOURCE_EXHAUSTED: read whole, one past what a string can hold was a
+ * RangeError.
+ */
+export async function* readSse(body: AsyncIterable<Uint8Array>, maxEventBytes = Infinity): AsyncGenerator<SseEvent> {
+  const parser = new SseParser(maxEventBytes);
   for await (const chunk of body) {
     const events = parser.push(chunk, false);
     for (let i = 0; i < events.length; i++) yield events[i]!;
+    // The events before the one too large are delivered first.
+    if (parser.overflow !== undefined) throw parser.overflow;
   }
   yield* parser.push(undefined, true);
 }
@@ -25,6 +33,17 @@ export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<
 /** The parser's state between chunks. */
 class SseParser {
   readonly #decoder = new TextDecoder();
+  readonly #max: number;
+  /** The UTF-8 bytes of #pending and of #data. */
+  #pendingBytes = 0;
+  #dataBytes = 0;
+  /** An event passed the bound: the error the stream ends with. */
+  overflow: Error | undefined;
+
+  constructor(maxEventBytes: number) {
+    this.#max = maxEventBytes;
+  }
+
   /**
    * The start of a line whose end has not come yet, in the pieces it came in: joined once its end
    * comes, so a long line (a large artifact in one event) costs its length once, not once per
@@ -44,6 +63,7 @@ class SseParser {
     if (this.#afterCr && text.charCodeAt(0) === 10) start = 1;
     if (text.length > 0) this.#afterCr = false;
     for (;;) {
+      if (this.overflow !== undefined) return events;
       const end = lineEnd(text, start);
       if (end < 0) break;
       let line = text.slice(start, end);
@@ -51,6 +71,7 @@ class SseParser {
         this.#pending.push(line);
         line = this.#pending.join("");
         this.#pending = [];
+        this.#pendingBytes = 0;
       }
       if (text.charCodeAt(end) === 13) {
         if (end + 1 === text.length) this.#afterCr = true;
@@ -60,7 +81,14 @@ class SseParser {
     }
     // What is left has no line end yet; at the end of the stream it never will, and is dropped.
     if (done) this.#pending = [];
-    else if (start < text.length) this.#pending.push(text.slice(start));
+    else if (start < text.length) {
+      const rest = text.slice(start);
+      this.#pending.push(rest);
+      if (this.#max !== Infinity) {
+        this.#pendingBytes += Buffer.byteLength(rest);
+        if (this.#pendingBytes + this.#dataBytes > this.#max) this.overflow = tooLarge(this.#max, "a stream event");
+      }
+    }
     return events;
   }
 
@@ -68,6 +96,7 @@ class SseParser {
     if (line === "") {
       if (this.#data.length > 0) events.push({ event: this.#event === "" ? "message" : this.#event, data: this.#data.join("\n") });
       this.#data = [];
+      this.#dataBytes = 0;
       this.#event = "";
       return;
     }
@@ -76,7 +105,13 @@ class SseParser {
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? "" : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === "data") this.#data.push(value);
+    if (field === "data") {
+      this.#data.push(value);
+      if (this.#max !== Infinity) {
+        this.#dataBytes += Buffer.byteLength(value) + 1;
+        if (this.#dataBytes > this.#max + 1) this.overflow = tooLarge(this.#max, "a stream event");
+      }
+    }
     else if (field === "event") this.#event = value;
   }
 }
