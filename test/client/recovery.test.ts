@@ -97,12 +97,15 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
   let calls: string[];
   let pace: Pace;
   let key: string;
+  let origin: string;
+  let grpcTarget: string;
 
   beforeEach(async () => {
     const target = binding === "GRPC" ? agent.server.grpcAddress! : new URL(agent.server.cardUrl).host;
     const [host, port] = [target.slice(0, target.lastIndexOf(":")), Number(target.slice(target.lastIndexOf(":") + 1))];
     proxy = await startCuttingProxy({ host, port });
-    const origin = `http://127.0.0.1:${proxy.port}`;
+    origin = `http://127.0.0.1:${proxy.port}`;
+    grpcTarget = `127.0.0.1:${proxy.port}`;
     const direct =
       binding === "JSONRPC"
         ? createA2AServiceJsonRpcClient(`${origin}/a2a/jsonrpc`)
@@ -229,6 +232,31 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
     expect(w.items.map(chunkOf).join("")).toBe(FULL);
     expect(follow.task?.status?.state).toBe(TaskState.COMPLETED);
     expect(retries.length).toBeGreaterThanOrEqual(2);
+  });
+
+  test("a connection gone silent (half-open): the stream is cut after streamIdleTimeoutMs (gRPC: keepalive) and the follow goes on", async () => {
+    // No byte, no reset: without a bound the follow waited for as long as the kernel kept the socket.
+    const quiet =
+      binding === "JSONRPC"
+        ? createA2AServiceJsonRpcClient(`${origin}/a2a/jsonrpc`, { streamIdleTimeoutMs: 300 })
+        : binding === "HTTP+JSON"
+          ? createA2AServiceHttpJsonClient(`${origin}/a2a/rest`, { streamIdleTimeoutMs: 300 })
+          : createA2AServiceGrpcClient(grpcTarget, { channelOptions: { "grpc.keepalive_time_ms": 200, "grpc.keepalive_timeout_ms": 200 } });
+    try {
+      const errors: string[] = [];
+      const follow = followA2AServiceTask(quiet, request(), { backoffMs: 1, onRetry: (r) => errors.push(r.error.entry.grpcStatus) });
+      const w = watch(follow);
+      await pace.release(1);
+      await w.seesChunk(1);
+      proxy.stall();
+      await pace.release(CHUNKS - 1);
+      await within("the follow ending", w.done);
+      expect(w.items.map(chunkOf).join("")).toBe(FULL);
+      expect(follow.task?.status?.state).toBe(TaskState.COMPLETED);
+      expect(errors).toEqual(["UNAVAILABLE"]);
+    } finally {
+      quiet.close();
+    }
   });
 
   test("the caller's abort is CANCELLED and never retried", async () => {

@@ -21,6 +21,8 @@ export interface CuttingProxy {
   hold(): void;
   /** Forwards the held connections, and new ones at once. */
   resume(): void;
+  /** The connections now open stop forwarding, both ways, and stay open (a half-open link); new ones are forwarded. */
+  stall(): void;
   /** Stops listening for now (new connections are refused) and resets every connection. */
   refuse(): Promise<void>;
   /** Listens again on the same port after `refuse`. */
@@ -32,6 +34,7 @@ export interface CuttingProxy {
 export async function startCuttingProxy(target: { host: string; port: number }): Promise<CuttingProxy> {
   const open = new Set<Socket>();
   const held: Socket[] = [];
+  const links = new Set<{ client: Socket; upstream: Socket }>();
   let holding = false;
   let accepted = 0;
 
@@ -50,6 +53,8 @@ export async function startCuttingProxy(target: { host: string; port: number }):
     upstream.on("close", () => client.destroy());
     client.pipe(upstream);
     upstream.pipe(client);
+    links.add({ client, upstream });
+    client.on("close", () => links.forEach((l) => l.client === client && links.delete(l)));
   };
 
   const server = createServer((client) => {
@@ -91,6 +96,15 @@ export async function startCuttingProxy(target: { host: string; port: number }):
     resume() {
       holding = false;
       for (const client of held.splice(0)) forward(client);
+    },
+    stall() {
+      for (const { client, upstream } of links.values()) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+      links.clear();
     },
     refuse: stop,
     listen: () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve)),

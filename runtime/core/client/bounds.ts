@@ -1,7 +1,10 @@
 /**
  * What the JSON bindings' transports read of an answer, bounded: one message
  * (a unary body, one server-sent event's data) at most `maxMessageBytes`
- * (4 MiB, gRPC's own default receive limit, D16).
+ * (4 MiB, gRPC's own default receive limit, D16), and a stream's body cut as
+ * UNAVAILABLE when no byte came for `streamIdleTimeoutMs` (45 s, three of the
+ * agent's heartbeats, D14): a half-open connection otherwise froze a follow
+ * for as long as the kernel kept the socket.
  */
 import { RpcError } from "../errors.js";
 import type { HttpResponse, HttpSend } from "./http.js";
@@ -15,18 +18,29 @@ export interface BodyBoundOptions {
    * `channelOptions` set that.
    */
   readonly maxMessageBytes?: number;
+  /**
+   * JSON bindings: a stream's body that brings no byte for this long is
+   * taken for cut (UNAVAILABLE; stream recovery reconnects). An agent sends
+   * a heartbeat every 15 s (D14). Default 45 s; 0 turns it off (undici's own
+   * `bodyTimeout`, 300 s, is then the bound).
+   */
+  readonly streamIdleTimeoutMs?: number;
 }
 
 export const defaultMaxMessageBytes = 4 * 1024 * 1024;
+export const defaultStreamIdleTimeoutMs = 45_000;
 
 export interface BodyBounds {
   readonly maxMessageBytes: number;
+  readonly streamIdleTimeoutMs: number;
 }
 
 export function bodyBoundsOf(options: BodyBoundOptions): BodyBounds {
   const maxMessageBytes = options.maxMessageBytes ?? defaultMaxMessageBytes;
+  const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs;
   if (!(maxMessageBytes > 0)) throw new TypeError(`maxMessageBytes must be a positive number of bytes, got ${String(maxMessageBytes)}`);
-  return { maxMessageBytes };
+  if (!(streamIdleTimeoutMs >= 0)) throw new TypeError(`streamIdleTimeoutMs must be 0 or more milliseconds, got ${String(streamIdleTimeoutMs)}`);
+  return { maxMessageBytes, streamIdleTimeoutMs };
 }
 
 export function tooLarge(maxMessageBytes: number, what: string): RpcError {
@@ -35,11 +49,13 @@ export function tooLarge(maxMessageBytes: number, what: string): RpcError {
 
 /**
  * `send` with its answers bounded: `unary` for a body read whole (`text`
- * stops at maxMessageBytes), `stream` for a body read as it comes (its
- * text, an error before the stream, is bounded as well).
+ * stops at maxMessageBytes), `stream` for a body read as it comes (cut when
+ * idle for streamIdleTimeoutMs; its text, an error before the stream, is
+ * bounded as well).
  */
 export function boundedSend(send: HttpSend, bounds: BodyBounds): { unary: HttpSend; stream: HttpSend } {
   const max = bounds.maxMessageBytes;
+  const idleMs = bounds.streamIdleTimeoutMs;
   const bounded = (response: HttpResponse, body: AsyncIterable<Uint8Array> | null): HttpResponse => ({
     status: response.status,
     ok: response.ok,
@@ -54,8 +70,15 @@ export function boundedSend(send: HttpSend, bounds: BodyBounds): { unary: HttpSe
       return bounded(response, response.body);
     },
     stream: async (url, request) => {
-      const response = await send(url, request);
-      return bounded(response, response.body);
+      if (idleMs <= 0) {
+        const response = await send(url, request);
+        return bounded(response, response.body);
+      }
+      // Its own abort, to close the connection when the body is taken for cut.
+      const idle = new AbortController();
+      const signal = request.signal === undefined ? idle.signal : AbortSignal.any([request.signal, idle.signal]);
+      const response = await send(url, { ...request, signal });
+      return bounded(response, response.body === null ? null : idleBounded(response.body, idleMs, idle));
     },
   };
 }
@@ -73,4 +96,42 @@ async function readText(response: HttpResponse, max: number): Promise<string> {
     chunks.push(chunk);
   }
   return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+}
+
+/** The chunks of `body`, UNAVAILABLE (and `idle` aborted, closing the connection) when none came for `ms`. */
+async function* idleBounded(body: AsyncIterable<Uint8Array>, ms: number, idle: AbortController): AsyncGenerator<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]();
+  let last = Date.now();
+  let fail: (err: Error) => void = () => undefined;
+  const quiet = new Promise<never>((_, reject) => (fail = reject));
+  quiet.catch(() => undefined);
+  const check = () => {
+    const left = last + ms - Date.now();
+    if (left > 0) {
+      timer = setTimeout(check, left);
+      return;
+    }
+    fail(new RpcError("UNAVAILABLE", `the stream brought no byte for ${ms} ms (streamIdleTimeoutMs): the connection is taken for cut`));
+    idle.abort();
+  };
+  // One timer for the whole body, set again only when it fires: nothing per chunk but a timestamp.
+  let timer = setTimeout(check, ms);
+  let done = false;
+  try {
+    for (;;) {
+      const next = chunks.next();
+      // Once cut, the read under way fails with the abort: that is not the error reported.
+      next.catch(() => undefined);
+      const result = await Promise.race([next, quiet]);
+      if (result.done === true) {
+        done = true;
+        return;
+      }
+      last = Date.now();
+      yield result.value;
+    }
+  } finally {
+    clearTimeout(timer);
+    if (!done) void chunks.return?.()?.catch?.(() => undefined);
+  }
 }

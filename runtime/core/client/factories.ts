@@ -13,7 +13,7 @@ import { createJsonRpcTransport } from "./jsonrpc.js";
 import type { TracingApi } from "../tracing.js";
 import type { BodyBoundOptions } from "./bounds.js";
 
-/** What every client takes, whatever its binding (`maxMessageBytes`: bounds.ts). */
+/** What every client takes, whatever its binding (`maxMessageBytes`, `streamIdleTimeoutMs`: bounds.ts). */
 export interface ClientOptions extends BodyBoundOptions {
   /** Headers (HTTP) or metadata (gRPC) sent with every call. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -63,6 +63,7 @@ export function createJsonRpcClient<M extends MethodTable>(tables: ClientTables<
     required: tables.required,
     fetch: options.fetch,
     maxMessageBytes: options.maxMessageBytes,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
   });
   return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }
@@ -77,6 +78,7 @@ export function createHttpJsonClient<M extends MethodTable>(tables: ClientTables
     mediaType,
     fetch: options.fetch,
     maxMessageBytes: options.maxMessageBytes,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
   });
   return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }
