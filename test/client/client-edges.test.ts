@@ -121,6 +121,15 @@ describe("an answer of nothing", () => {
     answer = () => ({ status: 502, headers: { "content-type": "text/html" }, body: "<html>bad gateway</html>" });
     expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "UNAVAILABLE", message: "HTTP 502" });
   });
+
+  // An error of another request was read as this one's (client hunt).
+  test("JSON-RPC: an error answered with another request's id is INTERNAL; with id null it is the error (JSON-RPC 2.0 §5)", async () => {
+    const notFound = { code: -32001, message: "no task t" };
+    answer = () => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 999, error: notFound }) });
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: expect.stringMatching(/^the agent answered JSON-RPC id 999 to request \d+$/) });
+    answer = () => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: null, error: notFound }) });
+    expect(codeOf(await rejectionOf(jsonRpc().getTask({ id: "t" })))).toEqual({ code: "NOT_FOUND", message: "no task t" });
+  });
 });
 
 describe("an unexpected failure is InternalError on every binding", () => {

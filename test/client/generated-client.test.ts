@@ -7,6 +7,8 @@
  * the Agent Card.
  */
 import { jest } from "@jest/globals";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError, InvalidParamsError, isRpcError } from "protoc-gen-a2a/runtime";
 import { createA2AServiceClient, createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient, type A2AServiceClient } from "../../generated/a2a_client.js";
 import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
@@ -234,5 +236,31 @@ describe("from the Agent Card", () => {
   test("an agent that cannot be reached is UNAVAILABLE", async () => {
     const client = createA2AServiceJsonRpcClient("http://127.0.0.1:1/a2a/jsonrpc");
     await expect(client.getTask({ id: "x" })).rejects.toMatchObject({ name: "UnavailableError" });
+  });
+
+  // The caller's own abort was UNAVAILABLE before the headers, and a bare AbortError while the body came (client hunt).
+  test("a card fetch the caller aborts is CANCELLED, and one past its deadline DEADLINE_EXCEEDED, as a call's (D29)", async () => {
+    // One server that never answers, one that sends the headers and half a card.
+    const silent = createServer(() => undefined);
+    const half = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"name":"x",');
+    });
+    const origin = async (server: ReturnType<typeof createServer>) => {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    try {
+      for (const url of [await origin(silent), await origin(half)]) {
+        const aborting = new AbortController();
+        setTimeout(() => aborting.abort(), 100);
+        await expect(createA2AServiceClient(url, { signal: aborting.signal })).rejects.toMatchObject({ name: "CancelledError" });
+        await expect(createA2AServiceClient(url, { signal: AbortSignal.timeout(100) })).rejects.toMatchObject({ name: "DeadlineExceededError" });
+      }
+    } finally {
+      silent.closeAllConnections();
+      half.closeAllConnections();
+      await Promise.all([silent, half].map((server) => new Promise((resolve) => server.close(resolve))));
+    }
   });
 });

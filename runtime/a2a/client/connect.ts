@@ -9,10 +9,10 @@
  */
 import { create, fromJson, toJson, type DescMessage, type JsonObject, type JsonValue, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { Binding } from "../../core/call-context.js";
-import type { ClientCallOptions, ClientOf } from "../../core/client/client.js";
+import { transportFailure, type ClientCallOptions, type ClientOf } from "../../core/client/client.js";
 import { createHttpJsonClient, createJsonRpcClient, type ClientOptions, type ClientProfileConfig, type ClientTables, type MethodTable } from "../../core/client/factories.js";
 import type { GrpcClientOptions } from "../../core/client/grpc.js";
-import { RpcError } from "../../core/errors.js";
+import { isRpcError, RpcError } from "../../core/errors.js";
 import { presenceJsonOf } from "../../core/codec/presence-json.js";
 import { agentCardPath } from "../agent-card.js";
 import { createCardVerifier, type CardVerificationOptions, type CardVerifier } from "./card-verification.js";
@@ -92,7 +92,7 @@ export async function fetchAgentCard(
   try {
     response = await (options.fetch ?? fetch)(href, { headers, signal: options.signal });
   } catch (err) {
-    throw new RpcError("UNAVAILABLE", `the agent card at ${href} could not be fetched: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw cardFetchFailure(err, href, options.signal);
   }
   if (response.status === 304 && cached !== undefined) return { url: href, json: cached.json };
   if (!response.ok) {
@@ -100,7 +100,12 @@ export async function fetchAgentCard(
     const said = await readLimited(response, 4096, href).then(errorMessageOf, () => undefined);
     throw new RpcError("UNAVAILABLE", `the agent card at ${href} answered HTTP ${response.status}${said === undefined ? "" : `: ${said}`}`);
   }
-  const text = await readLimited(response, options.maxCardBytes ?? 1 << 20, href);
+  let text: string;
+  try {
+    text = await readLimited(response, options.maxCardBytes ?? 1 << 20, href);
+  } catch (err) {
+    throw cardFetchFailure(err, href, options.signal);
+  }
   let json: JsonValue;
   try {
     json = JSON.parse(text) as JsonValue;
@@ -112,6 +117,16 @@ export async function fetchAgentCard(
   if (etag !== null) cards.set(href, { etag, json });
   else cards.delete(href);
   return { url: href, json };
+}
+
+/**
+ * A card fetch that failed: the caller's abort or deadline as a call's (CANCELLED,
+ * DEADLINE_EXCEEDED, D29), which no retry should take for the agent's; else the agent unreachable.
+ */
+function cardFetchFailure(err: unknown, href: string, signal: AbortSignal | undefined): RpcError {
+  if (signal?.aborted === true) return transportFailure(err, signal);
+  if (isRpcError(err)) return err;
+  return new RpcError("UNAVAILABLE", `the agent card at ${href} could not be fetched: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 /** The body as text, refused once it passes `limit` bytes (a card is a few KB; a huge one is an attack or a mistake). */

@@ -53,8 +53,10 @@ export function createJsonRpcTransport(options: JsonRpcTransportOptions): Client
       if (status >= 400) throw errorFromHttp(errors, status, undefined);
       throw new RpcError("INTERNAL", `the agent answered HTTP ${status} with no JSON-RPC response`);
     }
-    if (envelope.error !== undefined) throw errorFromJsonRpc(errors, envelope.error);
-    if (envelope.id !== id) throw new RpcError("INTERNAL", `the agent answered JSON-RPC id ${JSON.stringify(envelope.id)} to request ${id}`);
+    // JSON-RPC 2.0 §5: an answer's id is its request's; only an error may say null (an id it could not read).
+    const answeredId = envelope.id;
+    if (envelope.error !== undefined && (answeredId === id || answeredId === null)) throw errorFromJsonRpc(errors, envelope.error);
+    if (answeredId !== id) throw new RpcError("INTERNAL", `the agent answered JSON-RPC id ${JSON.stringify(envelope.id)} to request ${id}`);
     if (!("result" in envelope)) throw new RpcError("INTERNAL", "the JSON-RPC response has neither result nor error");
     return (envelope as JsonObject).result as JsonValue;
   };
