@@ -79,6 +79,23 @@ export function patternOf(rule: HttpRule): { httpMethod: string; path: string } 
   }
 }
 
+/**
+ * D7: what a custom kind cannot serve. A HEAD answer has no content (RFC 9110 9.3.2), so a HEAD rule
+ * can only carry an RPC whose answer is nothing: unary, returning a message without fields
+ * (google.protobuf.Empty), which the client reads from the empty answer. node:http hands a CONNECT
+ * request to no request listener (it opens a tunnel: the server's `connect` event).
+ */
+function kindProblem(method: DescMethod, httpMethod: string): string | undefined {
+  if (httpMethod === "CONNECT") return "CONNECT asks for a tunnel, which node:http never hands to a request handler; use another method";
+  if (httpMethod !== "HEAD") return undefined;
+  if (method.methodKind === "server_streaming") return "a HEAD answer has no body, so no message of the stream could reach the caller; use GET";
+  if (method.output.fields.length === 0) return undefined;
+  return `a HEAD answer has no body, so the RPC's response ${method.output.typeName} could never reach the caller; return google.protobuf.Empty or use GET`;
+}
+
+/** `.` and `..`, in any spelling URL parsing reads as one (`%2E` and `%2e` are a `.` to the WHATWG URL standard). */
+const dotSegment = /^(?:\.|%2e){1,2}$/i;
+
 function describeRule(rule: HttpRule): string {
   const p = rule.pattern;
   if (p.case === "custom") return `custom ${JSON.stringify(p.value.kind)} ${JSON.stringify(p.value.path)}`;
@@ -105,7 +122,12 @@ function createHttpBinding(
     return undefined;
   }
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Z]+$/.test(pattern.httpMethod)) {
-    report(`custom kind ${JSON.stringify(pattern.httpMethod)} is not an HTTP method name (a token such as HEAD, or "*")`);
+    report(`custom kind ${JSON.stringify(pattern.httpMethod)} is not an HTTP method name (a token such as PURGE, or "*")`);
+    return undefined;
+  }
+  const unservable = kindProblem(method, pattern.httpMethod);
+  if (unservable !== undefined) {
+    report(unservable);
     return undefined;
   }
   let template: PathTemplate;
@@ -117,6 +139,12 @@ function createHttpBinding(
     return undefined;
   }
   let valid = true;
+  const dots = template.segments.find((s) => s.kind === "literal" && dotSegment.test(s.value));
+  if (dots !== undefined && dots.kind === "literal") {
+    // D8: URL parsing removes dot segments (`%2E` too, WHATWG URL) before a request is sent.
+    report(`the literal segment ${JSON.stringify(dots.value)} is a dot segment, which URL parsing removes before a request is sent, so no client could reach the rule; use another literal`);
+    valid = false;
+  }
   const pathParams: PathParamModel[] = [];
   for (const variable of template.variables) {
     const resolved = resolvePathField(method.input, variable.fieldPath);

@@ -45,8 +45,8 @@ test('a custom kind "*" sorts after the specific methods of the same path', () =
     routesOf(`
   rpc Any(Req) returns (Res) { option (google.api.http) = { custom: { kind: "*" path: "/a/{id}" } }; }
   rpc Get(Req) returns (Res) { option (google.api.http) = { get: "/b/{id}" }; }
-  rpc Head(Req) returns (Res) { option (google.api.http) = { custom: { kind: "head" path: "/c/{id}" } }; }`),
-  ).toEqual(["* /a/{id} Any", "GET /b/{id} Get", "HEAD /c/{id} Head"]);
+  rpc Purge(Req) returns (Res) { option (google.api.http) = { custom: { kind: "purge" path: "/c/{id}" } }; }`),
+  ).toEqual(["* /a/{id} Any", "GET /b/{id} Get", "PURGE /c/{id} Purge"]);
 });
 
 test('a custom kind "*" clashes with any method on the same path', () => {
@@ -72,7 +72,7 @@ test("a lower-case custom kind is the same method as its upper-case form", () =>
 test("a custom kind that is not an HTTP token is refused", () => {
   expect(
     problemOf(`  rpc Get(Req) returns (Res) { option (google.api.http) = { custom: { kind: "GE T" path: "/a" } }; }`),
-  ).toBe('k/v1/k.proto: rpc k.v1.K.Get: custom "GE T" "/a": custom kind "GE T" is not an HTTP method name (a token such as HEAD, or "*")');
+  ).toBe('k/v1/k.proto: rpc k.v1.K.Get: custom "GE T" "/a": custom kind "GE T" is not an HTTP method name (a token such as PURGE, or "*")');
 });
 
 test("a body field that a path variable also sets is refused", () => {
@@ -85,4 +85,34 @@ test("a path variable inside the body message is the usual update pattern, and l
   expect(problemOf(`  rpc Put(Req) returns (Res) { option (google.api.http) = { patch: "/leaves/{leaf.v}" body: "leaf" }; }`)).toBe(
     "no problem",
   );
+});
+
+// D7: a rule no call could go through is refused, not generated.
+test("a HEAD rule is refused unless the RPC answers a message without fields: a HEAD answer has no body", () => {
+  expect(problemOf(`  rpc Head(Req) returns (Req) { option (google.api.http) = { custom: { kind: "HEAD" path: "/a/{id}" } }; }`)).toBe(
+    'k/v1/k.proto: rpc k.v1.K.Head: custom "HEAD" "/a/{id}": a HEAD answer has no body, so the RPC\'s response k.v1.Req could never reach the caller; return google.protobuf.Empty or use GET',
+  );
+  expect(problemOf(`  rpc Head(Req) returns (stream Res) { option (google.api.http) = { custom: { kind: "head" path: "/a/{id}" } }; }`)).toBe(
+    'k/v1/k.proto: rpc k.v1.K.Head: custom "head" "/a/{id}": a HEAD answer has no body, so no message of the stream could reach the caller; use GET',
+  );
+  expect(routesOf(`  rpc Head(Req) returns (Res) { option (google.api.http) = { custom: { kind: "HEAD" path: "/a/{id}" } }; }`)).toEqual(["HEAD /a/{id} Head"]);
+});
+
+test("a CONNECT rule is refused: node:http never hands a CONNECT request to a handler", () => {
+  expect(problemOf(`  rpc Tunnel(Req) returns (Res) { option (google.api.http) = { custom: { kind: "CONNECT" path: "/a/{id}" } }; }`)).toBe(
+    'k/v1/k.proto: rpc k.v1.K.Tunnel: custom "CONNECT" "/a/{id}": CONNECT asks for a tunnel, which node:http never hands to a request handler; use another method',
+  );
+});
+
+test.each([".", "..", "%2E", "%2e%2E", ".%2e"])("a literal dot segment %s is refused: URL parsing removes it before a request is sent", (dots) => {
+  expect(problemOf(`  rpc Up(Req) returns (Res) { option (google.api.http) = { get: "/v1/${dots}/{id}" }; }`)).toBe(
+    `k/v1/k.proto: rpc k.v1.K.Up: get "/v1/${dots}/{id}": the literal segment "${dots}" is a dot segment, which URL parsing removes before a request is sent, so no client could reach the rule; use another literal`,
+  );
+});
+
+test("a dot segment inside a variable's pattern is refused too; dots within a literal are fine", () => {
+  expect(problemOf(`  rpc Up(Req) returns (Res) { option (google.api.http) = { get: "/v1/{id=../*}" }; }`)).toBe(
+    'k/v1/k.proto: rpc k.v1.K.Up: get "/v1/{id=../*}": the literal segment ".." is a dot segment, which URL parsing removes before a request is sent, so no client could reach the rule; use another literal',
+  );
+  expect(problemOf(`  rpc Up(Req) returns (Res) { option (google.api.http) = { get: "/v1/.well-known/.../{id}:a.b" }; }`)).toBe("no problem");
 });

@@ -3,30 +3,14 @@
  * its messages, and an RPC named like a member the runtime gives a client (close), a promise's
  * then or `__proto__` is served and called under its escaped name.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { spawnSync } from "node:child_process";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join, sep } from "node:path";
 import ts from "typescript";
 import { codecFixtures } from "../support/codec-fixtures.js";
-import { bufBin, generate, projectRoot, scratchDir, writeModule } from "../support/protos.js";
+import { generate, projectRoot, scratchDir, writeGenerated } from "../support/protos.js";
 
 const parameter = "target=ts,import_extension=js";
-
-/** Writes `files`, protoc-gen-es's output for them and `generated` into `dir`/gen. */
-function writeGenerated(dir: string, files: Readonly<Record<string, string>>, generated: ReadonlyMap<string, string>): void {
-  writeModule(dir, files);
-  const protocGenEs = join(projectRoot, "node_modules/@bufbuild/protoc-gen-es/bin/protoc-gen-es");
-  writeFileSync(
-    join(dir, "buf.gen.yaml"),
-    ["version: v2", "plugins:", `  - local: ["node", ${JSON.stringify(protocGenEs)}]`, "    out: gen", "    opt: [target=ts, import_extension=js]", "    include_imports: true", ""].join("\n"),
-  );
-  const roots = [...new Set(Object.keys(files).map((p) => p.split("/")[0] as string))];
-  execFileSync(bufBin, ["generate", ...roots.flatMap((r) => ["--path", r])], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-  for (const [name, content] of generated) {
-    mkdirSync(dirname(join(dir, "gen", name)), { recursive: true });
-    writeFileSync(join(dir, "gen", name), content);
-  }
-}
 
 /** Writes `files` and protoc-gen-es's output for them, adds `generated`, and runs tsc --strict on it all. */
 function typeCheck(files: Readonly<Record<string, string>>, generated: ReadonlyMap<string, string>): { status: number | null; output: string } {

@@ -108,8 +108,8 @@ describe("one invalid rule: the full message", () => {
     ],
     [
       "bad template in a custom pattern",
-      rpc(`custom: { kind: "HEAD" path: "x" }`),
-      `${at("Get")}: custom "HEAD" "x": a template must start with "/" at offset 0`,
+      rpc(`custom: { kind: "PURGE" path: "x" }`),
+      `${at("Get")}: custom "PURGE" "x": a template must start with "/" at offset 0`,
     ],
     [
       "bad template in an additional binding",
@@ -448,9 +448,9 @@ describe("legal rules", () => {
         rpc(`post: "/x/{id}" body: "*"`, "C"),
         rpc(`put: "/x/{id}" body: "leaf"`, "D"),
         rpc(`patch: "/x/{id}" body: "inner"`, "E"),
-        rpc(`custom: { kind: "HEAD" path: "/x/{id}" }`, "F"),
+        rpc(`custom: { kind: "PURGE" path: "/x/{id}" }`, "F"),
       ].join("\n"),
-      ["DELETE /x/{id}", "GET /x/{id}", "HEAD /x/{id}", "PATCH /x/{id}", "POST /x/{id}", "PUT /x/{id}"],
+      ["DELETE /x/{id}", "GET /x/{id}", "PATCH /x/{id}", "POST /x/{id}", "PURGE /x/{id}", "PUT /x/{id}"],
     ],
     [
       "the same path with and without a custom verb, and with two verbs",

@@ -77,3 +77,19 @@ export function runPlugin(request: CodeGeneratorRequest): Map<string, string> {
 export function generate(files: Readonly<Record<string, string>>, parameter = "target=ts"): Map<string, string> {
   return runPlugin(createRequest(files, parameter));
 }
+
+/** Writes `files`, protoc-gen-es's output for them and `generated` into `dir`/gen. */
+export function writeGenerated(dir: string, files: Readonly<Record<string, string>>, generated: ReadonlyMap<string, string>): void {
+  writeModule(dir, files);
+  const protocGenEs = join(projectRoot, "node_modules/@bufbuild/protoc-gen-es/bin/protoc-gen-es");
+  writeFileSync(
+    join(dir, "buf.gen.yaml"),
+    ["version: v2", "plugins:", `  - local: ["node", ${JSON.stringify(protocGenEs)}]`, "    out: gen", "    opt: [target=ts, import_extension=js]", "    include_imports: true", ""].join("\n"),
+  );
+  const roots = [...new Set(Object.keys(files).map((p) => p.split("/")[0] as string))];
+  execFileSync(bufBin, ["generate", ...roots.flatMap((r) => ["--path", r])], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  for (const [name, content] of generated) {
+    mkdirSync(dirname(join(dir, "gen", name)), { recursive: true });
+    writeFileSync(join(dir, "gen", name), content);
+  }
+}

@@ -15,6 +15,8 @@
  *   `..` cannot be sent at all: URL parsing drops them, escaped or not (the
  *   WHATWG URL standard reads `%2E` as `.`), and the call would reach
  *   another route.
+ * - A `custom { kind: "*" }` rule, which the server takes on any method, is
+ *   sent as POST when it has a body and as GET when it has none.
  * - `body: "*"` sends the whole message (path-bound fields too: they agree);
  *   `body: "<field>"` that field; the other fields go to the query by their
  *   JSON names, nested ones dotted, repeated ones repeated. A set field that
@@ -135,9 +137,18 @@ export function createRequestEncoder(
         // and a string, number or list field's request could not be sent at all.
       }
       const search = query.toString();
-      return { rule: p.rule, method: p.rule.httpMethod, path: pathOf(p.template, values, literals) + (search === "" ? "" : `?${search}`), body };
+      return { rule: p.rule, method: methodOf(p.rule), path: pathOf(p.template, values, literals) + (search === "" ? "" : `?${search}`), body };
     },
   };
+}
+
+/**
+ * The method a rule is called with. `custom { kind: "*" }` is served on any method, but "*" is no
+ * method to send (D7): a rule with a body is called with POST, one without with GET.
+ */
+function methodOf(rule: HttpRuleSpec): string {
+  if (rule.httpMethod !== "*") return rule.httpMethod;
+  return rule.body === "" ? "GET" : "POST";
 }
 
 function valueAt(json: JsonObject, names: readonly string[]): JsonValue | undefined {
