@@ -107,6 +107,16 @@ function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | u
     );
     return undefined;
   }
+  const form = nonObjectJson.get(desc.input.typeName);
+  if (form !== undefined) {
+    diag.method(
+      desc,
+      `its request ${desc.input.typeName} is ${form} in JSON, not an object; JSON-RPC params and an HTTP+JSON request ` +
+        "are a JSON object, so no JSON call could reach the RPC: take a request message that holds the value " +
+        `(message ${desc.name}Request { ${desc.input.typeName} value = 1; })`,
+    );
+    return undefined;
+  }
   return {
     desc,
     localName: names.handlerMethod(desc),
@@ -117,6 +127,19 @@ function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | u
     http: createHttpBindings(desc, diag),
   };
 }
+
+/**
+ * D7: the well-known types whose ProtoJSON is not an object, with what it is. A request of one of
+ * them could be served on gRPC only, where every RPC is served on all three bindings: JSON-RPC
+ * params go by name (D31) and an HTTP+JSON request is built into an object from path, body and query.
+ */
+const nonObjectJson: ReadonlyMap<string, string> = new Map([
+  ...["DoubleValue", "FloatValue", "Int32Value", "UInt32Value"].map((t) => [`google.protobuf.${t}`, "a number"] as const),
+  ...["Int64Value", "UInt64Value", "StringValue", "BytesValue", "Timestamp", "Duration", "FieldMask"].map((t) => [`google.protobuf.${t}`, "a string"] as const),
+  ["google.protobuf.BoolValue", "a boolean"],
+  ["google.protobuf.ListValue", "an array"],
+  ["google.protobuf.Value", "any JSON value"],
+]);
 
 /**
  * D6: structural precedence first; at equal shape the default binding beats

@@ -336,6 +336,65 @@ describe("streaming kinds the bindings cannot serve", () => {
   });
 });
 
+describe("requests whose JSON is not an object (D7)", () => {
+  /** A service of `rpcs`, with every well-known type imported. */
+  const wkt = (rpcs: string) => ({
+    [file]: `syntax = "proto3";
+package demo.v1;
+import "google/api/annotations.proto";
+import "google/protobuf/duration.proto";
+import "google/protobuf/empty.proto";
+import "google/protobuf/field_mask.proto";
+import "google/protobuf/struct.proto";
+import "google/protobuf/timestamp.proto";
+import "google/protobuf/wrappers.proto";
+message Res { string id = 1; }
+service Svc {
+${rpcs}
+}
+`,
+  });
+  const refusal = (rpc: string, type: string, form: string) =>
+    `${at(rpc)}: its request google.protobuf.${type} is ${form} in JSON, not an object; JSON-RPC params and an HTTP+JSON request ` +
+    `are a JSON object, so no JSON call could reach the RPC: take a request message that holds the value (message ${rpc}Request { google.protobuf.${type} value = 1; })`;
+
+  test("a wrapper, Timestamp, Duration, FieldMask, Value or ListValue request is refused, with an HTTP rule or without, each named", () => {
+    const types: [string, string][] = [
+      ["StringValue", "a string"],
+      ["BytesValue", "a string"],
+      ["Int64Value", "a string"],
+      ["UInt64Value", "a string"],
+      ["Int32Value", "a number"],
+      ["UInt32Value", "a number"],
+      ["DoubleValue", "a number"],
+      ["FloatValue", "a number"],
+      ["BoolValue", "a boolean"],
+      ["Timestamp", "a string"],
+      ["Duration", "a string"],
+      ["FieldMask", "a string"],
+      ["Value", "any JSON value"],
+      ["ListValue", "an array"],
+    ];
+    const rpcs = types.map(([t], i) => `  rpc M${t}(google.protobuf.${t}) returns (Res)${i % 2 === 0 ? ` { option (google.api.http) = { post: "/v1/m${i}" body: "*" }; }` : ";"}`);
+    const err = failure("", wkt(rpcs.join("\n"))) as ModelError;
+    expect(err.problems).toEqual(types.map(([t, form]) => refusal(`M${t}`, t, form)));
+  });
+
+  test("Empty, Struct and a message holding a wrapper are objects, and served", () => {
+    expect(() =>
+      generate(
+        wkt(
+          [
+            `  rpc Ping(google.protobuf.Empty) returns (Res) { option (google.api.http) = { get: "/v1/ping" }; }`,
+            `  rpc Put(google.protobuf.Struct) returns (Res) { option (google.api.http) = { post: "/v1/put" body: "*" }; }`,
+            "  rpc Answer(Res) returns (google.protobuf.StringValue);",
+          ].join("\n"),
+        ),
+      ),
+    ).not.toThrow();
+  });
+});
+
 describe("RPCs whose handler methods would have one name (D118)", () => {
   test.each<[string, string, string]>([
     [
