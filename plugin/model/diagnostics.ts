@@ -1,4 +1,4 @@
-import type { DescMethod, DescService } from "@bufbuild/protobuf";
+import type { DescField, DescMethod, DescOneof, DescService } from "@bufbuild/protobuf";
 
 /**
  * Problems found while the binding model is built. They are collected rather
@@ -10,6 +10,8 @@ export interface Diagnostics {
   method(method: DescMethod, problem: string, ruleText?: string): void;
   /** Records a problem with a whole service. */
   service(service: DescService, problem: string): void;
+  /** Records a problem with a field (or a oneof) of a message. */
+  field(field: DescField | DescOneof, problem: string): void;
   /** Throws one error listing every recorded problem, if there is any. */
   throwIfAny(): void;
 }
@@ -35,6 +37,10 @@ export function createDiagnostics(): Diagnostics {
     },
     service(service, problem) {
       problems.push(`${service.file.proto.name}: service ${service.typeName}: ${problem}`);
+    },
+    field(field, problem) {
+      const parent = field.parent as { file: { proto: { name: string } }; typeName: string };
+      problems.push(`${parent.file.proto.name}: ${field.kind} ${parent.typeName}.${field.name}: ${problem}`);
     },
     throwIfAny() {
       if (problems.length > 0) throw new ModelError(problems);

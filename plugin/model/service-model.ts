@@ -1,4 +1,5 @@
 import type { DescFile, DescMessage, DescMethod, DescService } from "@bufbuild/protobuf";
+import { nestedTypes, safeObjectProperty } from "@bufbuild/protobuf/reflect";
 import { a2aServiceName, agentCardTypeName } from "../../runtime/a2a/names.js";
 import type { MethodKind } from "../../runtime/core/method-spec.js";
 import { compareTemplatePrecedence, templateKey } from "../../runtime/core/http/path-template.js";
@@ -6,7 +7,7 @@ import { names } from "../names.js";
 import { createA2ATaskModel, type A2ATaskModel } from "./a2a-tasks.js";
 import { createDiagnostics, type Diagnostics } from "./diagnostics.js";
 import { createHttpBindings, type HttpBindingModel } from "./http-binding.js";
-import { collectRequiredFields, type RequiredFieldsModel } from "./required-fields.js";
+import { collectRequiredFields, messageOf, type RequiredFieldsModel } from "./required-fields.js";
 
 /** One RPC, as every binding emitter needs it. */
 export interface MethodModel {
@@ -61,8 +62,51 @@ export function createFileModels(files: readonly DescFile[]): FileModel[] {
     desc,
     services: desc.services.map((s) => createServiceModel(s, diag)),
   }));
+  reportObjectMembers(files, diag);
   diag.throwIfAny();
   return models;
+}
+
+/**
+ * D118: the members of Object.prototype that protobuf-es leaves unescaped as a field's name
+ * (it escapes constructor, toString, toJSON and valueOf with a `$`): hasOwnProperty, isPrototypeOf,
+ * propertyIsEnumerable, toLocaleString, and the `__` ones no field name can give.
+ */
+const unescapedObjectMembers = new Set(Object.getOwnPropertyNames(Object.prototype).filter((n) => safeObjectProperty(n) === n));
+
+/**
+ * D118: a field or oneof of a message the generated code reads or writes (the files' own messages
+ * and every message they and their RPCs reach) whose property would be a member of every object:
+ * an unset one reads as Object.prototype's method, so protobuf-es's own encoding takes it for set,
+ * and the generated codecs do not type-check.
+ */
+function reportObjectMembers(files: readonly DescFile[], diag: Diagnostics): void {
+  const seen = new Set<DescMessage>();
+  const pending: DescMessage[] = files.flatMap((f) => [
+    ...[...nestedTypes(f)].filter((t): t is DescMessage => t.kind === "message"),
+    ...f.services.flatMap((s) => s.methods.flatMap((m) => [m.input, m.output])),
+  ]);
+  const ordered: DescMessage[] = [];
+  for (let m = pending.shift(); m !== undefined; m = pending.shift()) {
+    if (seen.has(m)) continue;
+    seen.add(m);
+    ordered.push(m);
+    for (const f of m.fields) {
+      const child = messageOf(f);
+      if (child !== undefined) pending.push(child);
+    }
+  }
+  for (const message of ordered) {
+    for (const member of message.members) {
+      if (!unescapedObjectMembers.has(member.localName)) continue;
+      diag.field(
+        member,
+        `its property would be ${member.localName}, a member of every JavaScript object, which protobuf-es does not escape: ` +
+          "an unset value reads as Object.prototype's method, and the generated types and codecs cannot hold it; " +
+          (member.kind === "field" ? "rename the field (a json_name option keeps its JSON name)" : "rename the oneof (its name is not on the wire)"),
+      );
+    }
+  }
 }
 
 function createServiceModel(desc: DescService, diag: Diagnostics): ServiceModel {

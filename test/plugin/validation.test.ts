@@ -423,6 +423,50 @@ describe("RPCs whose handler methods would have one name (D118)", () => {
 // Several problems are collected and reported together.
 // ---------------------------------------------------------------------------
 
+describe("fields named like a member of every object (D118)", () => {
+  const problem = (what: string, name: string, fix: string) =>
+    `demo/v1/obj.proto: ${what}: its property would be ${name}, a member of every JavaScript object, which protobuf-es does not escape: ` +
+    `an unset value reads as Object.prototype's method, and the generated types and codecs cannot hold it; ${fix}`;
+  const rename = "rename the field (a json_name option keeps its JSON name)";
+
+  test("hasOwnProperty, isPrototypeOf, propertyIsEnumerable and toLocaleString are refused, in a message an RPC reaches or not, naming the file, message and field", () => {
+    const files = {
+      "demo/v1/obj.proto": `syntax = "proto3";
+package demo.v1;
+message Owner { string id = 1; }
+message A { Owner has_own_property = 1; string name = 2; }
+message B { optional string is_prototype_of = 1; }
+message C { int32 property_is_enumerable = 1; }
+message Unused { repeated string to_locale_string = 1; oneof is_prototype_of { string x = 2; } }
+// protobuf-es escapes these (constructor$, toString$, valueOf$, toJSON$): served.
+message Fine { string constructor = 1; string to_string = 2; string value_of = 3; string toJSON = 4; string __proto__ = 5; }
+message Req { A a = 1; B b = 2; Fine fine = 3; }
+message Res { C c = 1; }
+service Svc { rpc Get(Req) returns (Res); }
+`,
+    };
+    const err = failure("", files) as ModelError;
+    expect(err.problems).toEqual([
+      problem("field demo.v1.A.has_own_property", "hasOwnProperty", rename),
+      problem("field demo.v1.B.is_prototype_of", "isPrototypeOf", rename),
+      problem("field demo.v1.C.property_is_enumerable", "propertyIsEnumerable", rename),
+      problem("field demo.v1.Unused.to_locale_string", "toLocaleString", rename),
+      problem("oneof demo.v1.Unused.is_prototype_of", "isPrototypeOf", "rename the oneof (its name is not on the wire)"),
+    ]);
+  });
+
+  test("a member of a oneof is no property of the message, and is served", () => {
+    const files = {
+      "demo/v1/obj.proto": `syntax = "proto3";
+package demo.v1;
+message Req { oneof pick { string has_own_property = 1; string is_prototype_of = 2; } }
+service Svc { rpc Get(Req) returns (Req); }
+`,
+    };
+    expect(() => generate(files)).not.toThrow();
+  });
+});
+
 describe("several problems in one run", () => {
   test("every problem of a service, in method order, duplicates last", () => {
     const rpcs = [
