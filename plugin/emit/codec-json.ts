@@ -21,7 +21,7 @@ import { ScalarType, create, type DescField, type DescMessage, type JsonValue } 
 import { FeatureSet_FieldPresence, hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import type { Printable } from "@bufbuild/protoplugin";
 import { defaultJson } from "../../runtime/core/codec/required-fields.js";
-import { isRequired } from "../model/required-fields.js";
+import { isLegacyRequired, isRequired } from "../model/required-fields.js";
 import { globals } from "../names.js";
 import { Lines, is64Bit, isJsonStruct, isUnboxedWrapper, prop, type CodecContext } from "./codec-context.js";
 
@@ -30,7 +30,7 @@ const LEGACY_REQUIRED = FeatureSet_FieldPresence.LEGACY_REQUIRED;
 
 const requiredCache = new WeakMap<DescMessage, readonly string[]>();
 
-/** The local names of a message's REQUIRED fields (google.api.field_behavior), in declaration order. */
+/** The local names of a message's REQUIRED fields (google.api.field_behavior, and proto2 `required`), in declaration order. */
 export function requiredFields(desc: DescMessage): readonly string[] {
   let required = requiredCache.get(desc);
   if (required === undefined) {
@@ -66,7 +66,8 @@ export function emitJsonWriter(ctx: CodecContext, desc: DescMessage): void {
   body.add(1, "const json: ", f.runtime.JsonObject, " = {};");
   for (const field of desc.fields) body.addAll(1, writeField(ctx, field, required.has(field.localName)));
   body.add(1, "return json;");
-  const doc = required.size === 0 ? "" : `\nREQUIRED fields (${[...required].join(", ")}) are written even at their default.`;
+  const defaulted = desc.fields.filter((f) => required.has(f.localName) && !isLegacyRequired(f)).map((f) => f.localName);
+  const doc = defaulted.length === 0 ? "" : `\nREQUIRED fields (${defaulted.join(", ")}) are written even at their default.`;
   f.print(f.jsDoc(`The ProtoJSON of ${desc.typeName}, a message or its init shape, as\ntoJson(${schema.name}, create(${schema.name}, value)) writes it.${doc}`));
   f.print(f.export("function", names.toJson), "(value: ", ...init, "): ", f.runtime.JsonObject, " {");
   body.print(f);
@@ -95,7 +96,9 @@ function writeField(ctx: CodecContext, field: DescField, required: boolean): Lin
   }
   const v = prop("value", field.localName);
   lines.add(0, "if (", ...isSet(ctx, field, v), ") ", ...assign(ctx, key, fieldJson(ctx, field, v)));
-  const fallback = required ? defaultJson(field, {}) : undefined;
+  // A proto2 `required` field is in the table (a request must have it, D11), but an answer without
+  // it cannot be encoded, as toJson and the binary writer say: no default is made up for it.
+  const fallback = required && !isLegacyRequired(field) ? defaultJson(field, {}) : undefined;
   if (fallback !== undefined) lines.add(0, "else ", ...assign(ctx, key, [jsonLiteral(ctx, fallback)]));
   else if (field.presence === LEGACY_REQUIRED) lines.add(0, "else throw new ", globals.Error, "(", ctx.f.string(`cannot encode ${String(field)} to JSON: required field not set`), ");");
   return lines;

@@ -86,9 +86,9 @@ export function emitMethods(f: GeneratedFile, services: readonly ServiceModel[],
     f.print();
     f.print(
       docLines(f, [
-        `The google.api.field_behavior = REQUIRED fields of every message`,
-        `${serviceName} reads or writes, by message type. \`nested\` lists the`,
-        `message fields that lead to more required fields.`,
+        `The google.api.field_behavior = REQUIRED fields (and proto2 \`required\``,
+        `ones) of every message ${serviceName} reads or writes, by message type.`,
+        `\`nested\` lists the message fields that lead to more required fields.`,
         ``,
         `@generated from service ${serviceName}`,
       ]),

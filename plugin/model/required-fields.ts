@@ -1,12 +1,29 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
-import { isRequired } from "../../runtime/core/codec/field-behavior.js";
+import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
+import { isRequired as hasRequiredBehavior } from "../../runtime/core/codec/field-behavior.js";
 
-export { isRequired };
+/**
+ * Whether a field is required of a request (D11): marked `google.api.field_behavior = REQUIRED`, or
+ * a proto2 `required` field (editions: `features.field_presence = LEGACY_REQUIRED`), which
+ * protobuf-es reads as the presence LEGACY_REQUIRED. The generated table lists both, so a request
+ * without one is InvalidParams on every binding before the handler runs.
+ */
+export function isRequired(field: DescField): boolean {
+  return isLegacyRequired(field) || hasRequiredBehavior(field);
+}
+
+/**
+ * A proto2 `required` field (or LEGACY_REQUIRED): set means present, whatever its value, and an
+ * answer without it cannot be encoded, so no default is written for it (D11).
+ */
+export function isLegacyRequired(field: DescField): boolean {
+  return field.presence === FeatureSet_FieldPresence.LEGACY_REQUIRED;
+}
 
 /** The REQUIRED fields of one message type, and the message fields that lead to more. */
 export interface RequiredFieldsModel {
   readonly message: DescMessage;
-  /** Fields marked `google.api.field_behavior = REQUIRED`, in declaration order. */
+  /** Fields marked `google.api.field_behavior = REQUIRED`, and proto2 `required` ones, in declaration order. */
   readonly required: readonly DescField[];
   /** Message-typed fields (singular, repeated or map values) whose type has REQUIRED fields somewhere below. */
   readonly nested: readonly DescField[];

@@ -102,3 +102,73 @@ out.raw = await Promise.all(["GET", "DELETE", "PURGE"].map(async (m) => (await f
     });
   }, 60_000);
 });
+
+describe("proto2 required and editions LEGACY_REQUIRED fields are required of a request (D11)", () => {
+  const files = {
+    "p2/v1/p2.proto": `syntax = "proto2";
+package p2.v1;
+import "google/api/annotations.proto";
+message Inner { required string v = 1; optional string note = 2; }
+message Req { required string id = 1; optional int32 n = 2 [default = 7]; optional Inner inner = 3; }
+message Res { optional string id = 1; optional Req req = 2; }
+service P2 {
+  rpc Echo(Req) returns (Res) { option (google.api.http) = { post: "/p2" body: "*" }; }
+}
+`,
+    "ed/v1/ed.proto": `edition = "2023";
+package ed.v1;
+import "google/api/annotations.proto";
+message Req { string id = 1 [features.field_presence = LEGACY_REQUIRED]; string other = 2; }
+message Res { string id = 1; }
+service Ed {
+  rpc Get(Req) returns (Res) { option (google.api.http) = { post: "/ed" body: "*" }; }
+}
+`,
+  };
+
+  test("a request without one is InvalidParams naming it, nested ones too, on HTTP+JSON and JSON-RPC; an empty string is present", () => {
+    const run = `
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createP2HttpJsonListener } from "./gen/p2/v1/p2_http.js";
+import { createP2JsonRpcListener } from "./gen/p2/v1/p2_jsonrpc.js";
+import { createEdHttpJsonListener } from "./gen/ed/v1/ed_http.js";
+import type { P2Handler } from "./gen/p2/v1/p2_handler.js";
+import type { EdHandler } from "./gen/ed/v1/ed_handler.js";
+
+const p2: P2Handler = { echo: async (r) => ({ id: r.id, req: r }) };
+const ed: EdHandler = { get: async (r) => ({ id: r.id }) };
+const listen = async (listener: http.RequestListener) => {
+  const server = http.createServer(listener);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { server, url: "http://127.0.0.1:" + (server.address() as AddressInfo).port };
+};
+const servers = [await listen(createP2HttpJsonListener(p2)), await listen(createP2JsonRpcListener(p2)), await listen(createEdHttpJsonListener(ed))];
+const post = async (url: string, body: unknown) => {
+  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = (await r.json()) as Record<string, any>;
+  return [r.status, json.error?.message ?? json.result?.id ?? json.id, json.error?.details?.[0]?.fieldViolations ?? json.error?.data?.find?.((d: any) => d.fieldViolations)?.fieldViolations];
+};
+const rpc = (params: unknown) => ({ jsonrpc: "2.0", id: 1, method: "Echo", params });
+const out = {
+  restMissing: await post(servers[0]!.url + "/p2", { n: 1 }),
+  restNested: await post(servers[0]!.url + "/p2", { id: "a", inner: { note: "x" } }),
+  restEmpty: await post(servers[0]!.url + "/p2", { id: "" }),
+  rpcMissing: await post(servers[1]!.url, rpc({})),
+  rpcFine: await post(servers[1]!.url, rpc({ id: "b", inner: { v: "" } })),
+  editions: await post(servers[2]!.url + "/ed", { other: "x" }),
+};
+for (const s of servers) s.server.close();
+console.log(JSON.stringify(out));
+`;
+    const violation = (field: string) => [{ field, description: "field is required" }];
+    expect(runGenerated(files, run)).toEqual({
+      restMissing: [400, "missing required field: id", violation("id")],
+      restNested: [400, "missing required field: inner.v", violation("inner.v")],
+      restEmpty: [200, "", null],
+      rpcMissing: [200, "missing required field: id", violation("id")],
+      rpcFine: [200, "b", null],
+      editions: [400, "missing required field: id", violation("id")],
+    });
+  }, 60_000);
+});
