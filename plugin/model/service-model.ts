@@ -155,7 +155,7 @@ function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | u
   if (form !== undefined) {
     diag.method(
       desc,
-      `its request ${desc.input.typeName} is ${form} in JSON, not an object; JSON-RPC params and an HTTP+JSON request ` +
+      `its request ${desc.input.typeName} is ${form}; JSON-RPC params and an HTTP+JSON request ` +
         "are a JSON object, so no JSON call could reach the RPC: take a request message that holds the value " +
         `(message ${desc.name}Request { ${desc.input.typeName} value = 1; })`,
     );
@@ -178,11 +178,13 @@ function createMethodModel(desc: DescMethod, diag: Diagnostics): MethodModel | u
  * params go by name (D31) and an HTTP+JSON request is built into an object from path, body and query.
  */
 const nonObjectJson: ReadonlyMap<string, string> = new Map([
-  ...["DoubleValue", "FloatValue", "Int32Value", "UInt32Value"].map((t) => [`google.protobuf.${t}`, "a number"] as const),
-  ...["Int64Value", "UInt64Value", "StringValue", "BytesValue", "Timestamp", "Duration", "FieldMask"].map((t) => [`google.protobuf.${t}`, "a string"] as const),
-  ["google.protobuf.BoolValue", "a boolean"],
-  ["google.protobuf.ListValue", "an array"],
-  ["google.protobuf.Value", "any JSON value"],
+  ...["DoubleValue", "FloatValue", "Int32Value", "UInt32Value"].map((t) => [`google.protobuf.${t}`, "a number in JSON, not an object"] as const),
+  ...["Int64Value", "UInt64Value", "StringValue", "BytesValue", "Timestamp", "Duration", "FieldMask"].map(
+    (t) => [`google.protobuf.${t}`, "a string in JSON, not an object"] as const,
+  ),
+  ["google.protobuf.BoolValue", "a boolean in JSON, not an object"],
+  ["google.protobuf.ListValue", "an array in JSON, not an object"],
+  ["google.protobuf.Value", "any JSON value, not always an object"],
 ]);
 
 /**

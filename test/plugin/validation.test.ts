@@ -355,25 +355,25 @@ ${rpcs}
 `,
   });
   const refusal = (rpc: string, type: string, form: string) =>
-    `${at(rpc)}: its request google.protobuf.${type} is ${form} in JSON, not an object; JSON-RPC params and an HTTP+JSON request ` +
+    `${at(rpc)}: its request google.protobuf.${type} is ${form}; JSON-RPC params and an HTTP+JSON request ` +
     `are a JSON object, so no JSON call could reach the RPC: take a request message that holds the value (message ${rpc}Request { google.protobuf.${type} value = 1; })`;
 
   test("a wrapper, Timestamp, Duration, FieldMask, Value or ListValue request is refused, with an HTTP rule or without, each named", () => {
     const types: [string, string][] = [
-      ["StringValue", "a string"],
-      ["BytesValue", "a string"],
-      ["Int64Value", "a string"],
-      ["UInt64Value", "a string"],
-      ["Int32Value", "a number"],
-      ["UInt32Value", "a number"],
-      ["DoubleValue", "a number"],
-      ["FloatValue", "a number"],
-      ["BoolValue", "a boolean"],
-      ["Timestamp", "a string"],
-      ["Duration", "a string"],
-      ["FieldMask", "a string"],
-      ["Value", "any JSON value"],
-      ["ListValue", "an array"],
+      ["StringValue", "a string in JSON, not an object"],
+      ["BytesValue", "a string in JSON, not an object"],
+      ["Int64Value", "a string in JSON, not an object"],
+      ["UInt64Value", "a string in JSON, not an object"],
+      ["Int32Value", "a number in JSON, not an object"],
+      ["UInt32Value", "a number in JSON, not an object"],
+      ["DoubleValue", "a number in JSON, not an object"],
+      ["FloatValue", "a number in JSON, not an object"],
+      ["BoolValue", "a boolean in JSON, not an object"],
+      ["Timestamp", "a string in JSON, not an object"],
+      ["Duration", "a string in JSON, not an object"],
+      ["FieldMask", "a string in JSON, not an object"],
+      ["Value", "any JSON value, not always an object"],
+      ["ListValue", "an array in JSON, not an object"],
     ];
     const rpcs = types.map(([t], i) => `  rpc M${t}(google.protobuf.${t}) returns (Res)${i % 2 === 0 ? ` { option (google.api.http) = { post: "/v1/m${i}" body: "*" }; }` : ";"}`);
     const err = failure("", wkt(rpcs.join("\n"))) as ModelError;
