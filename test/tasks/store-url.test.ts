@@ -7,6 +7,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { jest } from "@jest/globals";
+import pg from "pg";
+import { startPostgres } from "../support/postgres.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -86,4 +88,32 @@ test("a Postgres that cannot be reached fails serveA2AService, not the first cal
   await new Promise((resolve) => probe.close(resolve));
   const handler = createA2AServiceTaskHandler(echo, { store: `postgres://a2a@127.0.0.1:${port}/postgres` });
   await expect(serveA2AService(handler, card, { port: 0, grpcPort: false })).rejects.toThrow(/ECONNREFUSED/);
+});
+
+// The store's background failures went to console.error as node-postgres's whole error object, past the agent's onError (SQL hunt).
+test("a store opened from a URL reports its background failures to the handler's onError", async () => {
+  const postgres = await startPostgres();
+  const printed = jest.spyOn(console, "error").mockImplementation(() => undefined);
+  const reported: { error: unknown; taskId: string }[] = [];
+  const handler = createA2AServiceTaskHandler(echo, { store: postgres.url, onError: (error, info) => reported.push({ error, taskId: info.taskId }) });
+  const server = await serveA2AService(handler, card, { port: 0, grpcPort: false });
+  const admin = new pg.Client({ connectionString: postgres.url });
+  try {
+    const client = createA2AServiceJsonRpcClient(server.jsonRpcUrl ?? "");
+    await client.sendMessage({ message: { messageId: "m1", role: Role.USER, parts: [{ content: { case: "text", value: "hi" } }] } });
+    client.close();
+    // Every connection of the store cut from the server's side: its idle pool connections and its LISTEN fail in the background.
+    await admin.connect();
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = 'postgres'");
+    for (let i = 0; i < 200 && reported.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(reported.length).toBeGreaterThan(0);
+    expect(reported[0]!.taskId).toBe("");
+    expect(String(reported[0]!.error)).toMatch(/terminat/i);
+    expect(printed).not.toHaveBeenCalled();
+  } finally {
+    printed.mockRestore();
+    await admin.end().catch(() => undefined);
+    await server.close();
+    await postgres.stop();
+  }
 });

@@ -63,7 +63,7 @@ export interface TaskHandlerOptions {
    * `subject`, `sub` or `id`; anonymous callers are the owner "".
    */
   readonly ownerOf?: (principal: unknown) => string;
-  /** Errors of the executor (the task is FAILED) and of push delivery. Default: one line on console.error. */
+  /** Errors of the executor (the task is FAILED), of push delivery, and of a store opened from a URL (taskId ""). Default: one line on console.error. */
   readonly onError?: (error: unknown, info: { readonly taskId: string }) => void;
   /** Events a stream may be behind before the executor waits for it. Default 64. */
   readonly subscriberHighWater?: number;
@@ -129,10 +129,12 @@ export function createTaskHandler<Ty extends TaskTypes>(
   executor: TaskExecutor<Ty["message"], Ty["task"], TaskEvent>,
   options: TaskHandlerOptions = {},
 ): TaskHandler<Ty> {
-  const store = storeOf(options.store, options.storeOptions);
+  const onError = reportingSafely(options.onError ?? reportError);
+  // A store the handler opens reports its background failures (a database gone) to the agent's onError too.
+  const storeOnError = options.onError === undefined ? undefined : (err: unknown) => onError(err, { taskId: "" });
+  const store = storeOf(options.store, storeOnError === undefined || options.storeOptions?.onError !== undefined ? options.storeOptions : { ...options.storeOptions, onError: storeOnError });
   const ownStore = options.store === undefined || typeof options.store === "string";
   store.attach?.(config.schemas);
-  const onError = reportingSafely(options.onError ?? reportError);
   // The agent's onError hears of push failures too; the default logs them as what they are (it said "task failed").
   const onPushError = options.onError === undefined ? reportPushError : onError;
   const push = isPushDelivery(options.push) ? options.push : createPushDelivery({ onError: (err, info) => onPushError(err, info), ...options.push });

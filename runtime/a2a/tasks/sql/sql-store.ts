@@ -20,6 +20,7 @@
 import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
+import { jsonLineLogger } from "../../../core/failures.js";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -38,7 +39,11 @@ import * as q from "./queries.js";
 const finishRetryMs = [100, 400, 1600];
 
 export interface SqlTaskStoreOptions {
-  /** Errors of the store's background work (following other instances' changes, its pool's idle connections). Default: console.error. */
+  /**
+   * Errors of the store's background work (following other instances' changes, its pool's idle
+   * connections). Default: one JSON line on stderr (D33); a task handler that opens the store from
+   * a URL passes its own onError.
+   */
   readonly onError?: (error: unknown) => void;
   /**
    * How long a finished task (COMPLETED, FAILED, CANCELED, REJECTED) is
@@ -255,7 +260,8 @@ function timedOut(err: unknown): boolean {
   return ((err as { code?: unknown }).code === "57014" && err.message.includes("statement timeout")) || err.message === "Query read timeout";
 }
 
-const reportError = (err: unknown) => console.error("SQL task store:", err);
+/** The default: one JSON line, as a handler's unexpected failure (D33), not the driver's whole error object. */
+const reportError = (err: unknown) => jsonLineLogger.error({ err }, "SQL task store failed");
 
 /** The bigint columns of a status time: whole epoch milliseconds. */
 const msOf = (task: TaskLike): number => (task.status?.timestamp === undefined ? 0 : Math.floor(timestampMs(task.status.timestamp)));
