@@ -455,7 +455,9 @@ class SseWriter {
     const batch = this.#batch;
     this.#batch = undefined;
     this.#closed = true;
-    clearInterval(this.#stalled);
+    // A write still waits for the client: its watch stays, to let go of one that never reads the
+    // end (its drain or close clears it); nothing else would, as no 'finish' comes (D24).
+    if (!this.#blocked) clearInterval(this.#stalled);
     try {
       if (batch !== undefined) this.#res.write(batch);
     } catch {

@@ -228,13 +228,13 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
         totalSize++;
         page.offer(timeMs, id, value);
       });
-      const { values, next } = page.take();
-      const listed = values.map((value) => recordOf(value).task);
+      const { values, cursors, next } = page.take();
       return {
-        tasks: listed,
+        tasks: values.map((value) => recordOf(value).task),
         totalSize,
         nextPageToken: next === undefined ? "" : encodeTaskCursor(next),
-        tokenAfter: (index) => encodeTaskCursor({ timeMs: statusTimeMs(listed[index]!), id: listed[index]!.id }),
+        // Where the task was listed, not its time when asked: a running task changes in place meanwhile.
+        tokenAfter: (index) => encodeTaskCursor(cursors[index]!),
       };
     },
 

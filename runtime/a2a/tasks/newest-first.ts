@@ -45,10 +45,15 @@ export class NewestFirstPage<T> {
   }
 
   /** The page, newest first, and the cursor of its last task when more come after it. */
-  take(): { readonly values: T[]; readonly next: TaskCursor | undefined } {
+  /** The page in order; `cursors[i]`, the position values[i] was listed at (a page cut after it goes on from there). */
+  take(): { readonly values: T[]; readonly cursors: TaskCursor[]; readonly next: TaskCursor | undefined } {
     const page = this.#heap.slice().sort(compareNewestFirst);
     const last = page.at(-1);
-    return { values: page.map((e) => e.value), next: this.#candidates > page.length && last !== undefined ? { timeMs: last.timeMs, id: last.id } : undefined };
+    return {
+      values: page.map((e) => e.value),
+      cursors: page.map((e) => ({ timeMs: e.timeMs, id: e.id })),
+      next: this.#candidates > page.length && last !== undefined ? { timeMs: last.timeMs, id: last.id } : undefined,
+    };
   }
 
   #up(i: number): void {

@@ -4,9 +4,11 @@
  * it is, with nothing allocated, and no further than `budget`: a value past it answers a number
  * above `budget`, however large it is.
  *
- * Strings count their UTF-8 bytes and their quotes (escapes are not weighed), bytes their
- * base64, a number 20, each key its length and punctuation. A message's own bookkeeping
- * (`$typeName`, a oneof's `case`) is counted as if it were written, so the weight leans high.
+ * Strings count their UTF-8 bytes and their quotes, bytes their base64, a number 20, each key its
+ * length and punctuation. A message's own bookkeeping (`$typeName`, a oneof's `case`) is counted
+ * as if it were written, so the weight leans high, except for escapes, which are not weighed (a
+ * scan of every character would cost what writing does): text of newlines and quotes writes twice
+ * its weight, of other control characters six times.
  */
 export function jsonSizeWithin(value: unknown, budget: number): number {
   return weigh(value, 0, budget);
