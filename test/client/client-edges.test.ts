@@ -14,6 +14,8 @@
  * failure is on JSON-RPC (-32603) and HTTP+JSON (500).
  */
 import * as grpc from "@grpc/grpc-js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { TaskSchema } from "../../generated/a2a_pb.js";
 import { InternalError, InvalidParamsError, isRpcError } from "protoc-gen-a2a/runtime";
@@ -233,6 +235,63 @@ describe("one message is bounded by maxMessageBytes (4 MiB, D16): RESOURCE_EXHAU
       expect(codeOf(await rejectionOf(client.getTask({ id: "t" })))).toEqual({ code: "INTERNAL", message: expect.stringContaining("Invalid string length") });
       answer = (request) => (request.path === "/rpc" ? jsonRpcStream(request, [{ task: big(10) }]) : sseAnswer([{ task: big(10) }]));
       expect(codeOf(await rejectionOf(collect(client.subscribeToTask({ id: "t" }))))).toMatchObject({ code: "INTERNAL" });
+    }
+  });
+
+  // A first version read a bare TypeError as INTERNAL, never retried (review).
+  test("a network error as the Fetch standard reports it (a bare TypeError, as browsers and mocks do) stays UNAVAILABLE", async () => {
+    const offline: typeof fetch = () => Promise.reject(new TypeError("Failed to fetch"));
+    const rpc = createA2AServiceJsonRpcClient(`${server.origin}/rpc`, { fetch: offline });
+    const rest = createA2AServiceHttpJsonClient(`${server.origin}/rest`, { fetch: offline });
+    clients.push(rpc, rest);
+    for (const client of [rpc, rest]) expect(codeOf(await rejectionOf(client.getTask({ id: "t" })))).toEqual({ code: "UNAVAILABLE", message: "the connection failed: Failed to fetch" });
+  });
+});
+
+describe("streamIdleTimeoutMs counts only the time a read waits (D30)", () => {
+  // The caller's own time with an event was taken for the agent's silence, and the stream cut (review).
+  test("a caller that spends longer than the bound on one event still gets the rest; a silent agent is still cut", async () => {
+    const events = [1, 2, 3].map((n) => ({ task: { id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" }, metadata: { n } } }));
+    // Its headers, then nothing: a half-open connection looks so.
+    const silent = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.flushHeaders();
+    });
+    const talking = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const { id } = JSON.parse(body) as { id: number };
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        // Apart, so that each comes in a read of its own.
+        events.forEach((event, i) => setTimeout(() => res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result: event })}\n\n`), i * 50));
+        const beat = setInterval(() => res.write(": keep-alive\n\n"), 50);
+        res.on("close", () => clearInterval(beat));
+      });
+    });
+    const listen = async (s: ReturnType<typeof createServer>) => {
+      await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+      return `http://127.0.0.1:${(s.address() as AddressInfo).port}/`;
+    };
+    const slowReader = createA2AServiceJsonRpcClient(await listen(talking), { streamIdleTimeoutMs: 200 });
+    const toSilence = createA2AServiceJsonRpcClient(await listen(silent), { streamIdleTimeoutMs: 200 });
+    clients.push(slowReader, toSilence);
+    try {
+      const seen: unknown[] = [];
+      for await (const event of slowReader.subscribeToTask({ id: "t" })) {
+        seen.push(event.payload.case === "task" ? event.payload.value.metadata?.["n"] : undefined);
+        // The caller's own work, twice the bound, with the agent's heartbeats coming meanwhile.
+        if (seen.length === 1) await new Promise((resolve) => setTimeout(resolve, 400));
+        if (seen.length === 3) break;
+      }
+      expect(seen).toEqual([1, 2, 3]);
+      const err = await rejectionOf(collect(toSilence.subscribeToTask({ id: "t" })));
+      expect(codeOf(err)).toEqual({ code: "UNAVAILABLE", message: expect.stringContaining("streamIdleTimeoutMs") });
+    } finally {
+      for (const s of [silent, talking]) {
+        s.closeAllConnections();
+        await new Promise((resolve) => s.close(resolve));
+      }
     }
   });
 });

@@ -98,20 +98,28 @@ async function readText(response: HttpResponse, max: number): Promise<string> {
   return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
 }
 
-/** The chunks of `body`, UNAVAILABLE (and `idle` aborted, closing the connection) when none came for `ms`. */
+/**
+ * The chunks of `body`, UNAVAILABLE (and `idle` aborted, closing the connection) when none came
+ * for `ms` while a read waited. Only waiting counts: the caller's own time with an event (a tool
+ * call of a minute) is no silence of the agent's (review).
+ */
 async function* idleBounded(body: AsyncIterable<Uint8Array>, ms: number, idle: AbortController): AsyncGenerator<Uint8Array> {
   const chunks = body[Symbol.asyncIterator]();
-  let last = Date.now();
+  const cutError = () => new RpcError("UNAVAILABLE", `the stream brought no byte for ${ms} ms (streamIdleTimeoutMs): the connection is taken for cut`);
+  /** When the read under way began; undefined while the caller has the last chunk. */
+  let waitingSince: number | undefined = Date.now();
+  let cut = false;
   let fail: (err: Error) => void = () => undefined;
   const quiet = new Promise<never>((_, reject) => (fail = reject));
   quiet.catch(() => undefined);
   const check = () => {
-    const left = last + ms - Date.now();
+    const left = waitingSince === undefined ? ms : waitingSince + ms - Date.now();
     if (left > 0) {
       timer = setTimeout(check, left);
       return;
     }
-    fail(new RpcError("UNAVAILABLE", `the stream brought no byte for ${ms} ms (streamIdleTimeoutMs): the connection is taken for cut`));
+    cut = true;
+    fail(cutError());
     idle.abort();
   };
   // One timer for the whole body, set again only when it fires: nothing per chunk but a timestamp.
@@ -119,15 +127,21 @@ async function* idleBounded(body: AsyncIterable<Uint8Array>, ms: number, idle: A
   let done = false;
   try {
     for (;;) {
+      waitingSince = Date.now();
       const next = chunks.next();
       // Once cut, the read under way fails with the abort: that is not the error reported.
       next.catch(() => undefined);
-      const result = await Promise.race([next, quiet]);
+      let result: IteratorResult<Uint8Array>;
+      try {
+        result = await Promise.race([next, quiet]);
+      } catch (err) {
+        throw cut ? cutError() : err;
+      }
+      waitingSince = undefined;
       if (result.done === true) {
         done = true;
         return;
       }
-      last = Date.now();
       yield result.value;
     }
   } finally {

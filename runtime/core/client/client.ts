@@ -223,14 +223,14 @@ export function transportFailure(err: unknown, signal: AbortSignal | undefined):
   }
   const detail = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
   // An error of the language, not of the connection (a string too long to make: RangeError "Invalid
-  // string length"): retrying it only does it again. fetch's own TypeError ("fetch failed") has a cause.
+  // string length"): retrying it only does it again.
   if (languageError(err)) return new RpcError("INTERNAL", `the client failed reading the answer: ${detail}`, { cause: err });
   return new RpcError("UNAVAILABLE", `the connection failed: ${detail}`, { cause: err });
 }
 
+/** A RangeError or the like; never a TypeError, which the Fetch standard makes a network error (bare, in browsers, workers and mocks). */
 function languageError(err: unknown): boolean {
-  if (err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError || err instanceof EvalError || err instanceof URIError) return true;
-  return err instanceof TypeError && err.cause === undefined && (err as { code?: unknown }).code === undefined;
+  return err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError || err instanceof EvalError || err instanceof URIError;
 }
 
 /** A stream whose call is prepared when it is first read, failing as transportFailure says. */
