@@ -12,10 +12,15 @@
  * message, grpc-status in trailers), so it can answer what no grpc-js
  * server would.
  */
+import { execFile } from "node:child_process";
 import { createServer, constants, type Http2Server, type ServerHttp2Stream } from "node:http2";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import type { AddressInfo } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { isRpcError } from "protoc-gen-a2a/runtime";
+import { projectRoot } from "../support/protos.js";
 import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import { StreamResponseSchema, TaskSchema, TaskState } from "../../generated/a2a_pb.js";
 
@@ -189,4 +194,12 @@ describe("streams", () => {
     expect(await failed).toEqual({ code: "NOT_FOUND", message: "no such task" });
     expect(events).toEqual(["t-1", "t-2", "t-3"]);
   });
+});
+
+// grpc-js's own deadline timer for the wait could not be cancelled: an aborted wait held the process open for the rest of it (review).
+test("an aborted wait for the channel (the follower's, D30) holds the process open no longer", async () => {
+  const child = join(projectRoot, "test/client/children/aborted-wait.ts");
+  const loader = pathToFileURL(join(projectRoot, "test/support/ts-loader.mjs")).href;
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", loader, child], { cwd: projectRoot, timeout: 30_000 });
+  expect(Number(stdout.trim())).toBeLessThan(2000);
 });

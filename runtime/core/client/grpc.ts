@@ -174,13 +174,16 @@ export function createGrpcTransport(options: GrpcTransportOptions): ClientTransp
       if (timeoutMs <= 0 || signal?.aborted === true || channel.getConnectivityState(false) !== connectivityState.TRANSIENT_FAILURE) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const done = () => {
+          clearTimeout(timer);
           signal?.removeEventListener("abort", done);
           resolve();
         };
+        // Our own timer, cleared when the wait ends: grpc-js's deadline timer cannot be cancelled, and held the process open after an abort (review).
+        const timer = setTimeout(done, timeoutMs);
         signal?.addEventListener("abort", done, { once: true });
         try {
-          // Called at the first change (READY, or IDLE), or at the deadline.
-          channel.watchConnectivityState(connectivityState.TRANSIENT_FAILURE, Date.now() + timeoutMs, done);
+          // Called at the first change (CONNECTING, READY or IDLE); with no deadline of its own, it sets no timer.
+          channel.watchConnectivityState(connectivityState.TRANSIENT_FAILURE, Infinity, done);
         } catch {
           done(); // The channel is closed.
         }
