@@ -36,6 +36,23 @@ async function events(chunks: readonly string[]) {
 }
 
 describe("SSE reader", () => {
+  // Whether an event near the bound passed depended on where a read split its last line (review).
+  test("an event within maxEventBytes passes, and one past it fails, at every split of its bytes", async () => {
+    const max = 100;
+    const within = `data: ${"x".repeat(max)}\n\n`;
+    const past = `data: ${"x".repeat(max + 1)}\n\n`;
+    for (let at = 1; at < within.length; at++) {
+      const got: string[] = [];
+      for await (const e of readSse(bodyOf([within.slice(0, at), within.slice(at)]), max)) got.push(e.data);
+      expect(got).toEqual(["x".repeat(max)]);
+      await expect(
+        (async () => {
+          for await (const e of readSse(bodyOf([past.slice(0, at), past.slice(at)]), max)) void e;
+        })(),
+      ).rejects.toMatchObject({ entry: { grpcStatus: "RESOURCE_EXHAUSTED" } });
+    }
+  });
+
   const stream = 'data: {"a":1}\n\n: keep-alive\n\nevent: error\ndata: {"b":\ndata: 2}\n\n';
   test("reads events, joins data lines, skips comments, whatever the chunking", async () => {
     const expected = [
