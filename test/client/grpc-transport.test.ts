@@ -203,3 +203,9 @@ test("an aborted wait for the channel (the follower's, D30) holds the process op
   const { stdout } = await promisify(execFile)(process.execPath, ["--import", loader, child], { cwd: projectRoot, timeout: 30_000 });
   expect(Number(stdout.trim())).toBeLessThan(2000);
 });
+
+test("maxMessageBytes that is no positive number is refused where the gRPC client is made, as the JSON clients refuse it", () => {
+  for (const bad of [0, -1, Number.NaN]) {
+    expect(() => createA2AServiceGrpcClient("127.0.0.1:1", { maxMessageBytes: bad })).toThrow(/maxMessageBytes must be a positive number of bytes/);
+  }
+});

@@ -12,6 +12,7 @@ import { createServiceClient, type ClientErrors, type ClientOf, type ClientTrans
 import { coreProfileConfig, typed, type ClientOptions, type ClientProfileConfig, type ClientTables, type MethodTable } from "./factories.js";
 import { errorFromGrpc } from "./error-decoding.js";
 import { checkGrpcOptions } from "../grpc/server-options.js";
+import { bodyBoundsOf } from "./bounds.js";
 
 export interface GrpcTransportOptions {
   /**
@@ -66,6 +67,8 @@ export function createGrpcTransport(options: GrpcTransportOptions): ClientTransp
   // 120 s) is bounded by stream recovery's (200 ms, doubled, up to 5 s; D30): between attempts the
   // channel fails every call at once, and recovery gave up while the agent was back.
   checkGrpcOptions(options.channelOptions, "channelOptions");
+  // Checked as the JSON bindings check it: grpc-js takes -1 for no limit, and 0 as it comes.
+  if (options.maxMessageBytes !== undefined) bodyBoundsOf({ maxMessageBytes: options.maxMessageBytes });
   const client = new Client(target, creds, {
     "grpc.enable_channelz": 0,
     "grpc.initial_reconnect_backoff_ms": 200,
