@@ -13,6 +13,7 @@ import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { GetTaskRequestSchema, MessageSchema, Role, SendMessageRequestSchema, TaskSchema, TaskState, TaskPushNotificationConfigSchema, type Task } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { BINDINGS, asTask, failure, send as sdkSend, startAgent } from "../support/task-clients.js";
 
 function callContext(principal?: { subject: string }): A2ACallContext {
   return {
@@ -455,4 +456,29 @@ test("a store keeps the tasks of one a2a_pb: attaching it to a handler of other 
   store.attach?.({ task: MessageSchema } as never);
   expect(() => createA2AServiceTaskHandler(echo, { store })).toThrow(/already keeps tasks of another lf\.a2a\.v1\.Message: give each task handler its own store/);
   store.close();
+});
+
+// A stream following a waiting task the store dropped stayed open for as long as its client did.
+describe.each(BINDINGS)("%s: a SubscribeToTask stream on a waiting task the store drops", (binding) => {
+  test("ends with TaskNotFound, as a new SubscribeToTask is then answered", async () => {
+    const store = createInMemoryTaskStore({ interruptedTtlMs: 200 });
+    const asking: A2AServiceExecutor = async function* () {
+      yield { state: TaskState.INPUT_REQUIRED, message: "which one?" };
+    };
+    const agent = await startAgent(asking, { store });
+    try {
+      const client = await agent.client(binding);
+      const task = asTask(await client.sendMessage(sdkSend("hi")));
+      const seen: string[] = [];
+      const kind = await failure(binding, async () => {
+        for await (const event of client.resubscribeTask({ tenant: "", id: task.id })) seen.push(event.payload?.$case ?? "?");
+      });
+      expect(seen).toEqual(["task"]);
+      expect(kind).toBe("TaskNotFound");
+      expect(await failure(binding, () => client.getTask({ tenant: "", id: task.id, historyLength: undefined }))).toBe("TaskNotFound");
+    } finally {
+      await agent.close();
+      store.close();
+    }
+  });
 });

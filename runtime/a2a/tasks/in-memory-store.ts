@@ -98,6 +98,8 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
    * this and its status time. Slots, as `tasks` (D116); only interrupted tasks are in it.
    */
   const touched = new SlotMap<number>();
+  /** Told of a waiting task dropped: each handler on the store ends its streams. */
+  const droppedWaiting: ((taskId: string) => void)[] = [];
   const dropped = (id: string) => {
     tasks.delete(id);
     if (touched.size > 0) touched.delete(id);
@@ -112,7 +114,10 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       if (typeof value === "number" || !interrupted.has(value.task.status?.state ?? 0)) return;
       if (now - Math.max(statusTimeMs(value.task), touched.get(id) ?? 0) > interruptedTtlMs) stale.push(id);
     });
-    for (const id of stale) dropped(id);
+    for (const id of stale) {
+      dropped(id);
+      for (const listener of droppedWaiting) listener(id);
+    }
   };
   // Tasks expire while the agent is idle too; the timer never keeps the process alive, nor the
   // store: it holds the sweeps weakly, so a store dropped without close() is collected with its
@@ -151,6 +156,10 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       interrupted = new Set(
         (schemas.taskState?.values ?? []).filter((v) => v.name === "TASK_STATE_INPUT_REQUIRED" || v.name === "TASK_STATE_AUTH_REQUIRED").map((v) => v.number),
       );
+    },
+
+    onDropped(listener) {
+      droppedWaiting.push(listener);
     },
 
     create(record) {

@@ -155,6 +155,7 @@ export function createTaskHandler<Ty extends TaskTypes>(
     newId,
   });
 
+  store.onDropped?.((taskId) => runtime.taskDropped(taskId));
   store.deliverPushes?.({
     send: (taskId, target, body, settled) => push.deliver(taskId, [target], body, settled),
     render: (kind, value) => runtime.render(kind, value),

@@ -21,7 +21,7 @@ import { snapshotOf } from "./snapshot.js";
 import { Subscriber } from "./subscriber.js";
 import { MessageNotStoredError, type ForeignChange, type StoredTask, type TaskOwner, type TaskStore } from "./task-store.js";
 import { RpcError, isRpcError } from "../../core/errors.js";
-import { UnsupportedOperationError } from "../errors.js";
+import { TaskNotFoundError, UnsupportedOperationError } from "../errors.js";
 import { SlotMap, SlotSet } from "../../core/slots.js";
 
 type StreamEvent = object;
@@ -553,6 +553,17 @@ export class TaskRuntime {
       throw err;
     }
     return true;
+  }
+
+  /**
+   * The store dropped a task that waited for its client (interruptedTtlMs): the streams following
+   * it end with TaskNotFound, as a SubscribeToTask would now be answered; they stayed open for as
+   * long as their clients did.
+   */
+  taskDropped(taskId: string): void {
+    const live = this.#live.get(taskId);
+    if (live === undefined || live.running !== undefined || live.queued > 0) return;
+    for (const s of [...live.subscribers]) s.end(new TaskNotFoundError(`task ${taskId} waited for input past the store's interruptedTtlMs and was dropped`, { metadata: { taskId } }));
   }
 
   /** The push configs of a task changed: what its next updates are delivered to. */

@@ -116,6 +116,12 @@ export interface TaskStore {
    */
   attach?(schemas: TaskSchemas): void;
   /**
+   * Tells `listener` of each task the store drops by itself while it was not finished (one that
+   * waited for its client past a TTL): the runtime ends the streams that follow it. Called by each
+   * task handler that uses the store.
+   */
+  onDropped?(listener: (taskId: string) => void): void;
+  /**
    * Adds a task the runtime just created. A store with an outbox (`deliverPushes`) is given the
    * push configs of the SendMessage that created it too, to write with the task; other stores
    * are given them by `putConfig`.
