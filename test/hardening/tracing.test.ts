@@ -100,9 +100,25 @@ const handler: A2AServiceHandler = {
     if (request.id === "wait") await waiting;
     if (request.id === "gated") await gate.promise;
     if (request.id === "fails") throw new Error("the stream broke");
+    if (request.id.startsWith("plain-later")) {
+      const unencodable = { payload: { case: "artifactUpdate", value: { taskId: request.id, contextId: "c", artifact: { artifactId: "a", parts: [{ content: { case: "data", value: { answer: 42 } } }] } } } };
+      try {
+        yield unencodable as never as StreamResponse;
+        // An endless stream: every pull after the failure is one too many.
+        for (;;) {
+          pulledAfterFailure++;
+          yield { payload: { case: "statusUpdate", value: { taskId: request.id, contextId: "c", status: { state: TaskState.WORKING } } } } as StreamResponse;
+        }
+      } finally {
+        released.resolve();
+      }
+    }
     yield { payload: { case: "statusUpdate", value: { taskId: request.id, contextId: "c", status: { state: TaskState.COMPLETED } } } } as StreamResponse;
   },
 };
+
+let pulledAfterFailure = 0;
+let released = deferred();
 
 const card = {
   name: "Traced",
@@ -239,6 +255,23 @@ describe.each(["JSONRPC", "HTTP+JSON", "GRPC"] as const)("%s", (binding) => {
     ).rejects.toMatchObject({ name: "InternalError" });
     const span = await ended.next((s) => s.name === "lf.a2a.v1.A2AService/SubscribeToTask");
     expect(span.status.code).toBe(api.SpanStatusCode.ERROR);
+  });
+
+  // On gRPC, grpc-js answered INTERNAL by itself: the span ended as a success (or as the client
+  // leaving), and the handler was pulled on (tracing hunt).
+  test("a stream event after the first that cannot be encoded: status ERROR, as INTERNAL, and the handler released, pulled no further", async () => {
+    pulledAfterFailure = 0;
+    released = deferred();
+    await expect(
+      (async () => {
+        for await (const _ of clients[binding]!.subscribeToTask({ id: "plain-later" })) void _;
+      })(),
+    ).rejects.toMatchObject({ name: "InternalError" });
+    const span = await ended.next((s) => s.name === "lf.a2a.v1.A2AService/SubscribeToTask");
+    expect(span.status.code).toBe(api.SpanStatusCode.ERROR);
+    if (binding === "GRPC") expect(span.attributes["rpc.grpc.status_code"]).toBe(13);
+    await released.promise;
+    expect(pulledAfterFailure).toBe(0);
   });
 
   test("a stream the client leaves: its span ends, not as a server error", async () => {

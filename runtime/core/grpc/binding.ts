@@ -89,6 +89,7 @@ function withCodecFailures(definition: ServiceDefinition, methods: Readonly<Reco
     const spec = methods[key];
     const serialize = method.responseSerialize;
     const deserialize = method.requestDeserialize;
+    if (spec !== undefined && method.responseStream) streamSerializers.set(spec, serialize);
     out[key] =
       spec === undefined
         ? method
@@ -106,6 +107,8 @@ function withCodecFailures(definition: ServiceDefinition, methods: Readonly<Reco
               return problem === undefined ? request : new UndecodableRequest(`holds what its JSON form cannot: ${problem}`);
             },
             responseSerialize: (value: unknown) => {
+              // A stream's messages come encoded (ServerStream).
+              if (Buffer.isBuffer(value)) return value;
               try {
                 return serialize(value);
               } catch (err) {
@@ -125,6 +128,9 @@ function withCodecFailures(definition: ServiceDefinition, methods: Readonly<Reco
  * whether its answer was written or failed.
  */
 const encodeFailures = { count: 0 };
+
+/** The response serializer of each server-streaming method: a stream encodes its messages itself. */
+const streamSerializers = new WeakMap<MethodSpec, (value: unknown) => Buffer>();
 
 type GrpcCall = ServerUnaryCall<Message, Message> | ServerWritableStream<Message, Message>;
 
@@ -458,7 +464,11 @@ class ServerStream implements Abortable {
         this.#headersSent = true;
         sendResponseHeaders(call, this.dispatch, this.#scope as CallScope);
       }
-      ok = call.write(message);
+      // Encoded here, not by grpc-js as it writes (later, once an earlier message is out): one that
+      // cannot be is this stream's failure, answered and traced as any (grpc-js answered INTERNAL by
+      // itself, the span said success or the client leaving, and the handler was pulled on; a hunt).
+      const bytes = (streamSerializers.get(this.#spec as MethodSpec) as (value: unknown) => Buffer)(message);
+      ok = call.write(bytes as unknown as Message);
     } catch (err) {
       this.#fail(err);
       return;
