@@ -164,6 +164,8 @@ export class CallSpan {
   #responded = false;
   /** The call failed and its binding ends the span with the failure: a release meanwhile is no cancel. */
   #failing = false;
+  /** The answer's status is out: an HTTP+JSON stream's 200. */
+  #opened = false;
 
   constructor(
     private readonly api: TracingApi,
@@ -208,6 +210,14 @@ export class CallSpan {
     }
   }
 
+  /**
+   * The answer's status went out (a stream's 200 and its headers): a failure after it is told in
+   * the stream, and the span keeps the status sent (OpenTelemetry's http.response.status_code).
+   */
+  opened(): void {
+    this.#opened = true;
+  }
+
   /** The call failed and its binding will end the span with that failure: a release of its stream meanwhile is not the client leaving. */
   failing(): void {
     this.#failing = true;
@@ -226,7 +236,9 @@ export class CallSpan {
       span.setAttribute("rpc.jsonrpc.error_code", err.entry.jsonRpcCode);
       span.setAttribute("rpc.jsonrpc.error_message", err.message);
     }
-    if (this.binding === "HTTP+JSON") span.setAttribute("http.response.status_code", err.entry.httpStatus);
+    // A stream that failed after its 200 went out: the status sent, and what failed as error.type.
+    if (this.binding === "HTTP+JSON") span.setAttribute("http.response.status_code", this.#opened ? 200 : err.entry.httpStatus);
+    if (this.#opened) span.setAttribute("error.type", status);
     const attributes = this.profile?.error?.(err);
     if (attributes !== undefined) span.setAttributes(attributes);
     if (serverFailures.has(status)) {

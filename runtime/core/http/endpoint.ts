@@ -225,6 +225,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
       } catch (err) {
         return callFailure(err, { spec, scope, req }, mediaType, dispatch.responseHeaders(scope), span);
       }
+      span?.opened();
       return { kind: "stream", headers: { ...sseHeaders, ...dispatch.responseHeaders(scope) }, events };
     }
     try {
