@@ -135,10 +135,17 @@ export class A2AScope extends CallScope {
     return (this.#activated ??= new Set());
   }
 
-  /** The `A2A-Extensions` response header when a handler activated any, else undefined. */
+  /**
+   * The `A2A-Extensions` response header when a handler activated any, else undefined. A URI a
+   * header cannot carry (other than printable ASCII: `urn:example:中`, CR/LF) is left out, on every
+   * binding as gRPC's metadata leaves it: node refused the whole header after the handler had run,
+   * and the JSON bindings answered an empty 500 (a hunt).
+   */
   activatedHeader(): string | undefined {
     const activated = this.#activated;
-    return activated === undefined || activated.size === 0 ? undefined : [...activated].join(", ");
+    if (activated === undefined || activated.size === 0) return undefined;
+    const sendable = [...activated].filter((uri) => /^[\x21-\x7e]+$/.test(uri));
+    return sendable.length === 0 ? undefined : sendable.join(", ");
   }
 }
 

@@ -1,0 +1,61 @@
+/**
+ * An activated extension URI that a header cannot carry (not printable ASCII: a character past
+ * U+007E, CR/LF, NUL) is left out of `A2A-Extensions` on every binding, and the answer goes out:
+ * node refused the whole header after the handler had run, so the JSON bindings answered an empty
+ * 500, while gRPC, which left the value out, answered (security hunt).
+ */
+import type { AgentServer } from "protoc-gen-a2a/runtime/server";
+import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
+import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
+import { serveA2AService } from "../../generated/a2a_server.js";
+
+const handler: Partial<A2AServiceHandler> = {
+  async getTask(request, context) {
+    // The URIs to activate come in the id, split at "|": a handler echoing what a client sent.
+    for (const uri of request.id.split("|")) context.activatedExtensions.add(uri);
+    return { id: "t", contextId: "c", status: { state: 1 } } as never;
+  },
+};
+const card = { name: "Ext", description: "d", version: "1", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
+
+let server: AgentServer;
+const failures: unknown[] = [];
+beforeAll(async () => {
+  server = await serveA2AService(handler as A2AServiceHandler, card, { port: 0, grpcPort: 0, onError: (err) => void failures.push(err) });
+});
+afterAll(() => server.close());
+
+const cases = [
+  ["a character past U+007E", "urn:example:\u4e2d"],
+  ["CR/LF", "urn:a\r\nset-cookie: x=1"],
+  ["NUL", "urn:a\u0000b"],
+] as const;
+
+describe.each(cases)("%s", (_, odd) => {
+  const id = `urn:example:kept|${odd}`;
+
+  test("JSON-RPC and HTTP+JSON answer, A2A-Extensions naming the URI a header can carry", async () => {
+    const rpc = await fetch(server.jsonRpcUrl!, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id } }),
+    });
+    expect(rpc.status).toBe(200);
+    expect(((await rpc.json()) as { result?: { id?: string } }).result?.id).toBe("t");
+    expect(rpc.headers.get("a2a-extensions")).toBe("urn:example:kept");
+    const rest = await fetch(`${server.httpJsonUrl}/tasks/${encodeURIComponent(id)}`, { headers: { "a2a-version": "1.0" } });
+    expect(rest.status).toBe(200);
+    expect(((await rest.json()) as { id?: string }).id).toBe("t");
+    expect(rest.headers.get("a2a-extensions")).toBe("urn:example:kept");
+    expect(failures).toEqual([]);
+  });
+
+  test("gRPC answers too", async () => {
+    const client = createA2AServiceGrpcClient(server.grpcAddress!);
+    try {
+      expect((await client.getTask({ id })).id).toBe("t");
+    } finally {
+      client.close();
+    }
+  });
+});
