@@ -126,8 +126,8 @@ test("an activated extension metadata cannot carry is left out, and the call is 
     expect(ok.task?.id).toBe("odd-ext");
     const failed = await getTask("odd-ext-fails", metadata({ "a2a-version": "1.0" }));
     expect(failed.error?.code).toBe(grpc.status.NOT_FOUND);
-    // The joined header held both; the one that can be sent is not sent without the other.
-    expect(failed.error?.metadata.get("a2a-extensions")).toEqual([]);
+    // The one that can be sent is, without the other (D19).
+    expect(failed.error?.metadata.get("a2a-extensions")).toEqual(["urn:ext:a"]);
     // A turn for a rejection to be reported.
     await new Promise((resolve) => setImmediate(resolve));
     expect(unhandled).toEqual([]);
