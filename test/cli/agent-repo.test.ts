@@ -160,11 +160,11 @@ describe("an agent repo with every binding", () => {
 
   test("its npm test passes: the agent answers on JSON-RPC, HTTP+JSON and gRPC", async () => {
     const out = await npm(dir, "test");
-    expect(out).toMatch(/^# pass 6$/m);
-    expect(out).toMatch(/^# fail 0$/m);
+    expect(out).toMatch(/^(# |ℹ )pass 6$/m);
+    expect(out).toMatch(/^(# |ℹ )fail 0$/m);
     for (const binding of ["JSON-RPC", "HTTP+JSON", "gRPC"]) {
-      expect(out).toContain(`- ${binding}: SendMessage answers with a completed task\n`);
-      expect(out).toContain(`- ${binding}: SendStreamingMessage streams the artifact\n`);
+      expect(out).toMatch(new RegExp(`^(ok \\d+ - |✔ )${binding.replace("+", "\\+")}: SendMessage answers with a completed task`, "m"));
+      expect(out).toMatch(new RegExp(`^(ok \\d+ - |✔ )${binding.replace("+", "\\+")}: SendStreamingMessage streams the artifact`, "m"));
     }
     expect(out).not.toMatch(/^not ok/m);
   });
@@ -278,9 +278,9 @@ describe("an agent repo without gRPC, on PGlite (--store pglite:./data)", () => 
     expect(existsSync(join(jsonOnlyDir, "node_modules/@grpc/grpc-js"))).toBe(false);
     expect(existsSync(join(jsonOnlyDir, "node_modules/@electric-sql/pglite"))).toBe(true);
     const out = await npm(jsonOnlyDir, "test");
-    expect(out).toMatch(/^# pass 4$/m);
-    expect(out).toContain("- HTTP+JSON: SendMessage answers with a completed task\n");
-    expect(out).toMatch(/^# fail 0$/m);
+    expect(out).toMatch(/^(# |ℹ )pass 4$/m);
+    expect(out).toMatch(/^(ok \d+ - |✔ )HTTP\+JSON: SendMessage answers with a completed task/m);
+    expect(out).toMatch(/^(# |ℹ )fail 0$/m);
     // The test does not open the agent's data folder (a running agent's, which it would overwrite, D73)...
     expect(existsSync(join(jsonOnlyDir, "data"))).toBe(false);
     // ...the agent does.
@@ -301,8 +301,8 @@ describe("an agent repo without gRPC, on PGlite (--store pglite:./data)", () => 
 describe("an agent repo that also answers A2A 0.3 callers (--compat-v0-3)", () => {
   test("its npm test type-checks and passes, and the built agent answers a 0.3 JSON-RPC message/send and a 1.0 call on the same port", async () => {
     const out = await npm(compatDir, "test");
-    expect(out).toMatch(/^# pass 6$/m);
-    expect(out).toMatch(/^# fail 0$/m);
+    expect(out).toMatch(/^(# |ℹ )pass 6$/m);
+    expect(out).toMatch(/^(# |ℹ )fail 0$/m);
     const [port, grpcPort] = [await freePort(), await freePort()];
     const agent = await startAgent(compatDir, { ...env, PORT: String(port), GRPC_PORT: String(grpcPort) }, ["node", "dist/src/main.js"]);
     try {
