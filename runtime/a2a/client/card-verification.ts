@@ -10,6 +10,7 @@
 import type { DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { presenceJson, PresenceJsonError } from "../../core/codec/presence-json.js";
 import { canonicalJson, JcsError } from "../../core/jcs.js";
+import { transportFailure } from "../../core/client/client.js";
 import type { Jwk } from "../card-signing.js";
 import { cardSignatureAlgorithms, loadJose, type Jose } from "../jose.js";
 import { createJwksFetcher, type JwksFetchOptions } from "./jwks-fetch.js";
@@ -69,9 +70,12 @@ export interface CardVerifier {
   /**
    * Checks `card` (ProtoJSON) against the policy; `cardUrl` is where it came
    * from (for same-origin `jku`). Resolves with the signature that verified,
-   * or undefined when the policy let the card through unverified.
+   * or undefined when the policy let the card through unverified. `signal`
+   * bounds the whole check, JWKS fetches included: once it aborts, verify
+   * rejects at once with CANCELLED, or DEADLINE_EXCEEDED for a timeout's
+   * signal, as a call does (D29).
    */
-  verify(card: JsonObject, cardUrl?: string): Promise<VerifiedSignature | undefined>;
+  verify(card: JsonObject, cardUrl?: string, options?: { readonly signal?: AbortSignal | undefined }): Promise<VerifiedSignature | undefined>;
 }
 
 /** More are not looked at: a card with hundreds of signatures is a way to make a client work. */
@@ -104,7 +108,7 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
   const trustedUrls = new Set((jwksOptions?.urls ?? []).map((u) => new URL(u).href));
   const maxBytes = options.maxBytes ?? 1 << 20;
 
-  async function keyFor(jose: Jose, header: { kid: string; alg: string; jku?: string }, cardUrl: string | undefined) {
+  async function keyFor(jose: Jose, header: { kid: string; alg: string; jku?: string }, cardUrl: string | undefined, signal: AbortSignal) {
     let jwk = keys.find((k) => k.kid === header.kid);
     if (jwk === undefined && header.jku !== undefined) {
       if (fetcher === undefined) throw new Refusal("jku-refused", `its jku ${header.jku} is not fetched: verifyCard.jwks is off`);
@@ -120,8 +124,10 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
       }
       let found: readonly Jwk[];
       try {
-        found = await fetcher.keys(url.href, header.kid);
+        found = await fetcher.keys(url.href, header.kid, signal);
       } catch (err) {
+        // The caller's abort (or another signature verified meanwhile): not the JWKS's failure.
+        if (signal.aborted) throw err;
         throw new Refusal("jwks-unavailable", err instanceof Error ? err.message : String(err));
       }
       jwk = found.find((k) => k.kid === header.kid);
@@ -136,7 +142,7 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
     }
   }
 
-  async function verifyOne(jose: Jose, entry: JsonValue, payload: string, cardUrl: string | undefined): Promise<VerifiedSignature> {
+  async function verifyOne(jose: Jose, entry: JsonValue, payload: string, cardUrl: string | undefined, signal: AbortSignal): Promise<VerifiedSignature> {
     if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new Refusal("malformed", "it is not an object");
     const { protected: protectedHeader, signature, header: unprotected } = entry;
     if (typeof protectedHeader !== "string" || !base64url.test(protectedHeader) || protectedHeader.length > 4096 || protectedHeader.length % 4 === 1) {
@@ -157,7 +163,7 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
     if (!algorithms.includes(alg)) throw new Refusal("algorithm", `alg ${JSON.stringify(alg)} is not accepted (accepted: ${algorithms.join(", ")})`);
     if (typeof kid !== "string" || kid === "") throw new Refusal("malformed", "its protected header has no kid");
     if (jku !== undefined && typeof jku !== "string") throw new Refusal("malformed", "its jku is not a string");
-    const key = await keyFor(jose, { alg, kid, ...(jku === undefined ? {} : { jku }) }, cardUrl);
+    const key = await keyFor(jose, { alg, kid, ...(jku === undefined ? {} : { jku }) }, cardUrl, signal);
     try {
       await jose.flattenedVerify(
         { payload: jose.base64url.encode(payload), protected: protectedHeader, signature, ...(unprotected ? { header: unprotected as Record<string, never> } : {}) },
@@ -171,8 +177,13 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
   }
 
   return {
-    async verify(card, cardUrl) {
+    async verify(card, cardUrl, options = {}) {
       if (policy === "skip") return undefined;
+      const signal = options.signal;
+      const stopped = () => transportFailure(signal?.reason, signal);
+      // A function, not a property read: TypeScript would take a read once checked for the same ever after.
+      const aborted = () => signal?.aborted === true;
+      if (aborted()) throw stopped();
       const signatures = Array.isArray(card.signatures) ? card.signatures : card.signatures === undefined || card.signatures === null ? [] : [card.signatures];
       const where = cardUrl === undefined ? "the agent card" : `the agent card at ${cardUrl}`;
       if (signatures.length === 0) {
@@ -188,14 +199,29 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
       }
       if (Buffer.byteLength(payload) > maxBytes) throw new AgentCardSignatureError(`${where} is larger than ${maxBytes} bytes (verifyCard.maxBytes)`, "too-large");
       const jose = await loadJose();
+      if (aborted()) throw stopped();
+      // Every signature is checked at once (their JWKS fetched in parallel), so a card is held up
+      // by its slowest JWKS once, not once per signature; the first in the card's order that
+      // verifies is the one reported, and the checks still under way then are let go.
+      const done = new AbortController();
+      const each = signal === undefined ? done.signal : AbortSignal.any([signal, done.signal]);
+      const checks = signatures.slice(0, maxSignatures).map((entry) =>
+        verifyOne(jose, entry, payload, cardUrl, each).then(
+          (verified) => ({ verified }),
+          (err: unknown) => ({ err }),
+        ),
+      );
       const failures: { index: number; problem: CardSignatureProblem; message: string }[] = [];
-      for (const [index, entry] of signatures.slice(0, maxSignatures).entries()) {
-        try {
-          return await verifyOne(jose, entry, payload, cardUrl);
-        } catch (err) {
-          if (!(err instanceof Refusal)) throw err;
-          failures.push({ index, problem: err.problem, message: err.message });
+      try {
+        for (const [index, check] of checks.entries()) {
+          const outcome = await check;
+          if (aborted()) throw stopped();
+          if ("verified" in outcome) return outcome.verified;
+          if (!(outcome.err instanceof Refusal)) throw outcome.err;
+          failures.push({ index, problem: outcome.err.problem, message: outcome.err.message });
         }
+      } finally {
+        done.abort();
       }
       const why = failures.map((f) => `signature ${f.index}: ${f.message}`).join("; ");
       const more = signatures.length > maxSignatures ? `; ${signatures.length - maxSignatures} more not looked at` : "";

@@ -36,7 +36,7 @@ export interface GrpcDialOptions {
 export interface A2AConnectOptions extends A2AClientOptions {
   /** Bindings in the order preferred; default the card's order. Bindings not listed are not used. */
   readonly bindings?: readonly Binding[];
-  /** Aborts fetching the card. */
+  /** Aborts fetching the card and verifying it (JWKS fetches included): CANCELLED, or DEADLINE_EXCEEDED for `AbortSignal.timeout` (D29). */
   readonly signal?: AbortSignal;
   /**
    * Checks the card's signatures (spec 8.4, D101): the public card before any
@@ -185,7 +185,7 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
   const message = fromJson(tables.card, json, { ignoreUnknownFields: true }) as MessageShape<C>;
   const verifier = options.verifyCard === undefined ? undefined : createCardVerifier(tables.card, options.verifyCard);
   // A card given as a message has every REQUIRED field, as the form a server signs does.
-  await verifier?.verify(fetched?.json ?? presenceJsonOf(tables.card, message), fetched?.url);
+  await verifier?.verify(fetched?.json ?? presenceJsonOf(tables.card, message), fetched?.url, { signal: options.signal });
   const candidates = interfacesOf(json, fetched?.url, options.bindings);
   const passedOver: string[] = [];
   for (const chosen of candidates) {
@@ -219,15 +219,26 @@ function verifyingExtendedCards<T extends object>(client: T, schema: DescMessage
   const get = own["getExtendedAgentCard"];
   if (verifier === undefined || typeof get !== "function") return client;
   own["getExtendedAgentCard"] = async (...args: unknown[]) => {
+    // The call's signal and deadline bound the verification too: its deadline is counted from the
+    // call's start, as the call's own is, so a slow JWKS cannot hold the answer past it (D29).
+    const signal = verificationSignal(args[1] as { readonly signal?: AbortSignal; readonly timeoutMs?: number } | undefined);
     const card = (await (get as (...a: unknown[]) => Promise<MessageShape<DescMessage>>).apply(client, args));
     // The message holds every REQUIRED field, as the form the server signed does.
-    await verifier.verify(presenceJsonOf(schema, card), cardUrl);
+    await verifier.verify(presenceJsonOf(schema, card), cardUrl, { signal });
     return card;
   };
   return client;
 }
 
 export type { ClientCallOptions };
+
+/** A call's signal and deadline (call options, or a CallContext's signal) as one signal. */
+function verificationSignal(options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } | undefined): AbortSignal | undefined {
+  const deadline = typeof options?.timeoutMs === "number" ? AbortSignal.timeout(options.timeoutMs) : undefined;
+  const signal = options?.signal instanceof AbortSignal ? options.signal : undefined;
+  if (signal === undefined) return deadline;
+  return deadline === undefined ? signal : AbortSignal.any([signal, deadline]);
+}
 
 /** The `error.message` of a JSON error body (AIP-193 or JSON-RPC), or undefined. */
 function errorMessageOf(text: string): string | undefined {

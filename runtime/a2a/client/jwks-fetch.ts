@@ -35,9 +35,11 @@ export class JwksFetchError extends Error {
 export interface JwksFetcher {
   /**
    * The keys of the JWKS at `url`. With `kid`, a kept JWKS without that key is fetched again
-   * (a rotation), at most once per `cooldownMs`.
+   * (a rotation), at most once per `cooldownMs`. `signal` ends this caller's wait at once (it
+   * rejects with the signal's reason); a fetch no caller waits for any more is aborted, one
+   * another caller still waits for goes on within `timeoutMs`.
    */
-  keys(url: string, kid?: string): Promise<readonly Jwk[]>;
+  keys(url: string, kid?: string, signal?: AbortSignal): Promise<readonly Jwk[]>;
 }
 
 /** How many JWKS are kept: a card names its jku, so a hostile agent could name a new one per answer. */
@@ -54,31 +56,82 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
     readonly fetchedAt: number;
     readonly until: number;
     readonly keys: Promise<readonly Jwk[]>;
+    /** Aborts the fetch; called when every caller that waited for it has left. */
+    readonly abort: (reason: unknown) => void;
+    /** Callers waiting with a signal; a caller without one waits to the end (`held`). */
+    waiting: number;
+    held: boolean;
+    settled: boolean;
   }
   const cache = new Map<string, Kept>();
 
   /** Fetches `url` and keeps it, at once, so calls that come meanwhile share the fetch. */
-  function fetchInto(url: string, now: number): Promise<readonly Jwk[]> {
+  function fetchInto(url: string, now: number): Kept {
     for (const [kept, entry] of cache) if (entry.until <= now) cache.delete(kept);
     cache.delete(url);
     if (cache.size >= maxKept) cache.delete(cache.keys().next().value as string);
-    const keys = fetchKeys(url);
-    cache.set(url, { fetchedAt: now, until: now + cacheMs, keys });
-    // A failure is not kept: the next card tries again.
-    keys.catch(() => {
-      if (cache.get(url)?.keys === keys) cache.delete(url);
-    });
-    return keys;
+    const controller = new AbortController();
+    const keys = fetchKeys(url, controller.signal);
+    const abort = (reason: unknown) => {
+      // Gone from the cache at once: a caller that comes next fetches anew rather than share an aborted fetch.
+      if (cache.get(url) === entry) cache.delete(url);
+      controller.abort(reason);
+    };
+    const entry: Kept = { fetchedAt: now, until: now + cacheMs, keys, abort, waiting: 0, held: false, settled: false };
+    cache.set(url, entry);
+    keys.then(
+      () => {
+        entry.settled = true;
+      },
+      () => {
+        entry.settled = true;
+        // A failure is not kept: the next card tries again.
+        if (cache.get(url) === entry) cache.delete(url);
+      },
+    );
+    return entry;
   }
 
-  async function fetchKeys(url: string): Promise<readonly Jwk[]> {
+  /** The entry's keys, for as long as `signal` lets this caller wait. */
+  function waitFor(entry: Kept, signal: AbortSignal | undefined): Promise<readonly Jwk[]> {
+    if (signal === undefined) {
+      entry.held = true;
+      return entry.keys;
+    }
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (entry.settled) return entry.keys;
+    entry.waiting++;
+    return new Promise((resolve, reject) => {
+      const leave = () => {
+        entry.waiting--;
+        if (entry.waiting === 0 && !entry.held && !entry.settled) entry.abort(signal.reason);
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", leave, { once: true });
+      entry.keys.then(
+        (keys) => {
+          signal.removeEventListener("abort", leave);
+          entry.waiting--;
+          resolve(keys);
+        },
+        (err: unknown) => {
+          signal.removeEventListener("abort", leave);
+          entry.waiting--;
+          reject(err);
+        },
+      );
+    });
+  }
+
+  async function fetchKeys(url: string, abort: AbortSignal): Promise<readonly Jwk[]> {
     // Refused before any connection; a name is checked again at connect time.
     await guard.check(url);
     agent ??= new Agent({ connect: { lookup: guard.lookup } });
     let text = "";
     try {
       // reset: the connection closes after the answer; a JWKS is fetched rarely, and a kept socket would hold a short-lived client's process open.
-      const response = await request(url, { dispatcher: agent, reset: true, headers: { accept: "application/jwk-set+json, application/json" }, signal: AbortSignal.timeout(timeoutMs) });
+      const signal = AbortSignal.any([abort, AbortSignal.timeout(timeoutMs)]);
+      const response = await request(url, { dispatcher: agent, reset: true, headers: { accept: "application/jwk-set+json, application/json" }, signal });
       if (response.statusCode !== 200) {
         await response.body.dump().catch(() => undefined);
         throw new JwksFetchError(`the JWKS at ${url} answered HTTP ${response.statusCode}`);
@@ -110,19 +163,16 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   }
 
   return {
-    keys(url, kid) {
-      const now = Date.now();
+    async keys(url, kid, signal) {
       const cached = cache.get(url);
-      if (cached === undefined || cached.until <= now) return fetchInto(url, now);
-      if (kid === undefined) return cached.keys;
-      return cached.keys.then((kept) => {
-        if (kept.some((k) => k.kid === kid)) return kept;
-        // Another call may have fetched it again meanwhile: that one is used.
-        const current = cache.get(url);
-        if (current !== undefined && current !== cached) return current.keys;
-        const later = Date.now();
-        return later - cached.fetchedAt < cooldownMs ? kept : fetchInto(url, later);
-      });
+      const entry = cached === undefined || cached.until <= Date.now() ? fetchInto(url, Date.now()) : cached;
+      const kept = await waitFor(entry, signal);
+      if (kid === undefined || cached === undefined || entry !== cached || kept.some((k) => k.kid === kid)) return kept;
+      // Another call may have fetched it again meanwhile: that one is used.
+      const current = cache.get(url);
+      if (current !== undefined && current !== cached) return waitFor(current, signal);
+      const later = Date.now();
+      return later - cached.fetchedAt < cooldownMs ? kept : waitFor(fetchInto(url, later), signal);
     },
   };
 }
