@@ -71,17 +71,26 @@ interface CachedCard {
   readonly etag: string;
   readonly json: JsonObject;
 }
+/**
+ * Cards kept for their ETag, by URL, process-wide: the last 64 used, each of at most 256 KiB, and
+ * only a card a connect accepted (read, and verified when `verifyCard` is on). A caller that
+ * connects to URLs it is given kept every card it was sent, refused ones too, for the process's
+ * life: 300 cards of 1 MiB held 289 MiB.
+ */
 const cards = new Map<string, CachedCard>();
+const maxCardsKept = 64;
+const maxCardKeptBytes = 256 * 1024;
 
 /**
  * The card at `url` (an agent's base URL gets the well-known path), as
  * ProtoJSON. A card fetched before is asked for with If-None-Match, and a
- * 304 answers with the copy kept.
+ * 304 answers with the copy kept. `keep()` keeps the card for that, once
+ * the caller has accepted it.
  */
 export async function fetchAgentCard(
   url: string | URL,
   options: { readonly fetch?: typeof fetch; readonly headers?: Readonly<Record<string, string>>; readonly signal?: AbortSignal; readonly maxCardBytes?: number } = {},
-): Promise<{ url: string; json: JsonObject }> {
+): Promise<{ url: string; json: JsonObject; keep(): void }> {
   const target = new URL(url);
   if (target.pathname === "/" || target.pathname === "") target.pathname = agentCardPath;
   const href = target.href;
@@ -94,7 +103,9 @@ export async function fetchAgentCard(
   } catch (err) {
     throw cardFetchFailure(err, href, options.signal);
   }
-  if (response.status === 304 && cached !== undefined) return { url: href, json: cached.json };
+  if (response.status === 304 && cached !== undefined) return { url: href, json: cached.json, keep: () => keepCard(href, cached) };
+  // Another answer makes the copy kept stale, whatever the caller makes of this one.
+  if (cached !== undefined) cards.delete(href);
   if (!response.ok) {
     // What the agent said, if it said it as an error body (a host it does not answer to, say), within a small bound.
     const said = await readLimited(response, 4096, href).then(errorMessageOf, () => undefined);
@@ -114,9 +125,15 @@ export async function fetchAgentCard(
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) throw new RpcError("INVALID_ARGUMENT", `the agent card at ${href} is not a JSON object`);
   const etag = response.headers.get("etag");
-  if (etag !== null) cards.set(href, { etag, json });
-  else cards.delete(href);
-  return { url: href, json };
+  const kept = etag !== null && text.length <= maxCardKeptBytes ? { etag, json } : undefined;
+  return { url: href, json, keep: () => kept !== undefined && keepCard(href, kept) };
+}
+
+/** Keeps `card` as the newest, the oldest dropped past maxCardsKept. */
+function keepCard(href: string, card: CachedCard): void {
+  cards.delete(href);
+  cards.set(href, card);
+  if (cards.size > maxCardsKept) cards.delete(cards.keys().next().value as string);
 }
 
 /**
@@ -186,6 +203,7 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
   const verifier = options.verifyCard === undefined ? undefined : createCardVerifier(tables.card, options.verifyCard);
   // A card given as a message has every REQUIRED field, as the form a server signs does.
   await verifier?.verify(fetched?.json ?? presenceJsonOf(tables.card, message), fetched?.url, { signal: options.signal });
+  fetched?.keep();
   const candidates = interfacesOf(json, fetched?.url, options.bindings);
   const passedOver: string[] = [];
   for (const chosen of candidates) {
