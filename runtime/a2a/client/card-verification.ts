@@ -4,8 +4,10 @@
  * answers. The payload is computed from the card as it arrived (its 8.4.1
  * presence form without `signatures`, then RFC 8785), each signature's key is
  * found by `kid` among the keys the caller trusts or in the JWKS its `jku`
- * names, if the caller trusts that URL; the first signature that verifies
- * with an allowed algorithm makes the card valid (keys rotate).
+ * names, if the caller trusts that URL, and must fit its `alg` (kty, curve,
+ * `use`, `key_ops`, the key's own `alg`; each that fits is tried); the first
+ * signature that verifies with an allowed algorithm makes the card valid
+ * (keys rotate).
  */
 import type { DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { presenceJson, PresenceJsonError } from "../../core/codec/presence-json.js";
@@ -29,7 +31,7 @@ export interface CardJwksOptions extends JwksFetchOptions {
 export interface CardVerificationOptions {
   /** Default `require`. */
   readonly policy?: CardSignaturePolicy;
-  /** Public keys trusted by `kid`, as JWKs with a `kid` (their `alg`, if set, must be the signature's). */
+  /** Public keys trusted by `kid`, as JWKs with a `kid` (their `alg`, if set, must be the signature's; `use`, if set, "sig"; `key_ops`, if set, with "verify"). */
   readonly keys?: readonly Jwk[];
   /** Fetching keys by `jku`; without it (and with `keys`), no JWKS is ever fetched. */
   readonly jwks?: CardJwksOptions | false;
@@ -63,6 +65,7 @@ export class AgentCardSignatureError extends Error {
 export interface VerifiedSignature {
   readonly kid: string;
   readonly alg: string;
+  /** The JWKS the key came from; absent when a trusted `keys` entry verified it, whatever the header's jku. */
   readonly jku?: string;
 }
 
@@ -81,6 +84,36 @@ export interface CardVerifier {
 /** More are not looked at: a card with hundreds of signatures is a way to make a client work. */
 const maxSignatures = 8;
 const base64url = /^[A-Za-z0-9_-]+$/;
+/** Keys tried for one signature's kid: a JWKS could list hundreds under one. */
+const maxCandidates = 4;
+
+/** The key type (and curve) each accepted algorithm's key has. */
+function keyTypeOf(alg: string): { kty: string; crv?: string } | undefined {
+  if (alg === "ES256") return { kty: "EC", crv: "P-256" };
+  if (alg === "ES384") return { kty: "EC", crv: "P-384" };
+  if (alg === "ES512") return { kty: "EC", crv: "P-521" };
+  if (alg === "EdDSA" || alg === "Ed25519") return { kty: "OKP", crv: "Ed25519" };
+  if (/^(RS|PS)(256|384|512)$/.test(alg)) return { kty: "RSA" };
+  return undefined;
+}
+
+interface Unfit {
+  readonly problem: CardSignatureProblem;
+  readonly why: string;
+}
+
+/** Why `jwk` cannot verify a signature with `alg`, or undefined when it may. */
+function unfitFor(jwk: Jwk, alg: string): Unfit | undefined {
+  if (jwk.kty === "oct" || "d" in jwk) return { problem: "unknown-key", why: "is not a public key" };
+  if (typeof jwk.alg === "string" && jwk.alg !== alg) return { problem: "algorithm", why: `is for ${jwk.alg}, the signature says ${alg}` };
+  const type = keyTypeOf(alg);
+  if (type !== undefined && (jwk.kty !== type.kty || (type.crv !== undefined && jwk.crv !== type.crv))) {
+    return { problem: "algorithm", why: `is ${[jwk.kty, jwk.crv].filter((v) => v !== undefined).join(" ")}, not the ${[type.kty, type.crv].filter((v) => v !== undefined).join(" ")} key ${alg} needs` };
+  }
+  if (jwk.use !== undefined && jwk.use !== "sig") return { problem: "unknown-key", why: `is published for ${JSON.stringify(jwk.use)}, not for signatures (use "sig")` };
+  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes("verify"))) return { problem: "unknown-key", why: `is published for ${JSON.stringify(jwk.key_ops)}, not "verify" (key_ops)` };
+  return undefined;
+}
 
 class Refusal extends Error {
   constructor(
@@ -108,38 +141,75 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
   const trustedUrls = new Set((jwksOptions?.urls ?? []).map((u) => new URL(u).href));
   const maxBytes = options.maxBytes ?? 1 << 20;
 
-  async function keyFor(jose: Jose, header: { kid: string; alg: string; jku?: string }, cardUrl: string | undefined, signal: AbortSignal) {
-    let jwk = keys.find((k) => k.kid === header.kid);
-    if (jwk === undefined && header.jku !== undefined) {
-      if (fetcher === undefined) throw new Refusal("jku-refused", `its jku ${header.jku} is not fetched: verifyCard.jwks is off`);
-      let url: URL;
-      try {
-        url = new URL(header.jku);
-      } catch {
-        throw new Refusal("malformed", `its jku ${JSON.stringify(header.jku)} is not a URL`);
-      }
-      const sameOrigin = jwksOptions?.sameOrigin !== false && cardUrl !== undefined && new URL(cardUrl).origin === url.origin;
-      if (!sameOrigin && !trustedUrls.has(url.href)) {
-        throw new Refusal("jku-refused", `its jku ${url.href} is neither on the card's origin nor in verifyCard.jwks.urls`);
-      }
-      let found: readonly Jwk[];
-      try {
-        found = await fetcher.keys(url.href, header.kid, signal);
-      } catch (err) {
-        // The caller's abort (or another signature verified meanwhile): not the JWKS's failure.
-        if (signal.aborted) throw err;
-        throw new Refusal("jwks-unavailable", err instanceof Error ? err.message : String(err));
-      }
-      jwk = found.find((k) => k.kid === header.kid);
-    }
-    if (jwk === undefined) throw new Refusal("unknown-key", `no trusted key has kid ${JSON.stringify(header.kid)}`);
-    if (jwk.kty === "oct" || "d" in jwk) throw new Refusal("unknown-key", `the key ${JSON.stringify(header.kid)} is not a public key`);
-    if (typeof jwk.alg === "string" && jwk.alg !== header.alg) throw new Refusal("algorithm", `the key ${JSON.stringify(header.kid)} is for ${jwk.alg}, the signature says ${header.alg}`);
+  /**
+   * The keys that may have made a signature: the trusted `keys` with its kid, else (none has it)
+   * the keys with its kid in the JWKS its `jku` names. `jku` is set when they came from there.
+   */
+  async function keysFor(header: { kid: string; alg: string; jku?: string }, cardUrl: string | undefined, signal: AbortSignal): Promise<{ keys: readonly Jwk[]; jku?: string }> {
+    const trusted = keys.filter((k) => k.kid === header.kid);
+    if (trusted.length > 0 || header.jku === undefined) return { keys: trusted };
+    if (fetcher === undefined) throw new Refusal("jku-refused", `its jku ${header.jku} is not fetched: verifyCard.jwks is off`);
+    let url: URL;
     try {
-      return await jose.importJWK(jwk as Parameters<Jose["importJWK"]>[0], header.alg);
-    } catch (err) {
-      throw new Refusal("algorithm", `the key ${JSON.stringify(header.kid)} cannot verify ${header.alg}: ${err instanceof Error ? err.message : String(err)}`);
+      url = new URL(header.jku);
+    } catch {
+      throw new Refusal("malformed", `its jku ${JSON.stringify(header.jku)} is not a URL`);
     }
+    const sameOrigin = jwksOptions?.sameOrigin !== false && cardUrl !== undefined && new URL(cardUrl).origin === url.origin;
+    if (!sameOrigin && !trustedUrls.has(url.href)) {
+      throw new Refusal("jku-refused", `its jku ${url.href} is neither on the card's origin nor in verifyCard.jwks.urls`);
+    }
+    let found: readonly Jwk[];
+    try {
+      found = await fetcher.keys(url.href, header.kid, signal);
+    } catch (err) {
+      // The caller's abort (or another signature verified meanwhile): not the JWKS's failure.
+      if (signal.aborted) throw err;
+      throw new Refusal("jwks-unavailable", err instanceof Error ? err.message : String(err));
+    }
+    return { keys: found.filter((k) => k.kid === header.kid), jku: header.jku };
+  }
+
+  /**
+   * The key of `header.kid` that may verify it: one that can verify `alg` (its kty, and curve), is
+   * published for signatures (`use` absent or "sig", `key_ops` absent or with "verify"), and whose
+   * own `alg`, if set, is the header's; as jose's JWKS selection (createLocalJWKSet) has it.
+   * Each that fits is tried, so an RSA and an EC key, or an old and a new one, under one kid (RFC
+   * 7517 4.5) verify what they signed.
+   */
+  async function verifyWithKeys(jose: Jose, header: { kid: string; alg: string }, candidates: readonly Jwk[], verify: (key: Awaited<ReturnType<Jose["importJWK"]>>) => Promise<unknown>): Promise<void> {
+    const kid = JSON.stringify(header.kid);
+    const unfit = candidates.map((jwk) => unfitFor(jwk, header.alg));
+    const fitting = candidates.filter((_, i) => unfit[i] === undefined);
+    if (fitting.length === 0) {
+      const reasons = unfit.filter((u): u is Unfit => u !== undefined);
+      if (reasons.length === 1) throw new Refusal(reasons[0]!.problem, `the key ${kid} ${reasons[0]!.why}`);
+      const problem = reasons.every((r) => r.problem === "algorithm") ? "algorithm" : "unknown-key";
+      throw new Refusal(problem, `none of the ${reasons.length} keys with kid ${kid} can verify it (${reasons.map((r) => r.why).join("; ")})`);
+    }
+    const tried = fitting.slice(0, maxCandidates);
+    const failures: string[] = [];
+    let imported = 0;
+    for (const jwk of tried) {
+      let key: Awaited<ReturnType<Jose["importJWK"]>>;
+      try {
+        key = await jose.importJWK(jwk as Parameters<Jose["importJWK"]>[0], header.alg);
+      } catch (err) {
+        failures.push(`cannot verify ${header.alg}: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
+      imported++;
+      try {
+        await verify(key);
+        return;
+      } catch (err) {
+        failures.push(`it does not verify: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    const more = fitting.length > tried.length ? `; ${fitting.length - tried.length} more with that kid not tried` : "";
+    if (imported === 0) throw new Refusal("algorithm", `the key ${kid} ${failures.join("; ")}${more}`);
+    if (tried.length === 1) throw new Refusal("invalid-signature", `${failures[0]!}${more}`);
+    throw new Refusal("invalid-signature", `it verifies with none of the ${tried.length} keys with kid ${kid} (${failures.join("; ")})${more}`);
   }
 
   async function verifyOne(jose: Jose, entry: JsonValue, payload: string, cardUrl: string | undefined, signal: AbortSignal): Promise<VerifiedSignature> {
@@ -163,17 +233,12 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
     if (!algorithms.includes(alg)) throw new Refusal("algorithm", `alg ${JSON.stringify(alg)} is not accepted (accepted: ${algorithms.join(", ")})`);
     if (typeof kid !== "string" || kid === "") throw new Refusal("malformed", "its protected header has no kid");
     if (jku !== undefined && typeof jku !== "string") throw new Refusal("malformed", "its jku is not a string");
-    const key = await keyFor(jose, { alg, kid, ...(jku === undefined ? {} : { jku }) }, cardUrl, signal);
-    try {
-      await jose.flattenedVerify(
-        { payload: jose.base64url.encode(payload), protected: protectedHeader, signature, ...(unprotected ? { header: unprotected as Record<string, never> } : {}) },
-        key,
-        { algorithms: [...algorithms] },
-      );
-    } catch (err) {
-      throw new Refusal("invalid-signature", `it does not verify: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    return { kid, alg, ...(jku === undefined ? {} : { jku }) };
+    const found = await keysFor({ alg, kid, ...(jku === undefined ? {} : { jku }) }, cardUrl, signal);
+    if (found.keys.length === 0) throw new Refusal("unknown-key", `no trusted key has kid ${JSON.stringify(kid)}`);
+    const jws = { payload: jose.base64url.encode(payload), protected: protectedHeader, signature, ...(unprotected ? { header: unprotected as Record<string, never> } : {}) };
+    await verifyWithKeys(jose, { kid, alg }, found.keys, (key) => jose.flattenedVerify(jws, key, { algorithms: [...algorithms] }));
+    // The jku only when the key came from its JWKS: a trusted key's signature says nothing of that URL.
+    return { kid, alg, ...(found.jku === undefined ? {} : { jku: found.jku }) };
   }
 
   return {

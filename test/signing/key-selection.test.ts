@@ -1,0 +1,105 @@
+/**
+ * Which key verifies a card's signature (D101): among the keys with its kid,
+ * one that can verify its alg (kty, curve), published for signatures (`use`
+ * absent or "sig", `key_ops` absent or with "verify") and whose own `alg`, if
+ * any, is the header's, as jose's JWKS selection has it; each that fits is
+ * tried. The verifier took the first key with the kid: an RSA and an EC key
+ * under one kid (RFC 7517 4.5) refused a valid card, an encryption key
+ * verified one. And a trusted key's signature does not claim the header's jku.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { exportJWK, FlattenedSign, generateKeyPair, type JWK } from "jose";
+import { AgentCardSignatureError, canonicalJson, createCardVerifier, presenceJson } from "protoc-gen-a2a/runtime/signing";
+import { AgentCardSchema } from "../../generated/a2a_pb.js";
+
+let server: Server;
+let base = "";
+let published: JWK[] = [];
+let requests = 0;
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    requests++;
+    res.writeHead(200, { "content-type": "application/jwk-set+json" }).end(JSON.stringify({ keys: published }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const card: JsonObject = { name: "X", description: "d", version: "1", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
+const cardUrl = () => `${base}/.well-known/agent-card.json`;
+const jwksUrl = () => `${base}/jwks.json`;
+
+async function publicOf(alg: string, kid = "k1", extra: Partial<JWK> = {}): Promise<JWK & { kid: string }> {
+  const { publicKey } = await generateKeyPair(alg, { extractable: true });
+  return { ...(await exportJWK(publicKey)), kid, ...extra };
+}
+
+/** The card signed ES256 under kid k1 with a jku at the test's JWKS, and the signing key's public JWK. */
+async function signedCard(): Promise<{ signed: JsonObject; key: JWK & { kid: string } }> {
+  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+  const payload = new TextEncoder().encode(canonicalJson(presenceJson(AgentCardSchema, card)));
+  const jws = await new FlattenedSign(payload).setProtectedHeader({ alg: "ES256", kid: "k1", jku: jwksUrl() }).sign(privateKey);
+  return { signed: { ...card, signatures: [{ protected: jws.protected!, signature: jws.signature }] }, key: { ...(await exportJWK(publicKey)), kid: "k1" } };
+}
+
+const fetching = () => createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"], cacheMs: 0 } });
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => {
+      expect(err).toBeInstanceOf(AgentCardSignatureError);
+      return (err as AgentCardSignatureError).failures[0];
+    },
+  );
+
+test("an RSA and an EC key under one kid (RFC 7517 4.5): the EC one verifies an ES256 signature, first or not", async () => {
+  const { signed, key } = await signedCard();
+  const rsa = await publicOf("RS256");
+  for (const keys of [[rsa, key], [key, rsa]]) {
+    published = keys;
+    await expect(fetching().verify(signed, cardUrl())).resolves.toEqual({ kid: "k1", alg: "ES256", jku: jwksUrl() });
+    await expect(createCardVerifier(AgentCardSchema, { keys }).verify(signed)).resolves.toEqual({ kid: "k1", alg: "ES256" });
+  }
+});
+
+test("an old and a new key under one kid: each is tried, and a card signed by neither says it verified with none of them", async () => {
+  const { signed, key } = await signedCard();
+  const old = await publicOf("ES256");
+  published = [old, key];
+  await expect(fetching().verify(signed, cardUrl())).resolves.toMatchObject({ kid: "k1" });
+  published = [old, await publicOf("ES256")];
+  expect(await refusal(fetching().verify(signed, cardUrl()))).toMatchObject({ problem: "invalid-signature", message: expect.stringContaining('verifies with none of the 2 keys with kid "k1"') });
+});
+
+test('a key published for encryption (use "enc", or key_ops without "verify") does not verify a card it signed', async () => {
+  const { signed, key } = await signedCard();
+  published = [{ ...key, use: "enc" }];
+  expect(await refusal(fetching().verify(signed, cardUrl()))).toMatchObject({ problem: "unknown-key", message: expect.stringContaining('published for "enc"') });
+  published = [{ ...key, key_ops: ["encrypt"] }];
+  expect(await refusal(fetching().verify(signed, cardUrl()))).toMatchObject({ problem: "unknown-key", message: expect.stringContaining("key_ops") });
+  // As trusted keys too; and use "sig" with key_ops ["verify"] is what a signing key says.
+  expect(await refusal(createCardVerifier(AgentCardSchema, { keys: [{ ...key, use: "enc" }] }).verify(signed))).toMatchObject({ problem: "unknown-key" });
+  published = [{ ...key, use: "sig", key_ops: ["verify"], alg: "ES256" }];
+  await expect(fetching().verify(signed, cardUrl())).resolves.toMatchObject({ kid: "k1" });
+});
+
+test("a key of another curve, or another type, is refused as the wrong algorithm's, saying what it is", async () => {
+  const { signed } = await signedCard();
+  published = [await publicOf("ES384")];
+  expect(await refusal(fetching().verify(signed, cardUrl()))).toMatchObject({ problem: "algorithm", message: expect.stringContaining("EC P-384, not the EC P-256 key ES256 needs") });
+  published = [await publicOf("ES384"), await publicOf("RS256")];
+  expect(await refusal(fetching().verify(signed, cardUrl()))).toMatchObject({ problem: "algorithm", message: expect.stringContaining('none of the 2 keys with kid "k1" can verify it') });
+});
+
+test("a trusted key that verified a signature with a jku does not report that jku, and nothing is fetched", async () => {
+  const { signed, key } = await signedCard();
+  const before = requests;
+  await expect(createCardVerifier(AgentCardSchema, { keys: [key], jwks: { allow: ["127.0.0.1"] } }).verify(signed, cardUrl())).resolves.toEqual({ kid: "k1", alg: "ES256" });
+  expect(requests).toBe(before);
+});
