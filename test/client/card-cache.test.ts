@@ -17,9 +17,12 @@ const asked = new Map<string, (string | undefined)[]>();
 const cardOf = (url: string) => {
   const card = {
     name: "Kept",
-    description: url.includes("big") ? "a".repeat(300 * 1024) : "d",
+    // 100 K characters of three bytes each: 300 KiB of UTF-8, under 256 K characters (a review).
+    description: url.includes("big") ? "a".repeat(300 * 1024) : url.includes("wide") ? "\u4e2d".repeat(100 * 1024) : "d",
+    supportedInterfaces: url.includes("no-interface")
+      ? [{ url: `${base}/a2a`, protocolBinding: "SOAP", protocolVersion: "1.0" }]
+      : [{ url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
     version: "1",
-    supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
     capabilities: {},
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain"],
@@ -70,10 +73,19 @@ test("an accepted card is revalidated with its ETag; one refused by verifyCard, 
   expect(asked.get("/unreadable.json")).toEqual([undefined, undefined]);
 });
 
-test("a card larger than 256 KiB is not kept", async () => {
+test("a card larger than 256 KiB is not kept, counted in UTF-8 bytes", async () => {
   expect(await connect("/big.json")).toBe("connected");
   expect(await connect("/big.json")).toBe("connected");
   expect(asked.get("/big.json")).toEqual([undefined, undefined]);
+  expect(await connect("/wide.json")).toBe("connected");
+  expect(await connect("/wide.json")).toBe("connected");
+  expect(asked.get("/wide.json")).toEqual([undefined, undefined]);
+});
+
+test("a card no client could be made from (no interface the client speaks) is not kept", async () => {
+  expect(await connect("/no-interface.json")).toBe("failed: FailedPreconditionError");
+  expect(await connect("/no-interface.json")).toBe("failed: FailedPreconditionError");
+  expect(asked.get("/no-interface.json")).toEqual([undefined, undefined]);
 });
 
 test("64 cards are kept at most, the one used longest ago dropped first", async () => {

@@ -69,13 +69,14 @@ export function withA2AClientProfile(options: A2AClientOptions & { readonly prot
 
 interface CachedCard {
   readonly etag: string;
-  readonly json: JsonObject;
+  /** As it came: its parsed form can take thirty times its bytes (`[[],[],...]`), so a 304 parses it again. */
+  readonly text: string;
 }
 /**
- * Cards kept for their ETag, by URL, process-wide: the last 64 used, each of at most 256 KiB, and
- * only a card a connect accepted (read, and verified when `verifyCard` is on). A caller that
- * connects to URLs it is given kept every card it was sent, refused ones too, for the process's
- * life: 300 cards of 1 MiB held 289 MiB.
+ * Cards kept for their ETag, by URL, process-wide: the last 64 used, each of at most 256 KiB of
+ * UTF-8 text, and only a card a connect made a client from (read, and verified when `verifyCard`
+ * is on). A caller that connects to URLs it is given kept every card it was sent, refused ones
+ * too, for the process's life: 300 cards of 1 MiB held 289 MiB.
  */
 const cards = new Map<string, CachedCard>();
 const maxCardsKept = 64;
@@ -103,7 +104,7 @@ export async function fetchAgentCard(
   } catch (err) {
     throw cardFetchFailure(err, href, options.signal);
   }
-  if (response.status === 304 && cached !== undefined) return { url: href, json: cached.json, keep: () => keepCard(href, cached) };
+  if (response.status === 304 && cached !== undefined) return { url: href, json: JSON.parse(cached.text) as JsonObject, keep: () => keepCard(href, cached) };
   // Another answer makes the copy kept stale, whatever the caller makes of this one.
   if (cached !== undefined) cards.delete(href);
   if (!response.ok) {
@@ -125,7 +126,7 @@ export async function fetchAgentCard(
   }
   if (json === null || typeof json !== "object" || Array.isArray(json)) throw new RpcError("INVALID_ARGUMENT", `the agent card at ${href} is not a JSON object`);
   const etag = response.headers.get("etag");
-  const kept = etag !== null && text.length <= maxCardKeptBytes ? { etag, json } : undefined;
+  const kept = etag !== null && Buffer.byteLength(text) <= maxCardKeptBytes ? { etag, text } : undefined;
   return { url: href, json, keep: () => kept !== undefined && keepCard(href, kept) };
 }
 
@@ -203,14 +204,18 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
   const verifier = options.verifyCard === undefined ? undefined : createCardVerifier(tables.card, options.verifyCard);
   // A card given as a message has every REQUIRED field, as the form a server signs does.
   await verifier?.verify(fetched?.json ?? presenceJsonOf(tables.card, message), fetched?.url, { signal: options.signal });
-  fetched?.keep();
+  // Kept once a client is made from it: a card no interface of which could be used is not.
+  const made = <T>(client: T): T => {
+    fetched?.keep();
+    return client;
+  };
   const candidates = interfacesOf(json, fetched?.url, options.bindings);
   const passedOver: string[] = [];
   for (const chosen of candidates) {
     const profiled = withA2AClientProfile({ ...options, tenant: options.tenant ?? chosen.tenant, protocolVersion: majorMinor(chosen.protocolVersion) });
     const known = { card: message, chosenInterface: chosen };
-    if (chosen.protocolBinding === "JSONRPC") return Object.assign(verifyingExtendedCards(createJsonRpcClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known);
-    if (chosen.protocolBinding === "HTTP+JSON") return Object.assign(verifyingExtendedCards(createHttpJsonClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known);
+    if (chosen.protocolBinding === "JSONRPC") return made(Object.assign(verifyingExtendedCards(createJsonRpcClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known));
+    if (chosen.protocolBinding === "HTTP+JSON") return made(Object.assign(verifyingExtendedCards(createHttpJsonClient(tables, chosen.url, profiled), tables.card, verifier, fetched?.url), known));
     let grpc: typeof import("../../core/client/grpc.js");
     try {
       grpc = await import("../../core/client/grpc.js");
@@ -220,7 +225,7 @@ export async function connectA2AClient<M extends MethodTable, C extends DescMess
     }
     // The dial options were typed without grpc-js (GrpcDialOptions): grpc-js's own types from here on.
     const dialled = profiled as typeof profiled & Pick<GrpcClientOptions, "credentials" | "channelOptions">;
-    return Object.assign(verifyingExtendedCards(grpc.createGrpcClient(tables, chosen.url, dialled), tables.card, verifier, fetched?.url), known);
+    return made(Object.assign(verifyingExtendedCards(grpc.createGrpcClient(tables, chosen.url, dialled), tables.card, verifier, fetched?.url), known));
   }
   const offered = Array.isArray(json.supportedInterfaces) ? JSON.stringify(json.supportedInterfaces) : "none";
   throw new RpcError(

@@ -89,7 +89,8 @@ function withCodecFailures(definition: ServiceDefinition, methods: Readonly<Reco
     const spec = methods[key];
     const serialize = method.responseSerialize;
     const deserialize = method.requestDeserialize;
-    if (spec !== undefined && method.responseStream) streamSerializers.set(spec, serialize);
+    const streaming = method.responseStream;
+    if (spec !== undefined && streaming) streamSerializers.set(spec, serialize);
     out[key] =
       spec === undefined
         ? method
@@ -107,8 +108,8 @@ function withCodecFailures(definition: ServiceDefinition, methods: Readonly<Reco
               return problem === undefined ? request : new UndecodableRequest(`holds what its JSON form cannot: ${problem}`);
             },
             responseSerialize: (value: unknown) => {
-              // A stream's messages come encoded (ServerStream).
-              if (Buffer.isBuffer(value)) return value;
+              // A stream's messages come encoded (ServerStream); a unary answer never does (a handler's Buffer is no message).
+              if (streaming && Buffer.isBuffer(value)) return value;
               try {
                 return serialize(value);
               } catch (err) {
