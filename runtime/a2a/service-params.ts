@@ -60,15 +60,20 @@ export function negotiateVersion(header: string | null, query: string | null, po
   const version = majorMinorOfValue(requested);
   if (version !== undefined && policy.supported.includes(version)) return { ok: true, version };
   const several = version === undefined && requested.includes(",");
+  // Shown within a bound: an 8 KB value came back three times over (message, grpc-message, details).
+  const shown = requested.length > maxShownVersion ? `${requested.slice(0, maxShownVersion)}…` : requested;
   return {
     ok: false,
     requested,
     // Says what to send: most callers that get here sent no version at all (D5: that is 0.3).
     message: several
-      ? `A2A-Version names several versions (${requested}); send one of ${policy.supported.join(", ")}, once`
-      : `Protocol version ${requested} is not supported. Supported: ${policy.supported.join(", ")}. Send A2A-Version: ${newest ?? "1.0"} with each request`,
+      ? `A2A-Version names several versions (${shown}); send one of ${policy.supported.join(", ")}, once`
+      : `Protocol version ${shown} is not supported. Supported: ${policy.supported.join(", ")}. Send A2A-Version: ${newest ?? "1.0"} with each request`,
   };
 }
+
+/** How much of a refused A2A-Version a refusal repeats. */
+const maxShownVersion = 64;
 
 /** The newest of `versions` by Major.Minor, wherever it stands in the list (0.3 is listed after 1.0 with compat on). */
 function newestOf(versions: readonly string[]): string | undefined {

@@ -29,3 +29,12 @@ test("the version a refusal asks for is the newest served, wherever it stands in
   expect(negotiateVersion(null, null, { supported: ["1.1", "1.0", "0.3"], acceptMissing: true })).toEqual({ ok: true, version: "1.1" });
   expect(negotiateVersion("2.0", null, { supported: ["1.10", "1.9"] })).toMatchObject({ message: expect.stringContaining("Send A2A-Version: 1.10 ") });
 });
+
+test("a refusal repeats at most 64 characters of the version sent (an 8 KB value came back three times over)", () => {
+  const sent = `1.${"9".repeat(8000)}`;
+  const result = negotiateVersion(sent, null, policy);
+  expect(result).toMatchObject({ ok: false, requested: sent });
+  if (result.ok) return;
+  expect(result.message).toBe(`Protocol version ${sent.slice(0, 64)}… is not supported. Supported: 1.0. Send A2A-Version: 1.0 with each request`);
+  expect(negotiateVersion(`${sent}, 0.3`, null, policy)).toMatchObject({ message: expect.stringMatching(/^A2A-Version names several versions \(1\.9{62}…\)/) });
+});
