@@ -53,7 +53,7 @@ afterEach(async () => {
 });
 
 /** A store instance of its own pool, attached to the generated types: one agent instance. */
-async function instance(options: { terminalTtlMs?: number; leaseMs?: number; onError?: (error: unknown) => void; name?: string } = {}): Promise<SqlTaskStore> {
+async function instance(options: { terminalTtlMs?: number; interruptedTtlMs?: number; leaseMs?: number; onError?: (error: unknown) => void; name?: string } = {}): Promise<SqlTaskStore> {
   const { name, ...rest } = options;
   // A name is the connections' application_name, to find them in pg_stat_activity.
   const connectionString = name === undefined ? server.url : `${server.url}?application_name=${name}`;
@@ -1870,6 +1870,42 @@ test("finished tasks are deleted with what is theirs by deleteFinished, or once 
   } finally {
     await h2.close();
     // Its timer would delete the other tests' finished tasks too: it shares their database.
+    await expiring.close();
+  }
+});
+
+// A client that never came back kept its waiting task in the database for good (stop 44's list; D76 does it in memory).
+test("waiting tasks are deleted by deleteInterrupted, or once interruptedTtlMs has passed since their last status", async () => {
+  const store = await instance();
+  const handler = createA2AServiceTaskHandler(twoTurns, { store });
+  const tenant = unique("tenant");
+  try {
+    const waiting = await sendTask(handler, "start", tenant);
+    expect(waiting.status?.state).toBe(TaskState.INPUT_REQUIRED);
+    const finished = await sendTask(handler, "go", tenant);
+    await store.deleteInterrupted(Date.now() - 3_600_000);
+    expect(await store.get(waiting.id)).toBeDefined();
+    expect(await store.deleteInterrupted(Date.now() + 1)).toBeGreaterThanOrEqual(1);
+    expect(await store.get(waiting.id)).toBeUndefined();
+    expect(await store.events(waiting.id)).toEqual([]);
+    // A finished task is terminalTtlMs's.
+    expect((await store.get(finished.id))?.task.status?.state).toBe(TaskState.COMPLETED);
+  } finally {
+    await handler.close();
+  }
+
+  const expiring = await instance({ interruptedTtlMs: 200 });
+  const h2 = createA2AServiceTaskHandler(twoTurns, { store: expiring });
+  try {
+    const waiting = await sendTask(h2, "start", tenant);
+    const deadline = Date.now() + 10_000;
+    while ((await expiring.get(waiting.id)) !== undefined) {
+      if (Date.now() > deadline) throw new Error("the waiting task was not deleted within 10 s");
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    await h2.close();
+    // Its timer would delete the other tests' waiting tasks too: it shares their database.
     await expiring.close();
   }
 });

@@ -158,6 +158,19 @@ DELETE FROM a2a_tasks WHERE id IN (
   SELECT id FROM a2a_tasks WHERE finished_ms IS NOT NULL AND finished_ms < $1::bigint LIMIT $2::integer
 ) RETURNING 1`;
 
+/**
+ * At most $4 of the tasks waiting for their client (a state in $2, INPUT_REQUIRED or AUTH_REQUIRED)
+ * whose status is older than $1 and that no run holds (its lease lapsed or never taken, as of $3),
+ * with everything of theirs: a message taking such a task over claims it first (D79), so it stays.
+ */
+export const deleteInterrupted = `
+DELETE FROM a2a_tasks WHERE id IN (
+  SELECT id FROM a2a_tasks
+  WHERE finished_ms IS NULL AND state = ANY($2::int[]) AND status_ms < $1::bigint
+    AND (lease_until IS NULL OR lease_until < $3::bigint)
+  LIMIT $4::integer
+) RETURNING 1`;
+
 const configColumns = `task_id, id, tenant, url, token, auth_scheme, auth_credentials, protocol_version`;
 
 export const putConfig = `

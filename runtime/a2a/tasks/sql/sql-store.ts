@@ -52,6 +52,12 @@ export interface SqlTaskStoreOptions {
    */
   readonly terminalTtlMs?: number;
   /**
+   * How long a task waiting for its client (INPUT_REQUIRED, AUTH_REQUIRED) is kept after its last
+   * status change, when no run holds it, for a client that never comes back. Default: kept until
+   * deleted, as a finished one is (the in-memory store drops it after 24 h, D76).
+   */
+  readonly interruptedTtlMs?: number;
+  /**
    * How long a SUBMITTED or WORKING task's lease lasts (D72): the instance that wrote the task
    * last renews it every third of this, and any instance moves a task whose lease lapsed (its
    * instance died) to FAILED. Default 30 s.
@@ -112,6 +118,8 @@ export interface SqlTaskStore extends TaskStore {
   reapLapsed(now?: number): Promise<number>;
   /** Deletes the tasks that finished before `beforeMs` (epoch ms), with all that is theirs; answers how many. */
   deleteFinished(beforeMs: number): Promise<number>;
+  /** Deletes the tasks waiting for their client (INPUT_REQUIRED, AUTH_REQUIRED) whose status is older than `beforeMs` and that no run holds; answers how many. */
+  deleteInterrupted(beforeMs: number): Promise<number>;
   /** Waits for the writes under way, then closes what the store opened. */
   close(): Promise<void>;
 }
@@ -362,17 +370,27 @@ class Store implements SqlTaskStore {
     for (const timer of [renew, reap]) timer.unref();
     this.#leaseTimers.push(renew, reap);
     const ttl = options.terminalTtlMs;
-    if (ttl !== undefined) {
-      if (!(ttl > 0)) throw new Error("terminalTtlMs must be > 0");
-      // Finished tasks expire while the agent is idle too; the timer never keeps the process alive.
+    const waitingTtl = options.interruptedTtlMs;
+    if (ttl !== undefined && !(ttl > 0)) throw new Error("terminalTtlMs must be > 0");
+    if (waitingTtl !== undefined && !(waitingTtl > 0)) throw new Error("interruptedTtlMs must be > 0");
+    if (ttl !== undefined || waitingTtl !== undefined) {
+      // Tasks expire while the agent is idle too; the timer never keeps the process alive.
       // One sweep at a time; close() waits for the one under way. A failed sweep is reported and
       // tried again at the next tick (what it deleted in batches before failing stays deleted).
-      this.#timer = setInterval(() => {
-        if (this.#sweep !== undefined) return;
-        this.#sweep = this.deleteFinished(Date.now() - ttl)
-          .catch(this.#onError)
-          .finally(() => (this.#sweep = undefined));
-      }, Math.min(ttl, 60_000));
+      this.#timer = setInterval(
+        () => {
+          if (this.#sweep !== undefined) return;
+          const now = Date.now();
+          this.#sweep = (async () => {
+            if (ttl !== undefined) await this.deleteFinished(now - ttl);
+            if (waitingTtl !== undefined) await this.deleteInterrupted(now - waitingTtl);
+          })()
+            .catch(this.#onError)
+            .finally(() => (this.#sweep = undefined));
+        },
+        // A waiting task is dropped at most a quarter of its TTL late, as in memory (D76).
+        Math.min(ttl ?? Infinity, waitingTtl === undefined ? Infinity : waitingTtl / 4, 60_000),
+      );
       this.#timer.unref();
     }
   }
@@ -869,6 +887,18 @@ class Store implements SqlTaskStore {
     let deleted = 0;
     for (;;) {
       const rows = await this.driver.query(q.deleteFinished, [Math.floor(beforeMs), deleteBatch]);
+      deleted += rows.length;
+      if (rows.length < deleteBatch || this.#closed) return deleted;
+    }
+  }
+
+  /** Deletes the tasks waiting for their client whose status is older than `beforeMs` and that no run holds; answers how many. */
+  async deleteInterrupted(beforeMs: number): Promise<number> {
+    const states = this.#states;
+    if (states === undefined) return 0;
+    let deleted = 0;
+    for (;;) {
+      const rows = await this.driver.query(q.deleteInterrupted, [Math.floor(beforeMs), [states.inputRequired, states.authRequired], Date.now(), deleteBatch]);
       deleted += rows.length;
       if (rows.length < deleteBatch || this.#closed) return deleted;
     }
