@@ -1898,11 +1898,11 @@ test("waiting tasks are deleted by deleteInterrupted, or once interruptedTtlMs h
   const h2 = createA2AServiceTaskHandler(twoTurns, { store: expiring });
   try {
     const waiting = await sendTask(h2, "start", tenant);
-    const deadline = Date.now() + 10_000;
-    while ((await expiring.get(waiting.id)) !== undefined) {
-      if (Date.now() > deadline) throw new Error("the waiting task was not deleted within 10 s");
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    // A stream following it ends with TaskNotFound once it is gone, as in memory (D76).
+    const stream = h2.subscribeToTask({ id: waiting.id }, callContext(tenant))[Symbol.asyncIterator]();
+    expect((await stream.next()).value?.payload.case).toBe("task");
+    await expect(within("the stream to end", stream.next(), 10_000)).rejects.toMatchObject({ name: "TaskNotFoundError" });
+    expect(await expiring.get(waiting.id)).toBeUndefined();
   } finally {
     await h2.close();
     // Its timer would delete the other tests' waiting tasks too: it shares their database.

@@ -18,9 +18,11 @@ export function createOpeningStore(opening: Promise<TaskStore>): OpeningStore {
   let schemas: TaskSchemas | undefined;
   let outbox: PushOutbox | undefined;
   let store: TaskStore | undefined;
+  const dropped: ((taskId: string) => void)[] = [];
   const opened = opening.then((s) => {
     if (schemas !== undefined) s.attach?.(schemas);
     if (outbox !== undefined) s.deliverPushes?.(outbox);
+    for (const listener of dropped) s.onDropped?.(listener);
     store = s;
     return s;
   });
@@ -32,6 +34,10 @@ export function createOpeningStore(opening: Promise<TaskStore>): OpeningStore {
     attach(s) {
       schemas = s;
       store?.attach?.(s);
+    },
+    onDropped(listener) {
+      if (store === undefined) dropped.push(listener);
+      else store.onDropped?.(listener);
     },
     // The stores a URL names all keep an outbox but the in-memory one, which is never opened this way.
     deliverPushes(o) {

@@ -169,7 +169,7 @@ DELETE FROM a2a_tasks WHERE id IN (
   WHERE finished_ms IS NULL AND state = ANY($2::int[]) AND status_ms < $1::bigint
     AND (lease_until IS NULL OR lease_until < $3::bigint)
   LIMIT $4::integer
-) RETURNING 1`;
+) RETURNING id`;
 
 const configColumns = `task_id, id, tenant, url, token, auth_scheme, auth_credentials, protocol_version`;
 

@@ -327,6 +327,8 @@ class Store implements SqlTaskStore {
   #renewing: Promise<unknown> | undefined;
   #reaping: Promise<unknown> | undefined;
   #states: TaskStates | undefined;
+  /** Told of each waiting task deleteInterrupted removed. */
+  readonly #dropped: ((taskId: string) => void)[] = [];
   /** SUBMITTED and WORKING: the states a run holds a lease in of its own (D72), whatever claim came before (D79). */
   #running: number[] = [];
   readonly #onError: (error: unknown) => void;
@@ -898,10 +900,16 @@ class Store implements SqlTaskStore {
     if (states === undefined) return 0;
     let deleted = 0;
     for (;;) {
-      const rows = await this.driver.query(q.deleteInterrupted, [Math.floor(beforeMs), [states.inputRequired, states.authRequired], Date.now(), deleteBatch]);
+      const rows = await this.driver.query<{ id: string }>(q.deleteInterrupted, [Math.floor(beforeMs), [states.inputRequired, states.authRequired], Date.now(), deleteBatch]);
       deleted += rows.length;
+      // The handlers on this store end the streams that follow them (in this process; D76).
+      for (const { id } of rows) for (const listener of this.#dropped) listener(id);
       if (rows.length < deleteBatch || this.#closed) return deleted;
     }
+  }
+
+  onDropped(listener: (taskId: string) => void): void {
+    this.#dropped.push(listener);
   }
 
   async close(): Promise<void> {
