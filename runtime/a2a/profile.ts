@@ -137,9 +137,8 @@ export class A2AScope extends CallScope {
 
   /**
    * The `A2A-Extensions` response header when a handler activated any, else undefined. A URI a
-   * header cannot carry (other than printable ASCII: `urn:example:中`, CR/LF) is left out, on every
-   * binding as gRPC's metadata leaves it: node refused the whole header after the handler had run,
-   * and the JSON bindings answered an empty 500 (a hunt).
+   * header cannot carry (other than printable ASCII: `urn:example:中`, CR/LF) is left out here, so
+   * the others still go: the core would leave out the whole header (dispatch's `sendable`, D19).
    */
   activatedHeader(): string | undefined {
     const activated = this.#activated;

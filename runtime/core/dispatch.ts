@@ -302,7 +302,7 @@ export function createDispatcher(config: DispatchConfig): Dispatcher {
       return createEventSource(iterator, first, encoder, framing.heartbeatMs);
     },
 
-    responseHeaders: (scope) => profile.responseHeaders(scope),
+    responseHeaders: (scope) => sendable(profile.responseHeaders(scope)),
 
     failureHeaders(failure) {
       if (failure.entry.grpcStatus !== "UNAUTHENTICATED") return undefined;
@@ -410,3 +410,22 @@ class CheckedMessages implements MessageStream {
     return grpcResult(r.value);
   }
 }
+
+/**
+ * The profile's response headers a transport can carry: a value other than printable ASCII
+ * (CR/LF, NUL, an é) is left out, on every binding alike. node refused the whole answer's headers
+ * after the handler had run (the JSON bindings answered an empty 500), and grpc-js's Metadata.set
+ * threw (no answer, an unhandled rejection). Copied only when one is left out.
+ */
+function sendable(headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> | undefined {
+  if (headers === undefined) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const name in headers) {
+    if (printable.test(headers[name]!)) continue;
+    out ??= { ...headers };
+    delete out[name];
+  }
+  return out ?? headers;
+}
+
+const printable = /^[\x20-\x7e]*$/;

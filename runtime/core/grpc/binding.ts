@@ -292,7 +292,7 @@ function serviceError(err: unknown, dispatch: Dispatcher, spec: MethodSpec, req:
   span?.end(failure);
   const metadata = new Metadata();
   const headers = scope === undefined || headersSent ? undefined : dispatch.responseHeaders(scope);
-  if (headers !== undefined) setSendable(metadata, headers);
+  if (headers !== undefined) setAll(metadata, headers);
   const sent = grpcStatusParts(failure);
   metadata.set("grpc-status-details-bin", Buffer.from(sent.details));
   return { code: rpcCode(failure.entry.grpcStatus) as status, details: sent.message, metadata };
@@ -303,19 +303,14 @@ function sendResponseHeaders(call: GrpcCall, dispatch: Dispatcher, scope: CallSc
   const headers = dispatch.responseHeaders(scope);
   if (headers === undefined) return;
   const md = new Metadata();
-  if (setSendable(md, headers)) call.sendMetadata(md);
+  if (setAll(md, headers)) call.sendMetadata(md);
 }
 
-/**
- * Sets each header grpc-js can send; one whose value is not printable ASCII (an activated extension
- * URI with an é, say) is left out: grpc-js's set() throws on it, which failed the call with no
- * answer and an unhandled rejection. Whether any was set.
- */
-function setSendable(md: Metadata, headers: Readonly<Record<string, string>>): boolean {
+/** Sets the headers (dispatch.responseHeaders left out what grpc-js cannot carry); whether any was set. */
+function setAll(md: Metadata, headers: Readonly<Record<string, string>>): boolean {
   let set = false;
-  for (const [name, value] of Object.entries(headers)) {
-    if (!/^[\x20-\x7e]*$/.test(value)) continue;
-    md.set(name, value);
+  for (const name in headers) {
+    md.set(name, headers[name]!);
     set = true;
   }
   return set;
