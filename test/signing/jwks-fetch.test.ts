@@ -4,32 +4,27 @@
  * not make every card fetch again, and what is kept is bounded, since a card
  * names its jku and a hostile agent could name a new one per answer.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { createCardVerifier } from "protoc-gen-a2a/runtime/signing";
 import { createJwksFetcher } from "../../runtime/a2a/client/jwks-fetch.js";
 import { createCardSigner } from "../../runtime/a2a/card-signing.js";
 import { AgentCardSchema } from "../../generated/a2a_pb.js";
+import { serveJwks, type JwksServer } from "../support/jwks-server.js";
 
 const cardInit = { name: "A", description: "d", version: "1", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
 
-let server: Server;
+let jwks: JwksServer;
 let base = "";
 const requests = new Map<string, number>();
 let published: JWK[] = [];
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    requests.set(req.url ?? "", (requests.get(req.url ?? "") ?? 0) + 1);
-    res.writeHead(200, { "content-type": "application/jwk-set+json" }).end(JSON.stringify({ keys: published }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  jwks = await serveJwks(
+    () => published,
+    (path) => requests.set(path, (requests.get(path) ?? 0) + 1),
+  );
+  base = jwks.base;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => jwks.close());
 
 async function signedWith(kid: string) {
   const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });

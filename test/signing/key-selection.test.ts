@@ -7,29 +7,24 @@
  * under one kid (RFC 7517 4.5) refused a valid card, an encryption key
  * verified one. And a trusted key's signature does not claim the header's jku.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { exportJWK, FlattenedSign, generateKeyPair, type JWK } from "jose";
 import { AgentCardSignatureError, canonicalJson, createCardVerifier, presenceJson } from "protoc-gen-a2a/runtime/signing";
 import { AgentCardSchema } from "../../generated/a2a_pb.js";
+import { serveJwks, type JwksServer } from "../support/jwks-server.js";
 
-let server: Server;
+let jwks: JwksServer;
 let base = "";
 let published: JWK[] = [];
 let requests = 0;
 beforeAll(async () => {
-  server = createServer((_req, res) => {
-    requests++;
-    res.writeHead(200, { "content-type": "application/jwk-set+json" }).end(JSON.stringify({ keys: published }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  jwks = await serveJwks(
+    () => published,
+    () => requests++,
+  );
+  base = jwks.base;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => jwks.close());
 
 const card: JsonObject = { name: "X", description: "d", version: "1", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
 const cardUrl = () => `${base}/.well-known/agent-card.json`;

@@ -15,7 +15,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBinaryWith, ownBytesReadOptions } from "../../core/codec/binary-codec.js";
 import { SlotMap } from "../../core/slots.js";
 import { FinishedTasks } from "./finished-tasks.js";
-import type { PushConfigLike, TaskLike } from "./model.js";
+import { taskStatesOf, type PushConfigLike, type TaskLike } from "./model.js";
 import { NewestFirstPage } from "./newest-first.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "./page-token.js";
 import { type ConfigPage, type StoredTask, type TaskChange, type TaskPage, type TaskQuery, type TaskStore } from "./task-store.js";
@@ -153,9 +153,8 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
       }
       schema = schemas.task;
       // A schema set without the enum (a bare Task schema) has no interrupted states to sweep.
-      interrupted = new Set(
-        (schemas.taskState?.values ?? []).filter((v) => v.name === "TASK_STATE_INPUT_REQUIRED" || v.name === "TASK_STATE_AUTH_REQUIRED").map((v) => v.number),
-      );
+      const states = schemas.taskState === undefined ? undefined : taskStatesOf(schemas.taskState);
+      interrupted = new Set(states === undefined ? [] : [states.inputRequired, states.authRequired]);
     },
 
     onDropped(listener) {

@@ -389,6 +389,8 @@ class ServerStream implements Abortable {
   readonly #onError = (err: unknown): void => this.#fail(err);
   /** The call, for its response headers and for reporting a failure: its method and, once opened, its scope. */
   #spec: MethodSpec | undefined;
+  /** The method's response serializer: the stream encodes its messages itself (#write). */
+  #serialize: ((value: unknown) => Buffer) | undefined;
   #scope: CallScope | undefined;
   /** The call's span when tracing is on (D35). */
   #span: CallSpan | undefined;
@@ -408,6 +410,7 @@ class ServerStream implements Abortable {
   start(spec: MethodSpec): void {
     const { dispatch } = this;
     this.#spec = spec;
+    this.#serialize = streamSerializers.get(spec);
     let started: Started | Promise<Started>;
     try {
       const scope = dispatch.open("GRPC", this.req, undefined);
@@ -463,7 +466,7 @@ class ServerStream implements Abortable {
       // Encoded here, not by grpc-js as it writes (later, once an earlier message is out): one that
       // cannot be is this stream's failure, answered and traced as any (grpc-js answered INTERNAL by
       // itself, the span said success or the client leaving, and the handler was pulled on; a hunt).
-      const bytes = (streamSerializers.get(this.#spec as MethodSpec) as (value: unknown) => Buffer)(message);
+      const bytes = (this.#serialize as (value: unknown) => Buffer)(message);
       ok = call.write(bytes as unknown as Message);
     } catch (err) {
       this.#fail(err);
