@@ -215,6 +215,31 @@ test("grpc-js options of the wrong type are refused before anything listens, nam
   createA2AServiceGrpcClient("127.0.0.1:1", { channelOptions: { "grpc.primary_user_agent": "tests/1", "grpc.keepalive_time_ms": 60_000 } }).close();
 });
 
+test("channelz is off on serveA2AService's gRPC port, as on the clients, unless grpc.serverOptions turns it on (D80)", async () => {
+  // grpc-js's own channelz service, on a server of its own, lists the servers channelz records.
+  const admin = new grpc.Server({ "grpc.enable_channelz": 0 });
+  admin.addService(grpc.getChannelzServiceDefinition(), grpc.getChannelzHandlers());
+  const adminPort = await new Promise<number>((resolve, reject) => admin.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
+  const Channelz = grpc.makeClientConstructor(grpc.getChannelzServiceDefinition(), "Channelz");
+  const channelz = new Channelz(`127.0.0.1:${adminPort}`, grpc.credentials.createInsecure(), { "grpc.enable_channelz": 0 }) as unknown as grpc.Client & {
+    GetServers(req: { start_server_id: string }, cb: (err: grpc.ServiceError | null, res: { server: { listen_socket: { name: string }[] }[] }) => void): void;
+  };
+  const listed = () =>
+    new Promise<string[]>((resolve, reject) =>
+      channelz.GetServers({ start_server_id: "0" }, (err, res) => (err ? reject(err) : resolve(res.server.flatMap((s) => s.listen_socket.map((l) => l.name))))),
+    );
+  const on = await serveA2AService(createReferenceAgent(referenceExtendedCard), referenceCard, { port: 0, grpcPort: 0, grpc: { serverOptions: { "grpc.enable_channelz": 1 } } });
+  try {
+    const names = await listed();
+    expect(names).toContain(on.grpcAddress);
+    expect(names).not.toContain(target());
+  } finally {
+    channelz.close();
+    await on.close();
+    admin.forceShutdown();
+  }
+});
+
 test("a gRPC port already in use fails serveA2AService and leaves its HTTP port free", async () => {
   const [grpcPort] = (server.grpcAddress as string).split(":").slice(-1).map(Number);
   const free = await new Promise<number>((resolve) => {

@@ -44,7 +44,8 @@ export interface GrpcServerOptions {
   readonly maxSessionMemoryMb?: number;
   /**
    * Any other grpc-js server options (its `ServerOptions`); these win over
-   * the ones above. Typed loosely here so that this module's types need no
+   * the ones above and over the defaults (channelz is off unless
+   * `"grpc.enable_channelz": 1` is given here, D80). Typed loosely here so that this module's types need no
    * grpc-js: an agent served on the JSON bindings alone compiles without it.
    */
   readonly serverOptions?: Readonly<Record<string, unknown>>;

@@ -45,6 +45,9 @@ export function grpcServerOptions(options: GrpcServerOptions = {}): ServerOption
   }
   out["grpc.max_concurrent_streams"] = options.maxConcurrentStreams ?? defaultMaxConcurrentStreams;
   out["grpc-node.max_session_memory"] = options.maxSessionMemoryMb ?? defaultMaxSessionMemoryMb;
+  // Channelz records every call and connection for a debugging service a server rarely runs:
+  // off, as on the clients (D36), unless serverOptions turns it on (D80).
+  out["grpc.enable_channelz"] = 0;
   if (options.maxConnectionIdleMs !== undefined) out["grpc.max_connection_idle_ms"] = options.maxConnectionIdleMs;
   if (options.maxConnectionAgeMs !== undefined) out["grpc.max_connection_age_ms"] = options.maxConnectionAgeMs;
   if (options.maxConnectionAgeGraceMs !== undefined) out["grpc.max_connection_age_grace_ms"] = options.maxConnectionAgeGraceMs;
