@@ -98,3 +98,43 @@ test("a trusted key that verified a signature with a jku does not report that jk
   await expect(createCardVerifier(AgentCardSchema, { keys: [key], jwks: { allow: ["127.0.0.1"] } }).verify(signed, cardUrl())).resolves.toEqual({ kid: "k1", alg: "ES256" });
   expect(requests).toBe(before);
 });
+
+// One set of candidates, trusted keys first, then the jku's JWKS, as a jose key set would hold them:
+// a trusted key under the kid that did not verify stopped the search, and the card was refused.
+test("a trusted key under the kid of another type, or an old one, does not stop the search: the jku's JWKS verifies the card", async () => {
+  const { signed, key } = await signedCard();
+  published = [key];
+  for (const pinned of [await publicOf("RS256"), await publicOf("ES256")]) {
+    const verifier = createCardVerifier(AgentCardSchema, { keys: [pinned], jwks: { allow: ["127.0.0.1"], cacheMs: 0 } });
+    await expect(verifier.verify(signed, cardUrl())).resolves.toEqual({ kid: "k1", alg: "ES256", jku: jwksUrl() });
+  }
+  // With nothing to fetch, the trusted key's refusal is the card's, and with a JWKS that does not
+  // verify it either, both say why.
+  const rsa = await publicOf("RS256");
+  expect(await refusal(createCardVerifier(AgentCardSchema, { keys: [rsa] }).verify(signed, cardUrl()))).toMatchObject({ problem: "algorithm", message: expect.stringContaining("not the EC P-256 key ES256 needs") });
+  published = [await publicOf("ES256")];
+  const both = await refusal(createCardVerifier(AgentCardSchema, { keys: [rsa], jwks: { allow: ["127.0.0.1"], cacheMs: 0 } }).verify(signed, cardUrl()));
+  expect(both).toMatchObject({ problem: "algorithm", message: expect.stringMatching(/not the EC P-256 key ES256 needs; from its jku: it does not verify/) });
+});
+
+test("a kept JWKS whose key under the kid cannot verify the alg is fetched again after the cooldown, as jose's remote JWKS does on no matching key", async () => {
+  const { signed, key } = await signedCard();
+  published = [await publicOf("RS256")];
+  const verifier = createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"], cacheMs: 60_000, cooldownMs: 0 } });
+  expect(await refusal(verifier.verify(signed, cardUrl()))).toMatchObject({ problem: "algorithm" });
+  // The agent rotated kid k1 from RSA to EC: the kept JWKS has k1, but no k1 that fits ES256.
+  published = [key];
+  const before = requests;
+  await expect(verifier.verify(signed, cardUrl())).resolves.toMatchObject({ kid: "k1", jku: jwksUrl() });
+  expect(requests).toBe(before + 1);
+});
+
+test("key_ops with an operation twice, or an ext that is not a boolean, is not a usable key, as jose has it", async () => {
+  const { signed, key } = await signedCard();
+  for (const bad of [{ key_ops: ["verify", "verify"] }, { ext: "yes" as unknown as boolean }]) {
+    published = [{ ...key, ...bad }];
+    expect(await refusal(fetching().verify(signed, cardUrl()))).toMatchObject({ problem: "unknown-key" });
+  }
+  published = [{ ...key, key_ops: ["verify"], ext: true }];
+  await expect(fetching().verify(signed, cardUrl())).resolves.toMatchObject({ kid: "k1" });
+});

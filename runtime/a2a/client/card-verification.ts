@@ -3,9 +3,10 @@
  * card: the public card it fetches and the extended card GetExtendedAgentCard
  * answers. The payload is computed from the card as it arrived (its 8.4.1
  * presence form without `signatures`, then RFC 8785), each signature's key is
- * found by `kid` among the keys the caller trusts or in the JWKS its `jku`
- * names, if the caller trusts that URL, and must fit its `alg` (kty, curve,
- * `use`, `key_ops`, the key's own `alg`; each that fits is tried); the first
+ * found by `kid` among the keys the caller trusts, then in the JWKS its `jku`
+ * names, if the caller trusts that URL, and must fit its `alg` as jose's
+ * createLocalJWKSet has it (kty, curve, `use`, `key_ops`, `ext`, the key's own
+ * `alg`; each that fits is tried, trusted keys first); the first
  * signature that verifies with an allowed algorithm makes the card valid
  * (keys rotate).
  */
@@ -102,16 +103,25 @@ interface Unfit {
   readonly why: string;
 }
 
-/** Why `jwk` cannot verify a signature with `alg`, or undefined when it may. */
+/**
+ * Why `jwk` cannot verify a signature with `alg`, or undefined when it may: jose's JWKS selection
+ * (createLocalJWKSet's isUsableJWK) rule for rule, kid apart (matched before): a public key of the
+ * alg's kty (and curve), its own `alg` absent or the header's, `use` absent or "sig", `key_ops`
+ * absent or a list of distinct strings with "verify", `ext` absent or a boolean.
+ */
 function unfitFor(jwk: Jwk, alg: string): Unfit | undefined {
   if (jwk.kty === "oct" || "d" in jwk) return { problem: "unknown-key", why: "is not a public key" };
-  if (typeof jwk.alg === "string" && jwk.alg !== alg) return { problem: "algorithm", why: `is for ${jwk.alg}, the signature says ${alg}` };
+  if (jwk.alg !== undefined && jwk.alg !== alg) return { problem: "algorithm", why: `is for ${String(jwk.alg)}, the signature says ${alg}` };
   const type = keyTypeOf(alg);
   if (type !== undefined && (jwk.kty !== type.kty || (type.crv !== undefined && jwk.crv !== type.crv))) {
     return { problem: "algorithm", why: `is ${[jwk.kty, jwk.crv].filter((v) => v !== undefined).join(" ")}, not the ${[type.kty, type.crv].filter((v) => v !== undefined).join(" ")} key ${alg} needs` };
   }
   if (jwk.use !== undefined && jwk.use !== "sig") return { problem: "unknown-key", why: `is published for ${JSON.stringify(jwk.use)}, not for signatures (use "sig")` };
-  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes("verify"))) return { problem: "unknown-key", why: `is published for ${JSON.stringify(jwk.key_ops)}, not "verify" (key_ops)` };
+  const ops: unknown = jwk.key_ops;
+  if (ops !== undefined && !(Array.isArray(ops) && ops.every((op, i) => typeof op === "string" && ops.indexOf(op) === i) && ops.includes("verify"))) {
+    return { problem: "unknown-key", why: `is published for ${JSON.stringify(ops)}, not "verify" (key_ops)` };
+  }
+  if (jwk.ext !== undefined && typeof jwk.ext !== "boolean") return { problem: "unknown-key", why: `has an ext that is not a boolean (${JSON.stringify(jwk.ext)})` };
   return undefined;
 }
 
@@ -142,12 +152,12 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
   const maxBytes = options.maxBytes ?? 1 << 20;
 
   /**
-   * The keys that may have made a signature: the trusted `keys` with its kid, else (none has it)
-   * the keys with its kid in the JWKS its `jku` names. `jku` is set when they came from there.
+   * The keys with `header.kid` in the JWKS its `jku` names, when the caller trusts that URL. A kept
+   * JWKS with none of them that fits `alg` is fetched again once its cooldown has passed, as jose's
+   * remote JWKS does on its JWKSNoMatchingKey (not only one without the kid: a key rotated to
+   * another algorithm under the same kid is found too).
    */
-  async function keysFor(header: { kid: string; alg: string; jku?: string }, cardUrl: string | undefined, signal: AbortSignal): Promise<{ keys: readonly Jwk[]; jku?: string }> {
-    const trusted = keys.filter((k) => k.kid === header.kid);
-    if (trusted.length > 0 || header.jku === undefined) return { keys: trusted };
+  async function jwksKeysFor(header: { kid: string; alg: string; jku: string }, cardUrl: string | undefined, signal: AbortSignal): Promise<readonly Jwk[]> {
     if (fetcher === undefined) throw new Refusal("jku-refused", `its jku ${header.jku} is not fetched: verifyCard.jwks is off`);
     let url: URL;
     try {
@@ -159,15 +169,16 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
     if (!sameOrigin && !trustedUrls.has(url.href)) {
       throw new Refusal("jku-refused", `its jku ${url.href} is neither on the card's origin nor in verifyCard.jwks.urls`);
     }
+    const named = (k: Jwk) => k.kid === header.kid;
     let found: readonly Jwk[];
     try {
-      found = await fetcher.keys(url.href, header.kid, signal);
+      found = await fetcher.keys(url.href, (k) => named(k) && unfitFor(k, header.alg) === undefined, signal);
     } catch (err) {
       // The caller's abort (or another signature verified meanwhile): not the JWKS's failure.
       if (signal.aborted) throw err;
       throw new Refusal("jwks-unavailable", err instanceof Error ? err.message : String(err));
     }
-    return { keys: found.filter((k) => k.kid === header.kid), jku: header.jku };
+    return found.filter(named);
   }
 
   /**
@@ -233,12 +244,35 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
     if (!algorithms.includes(alg)) throw new Refusal("algorithm", `alg ${JSON.stringify(alg)} is not accepted (accepted: ${algorithms.join(", ")})`);
     if (typeof kid !== "string" || kid === "") throw new Refusal("malformed", "its protected header has no kid");
     if (jku !== undefined && typeof jku !== "string") throw new Refusal("malformed", "its jku is not a string");
-    const found = await keysFor({ alg, kid, ...(jku === undefined ? {} : { jku }) }, cardUrl, signal);
-    if (found.keys.length === 0) throw new Refusal("unknown-key", `no trusted key has kid ${JSON.stringify(kid)}`);
     const jws = { payload: jose.base64url.encode(payload), protected: protectedHeader, signature, ...(unprotected ? { header: unprotected as Record<string, never> } : {}) };
-    await verifyWithKeys(jose, { kid, alg }, found.keys, (key) => jose.flattenedVerify(jws, key, { algorithms: [...algorithms] }));
-    // The jku only when the key came from its JWKS: a trusted key's signature says nothing of that URL.
-    return { kid, alg, ...(found.jku === undefined ? {} : { jku: found.jku }) };
+    const verifyWith = (candidates: readonly Jwk[]) => verifyWithKeys(jose, { kid, alg }, candidates, (key) => jose.flattenedVerify(jws, key, { algorithms: [...algorithms] }));
+    // The trusted keys with its kid first, then (none of them verified it, or none has the kid)
+    // the JWKS its jku names: one set of candidates, as a jose key set would be, the trusted
+    // ones tried without a fetch. A trusted key of the wrong type, or an old one, under the kid
+    // stopped the search there, and the card was refused although its JWKS verified it.
+    const trusted = keys.filter((k) => k.kid === kid);
+    let pinned: Refusal | undefined;
+    if (trusted.length > 0) {
+      try {
+        await verifyWith(trusted);
+        // No jku: a trusted key's signature says nothing of that URL.
+        return { kid, alg };
+      } catch (err) {
+        if (!(err instanceof Refusal)) throw err;
+        pinned = err;
+      }
+    }
+    if (jku === undefined) throw pinned ?? new Refusal("unknown-key", `no trusted key has kid ${JSON.stringify(kid)}`);
+    try {
+      const found = await jwksKeysFor({ alg, kid, jku }, cardUrl, signal);
+      if (found.length === 0) throw new Refusal("unknown-key", `no trusted key has kid ${JSON.stringify(kid)}`);
+      await verifyWith(found);
+      return { kid, alg, jku };
+    } catch (err) {
+      if (!(err instanceof Refusal) || pinned === undefined) throw err;
+      // The trusted key's refusal comes first: it is the key the caller named; then why its jku did not help.
+      throw new Refusal(pinned.problem, `${pinned.message}; from its jku: ${err.message}`);
+    }
   }
 
   return {

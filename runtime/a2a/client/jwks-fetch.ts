@@ -34,12 +34,12 @@ export class JwksFetchError extends Error {
 
 export interface JwksFetcher {
   /**
-   * The keys of the JWKS at `url`. With `kid`, a kept JWKS without that key is fetched again
-   * (a rotation), at most once per `cooldownMs`. `signal` ends this caller's wait at once (it
+   * The keys of the JWKS at `url`. With `usable`, a kept JWKS without a key it takes is fetched
+   * again (a rotation), at most once per `cooldownMs`, as jose's remote JWKS does on no match. `signal` ends this caller's wait at once (it
    * rejects with the signal's reason); a fetch no caller waits for any more is aborted, one
    * another caller still waits for goes on within `timeoutMs`.
    */
-  keys(url: string, kid?: string, signal?: AbortSignal): Promise<readonly Jwk[]>;
+  keys(url: string, usable?: (key: Jwk) => boolean, signal?: AbortSignal): Promise<readonly Jwk[]>;
 }
 
 /** How many JWKS are kept: a card names its jku, so a hostile agent could name a new one per answer. */
@@ -163,11 +163,11 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   }
 
   return {
-    async keys(url, kid, signal) {
+    async keys(url, usable, signal) {
       const cached = cache.get(url);
       const entry = cached === undefined || cached.until <= Date.now() ? fetchInto(url, Date.now()) : cached;
       const kept = await waitFor(entry, signal);
-      if (kid === undefined || cached === undefined || entry !== cached || kept.some((k) => k.kid === kid)) return kept;
+      if (usable === undefined || cached === undefined || entry !== cached || kept.some(usable)) return kept;
       // Another call may have fetched it again meanwhile: that one is used.
       const current = cache.get(url);
       if (current !== undefined && current !== cached) return waitFor(current, signal);
