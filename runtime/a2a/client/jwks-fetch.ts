@@ -7,8 +7,9 @@
  * most; a kept one is fetched again for a key it lacks once `cooldownMs` has
  * passed since it was fetched, as jose's remote JWKS does).
  */
+import type { LookupFunction } from "node:net";
 import { Agent, request } from "undici";
-import { createPushGuard } from "../tasks/push-guard.js";
+import { createPushGuard, PushGuardError } from "../tasks/push-guard.js";
 import type { Jwk } from "../card-signing.js";
 
 export interface JwksFetchOptions {
@@ -21,10 +22,15 @@ export interface JwksFetchOptions {
    * long has passed since it was fetched. Default 30,000 ms.
    */
   readonly cooldownMs?: number;
-  /** How long a fetch may take. Default 5,000 ms. */
+  /** How long a fetch may take, the SSRF guard's DNS lookup of its host included. Default 5,000 ms. */
   readonly timeoutMs?: number;
   /** The largest JWKS read. Default 65,536 bytes. */
   readonly maxBytes?: number;
+  /**
+   * How a JWKS host's name is resolved, for the SSRF check and the connection alike: a socket
+   * `lookup` (node:net's LookupFunction; it is asked for every address). Default node:dns's.
+   */
+  readonly lookup?: LookupFunction;
 }
 
 /** A JWKS that could not be had; the message says why. */
@@ -49,7 +55,7 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   const cacheMs = options.cacheMs ?? 300_000;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const maxBytes = options.maxBytes ?? 65_536;
-  const guard = createPushGuard(options.allow, "JWKS");
+  const guard = createPushGuard(options.allow, "JWKS", options.lookup);
   let agent: Agent | undefined;
   const cooldownMs = options.cooldownMs ?? 30_000;
   interface Kept {
@@ -124,13 +130,20 @@ export function createJwksFetcher(options: JwksFetchOptions = {}): JwksFetcher {
   }
 
   async function fetchKeys(url: string, abort: AbortSignal): Promise<readonly Jwk[]> {
+    // The time bound covers the DNS lookup too: a resolver that never answers held the fetch (and
+    // every verify sharing it, a caller without a signal for good) past timeoutMs.
+    const signal = AbortSignal.any([abort, AbortSignal.timeout(timeoutMs)]);
     // Refused before any connection; a name is checked again at connect time.
-    await guard.check(url);
+    try {
+      await guard.check(url, signal);
+    } catch (err) {
+      if (err instanceof PushGuardError || abort.aborted) throw err;
+      throw new JwksFetchError(`the JWKS at ${url} was not fetched: the DNS lookup of its host did not answer within ${timeoutMs} ms (jwks.timeoutMs)`, { cause: err });
+    }
     agent ??= new Agent({ connect: { lookup: guard.lookup } });
     let text = "";
     try {
       // reset: the connection closes after the answer; a JWKS is fetched rarely, and a kept socket would hold a short-lived client's process open.
-      const signal = AbortSignal.any([abort, AbortSignal.timeout(timeoutMs)]);
       const response = await request(url, { dispatcher: agent, reset: true, headers: { accept: "application/jwk-set+json, application/json" }, signal });
       if (response.statusCode !== 200) {
         await response.body.dump().catch(() => undefined);

@@ -124,18 +124,23 @@ export interface PushGuard {
    * the only check it gets at delivery.
    */
   screen(url: string): URL;
-  /** `screen`, then every address the host resolves to. */
-  check(url: string): Promise<void>;
-  /** A socket `lookup` that resolves with node:dns and fails when any address is refused. */
+  /**
+   * `screen`, then every address the host resolves to. `signal` ends the wait for the DNS answer
+   * (rejecting with its reason): a resolver that never answers would hold the caller past its
+   * time bound. A late answer is dropped.
+   */
+  check(url: string, signal?: AbortSignal): Promise<void>;
+  /** A socket `lookup` that resolves with the guard's lookup (node:dns's by default) and fails when any address is refused. */
   readonly lookup: LookupFunction;
 }
 
 /**
  * A guard that lets through what `allow` names: host names, addresses, CIDRs.
  * `subject` names what is fetched in its errors ("push" URL and destination;
- * the card verifier's "JWKS", D101).
+ * the card verifier's "JWKS", D101). `resolve`: how names are resolved, in the
+ * check and in the socket's lookup alike; node:dns's `lookup` by default.
  */
-export function createPushGuard(allow: readonly string[] = [], subject = "push"): PushGuard {
+export function createPushGuard(allow: readonly string[] = [], subject = "push", resolve?: LookupFunction): PushGuard {
   const allowedHosts = new Set<string>();
   const allowedAddresses = new BlockList();
   for (const entry of allow) {
@@ -205,7 +210,7 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push")
     return parsed;
   }
 
-  async function check(url: string): Promise<void> {
+  async function check(url: string, signal?: AbortSignal): Promise<void> {
     const parsed = screen(url);
     const host = normalizeHost(parsed.hostname);
     if (familyOf(host) || allowedHosts.has(host)) return;
@@ -215,20 +220,29 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push")
       new PushGuardError(`${subject} URL "${url}" refused by the SSRF guard: ${host} does not resolve to an address it may be sent to (a public one, or one the allow option lists)`, { cause });
     let addresses: LookupAddress[];
     try {
-      addresses = await lookupPromise(host, { all: true });
+      addresses = await untilAborted(lookupAll(host), signal);
     } catch (error) {
+      if (signal?.aborted === true) throw signal.reason;
       throw refuse(error);
     }
     const refused = refuseAny(`${subject} URL "${url}"`, host, addresses);
     if (refused) throw refuse(refused);
   }
 
+  function lookupAll(host: string): Promise<LookupAddress[]> {
+    if (resolve === undefined) return lookupPromise(host, { all: true });
+    return new Promise((done, fail) => {
+      resolve(host, { all: true }, (error, addresses) => (error ? fail(error) : done(Array.isArray(addresses) ? addresses : [])));
+    });
+  }
+
   const lookup: LookupFunction = (hostname, options, callback) => {
     // Ask for every address whatever the socket asked for: one refused
     // address refuses the name, so the answer cannot depend on which one
     // the socket would have picked.
-    lookupCallback(hostname, { family: options.family, hints: options.hints, all: true }, (error, addresses) => {
+    (resolve ?? lookupCallback)(hostname, { family: options.family, hints: options.hints, all: true }, (error: NodeJS.ErrnoException | null, answer: string | LookupAddress[]) => {
       if (error) return callback(error, "");
+      const addresses = Array.isArray(answer) ? answer : [];
       const host = normalizeHost(hostname);
       const refused = allowedHosts.has(host) ? undefined : refuseAny(`${subject} destination ${host}`, host, addresses);
       if (refused) return callback(refused, "");
@@ -239,4 +253,24 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push")
   };
 
   return { screen, check, lookup };
+}
+
+/** `answer`, or the signal's reason once it aborts; the answer that comes later is dropped, its failure too. */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return answer;
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener("abort", stop);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", stop);
+        reject(error);
+      },
+    );
+  });
 }
