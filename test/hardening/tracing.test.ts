@@ -313,6 +313,22 @@ test("JSON-RPC: a call refused as a whole (an unsupported A2A-Version) still has
   expect(span!.attributes).toMatchObject({ "rpc.method": "GetTask", "a2a.error.reason": "VERSION_NOT_SUPPORTED", "rpc.jsonrpc.error_code": -32009 });
 });
 
+test("JSON-RPC: a streaming call refused in a batch has its span, with the error, beside the batch's unary call's", async () => {
+  const res = await fetch(server.jsonRpcUrl!, {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0" },
+    body: JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "SubscribeToTask", params: { id: "x" } },
+      { jsonrpc: "2.0", id: 2, method: "GetTask", params: { id: "x" } },
+    ]),
+  });
+  const replies = (await res.json()) as { id: number; error?: { code: number } }[];
+  expect(replies.find((r) => r.id === 1)?.error?.code).toBe(-32600);
+  const spans = serverSpans();
+  expect(spans.map((s) => s.attributes["rpc.method"]).sort()).toEqual(["GetTask", "SubscribeToTask"]);
+  expect(spans.find((s) => s.attributes["rpc.method"] === "SubscribeToTask")!.attributes).toMatchObject({ "rpc.jsonrpc.request_id": "1", "rpc.jsonrpc.error_code": -32600 });
+});
+
 test("the bridge: one trace across two hops (client -> JSON-RPC bridge -> gRPC upstream)", async () => {
   const upstream = createA2AServiceGrpcClient(server.grpcAddress!);
   // The API module given as it is, where the server above loaded it itself.

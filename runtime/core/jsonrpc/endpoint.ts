@@ -260,7 +260,11 @@ export function createJsonRpcEndpoint<H extends object>(config: JsonRpcEndpointC
             if (!("spec" in call)) return call.id === undefined ? undefined : errorEnvelope(call.id, call.error);
             if (call.spec.kind !== "unary" && scope !== undefined) {
               if (call.id === undefined) return undefined;
-              return errorEnvelope(call.id, fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`));
+              // A call of a method the service has, refused: its span says so (D35), as a call
+              // refused with its whole request does; it had none, so a batch's refusals went untraced.
+              const error = fail(errors.InvalidRequest, `${call.spec.name} streams its response and cannot be called in a batch`);
+              startSpan(call, req)?.end(error);
+              return errorEnvelope(call.id, error);
             }
             // A notification is not waited for: its answer would be dropped, and a blocking call
             // (an A2A SendMessage) would hold the whole batch's response until its task settled.
