@@ -1486,6 +1486,34 @@ test("B's listening connection killed mid-task: B listens again and its stream s
   }
 });
 
+test("a waiting task B removes while A's listening connection is cut: A reads its followed tasks again once it listens, finds it gone, and ends its stream with TaskNotFound", async () => {
+  const lostOnA = deferred<string>();
+  const name = unique("a").replaceAll("-", "_");
+  const storeA = await instance({ name, onError: (err) => lostOnA.resolve(String((err as Error).message)) });
+  const storeB = await instance();
+  const a = createA2AServiceTaskHandler(twoTurns, { store: storeA });
+  const b = createA2AServiceTaskHandler(twoTurns, { store: storeB });
+  const tenant = unique("tenant");
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    const waiting = await sendTask(b, "start", tenant);
+    const onA = a.subscribeToTask({ id: waiting.id }, callContext(tenant))[Symbol.asyncIterator]();
+    expect((await onA.next()).value?.payload.case).toBe("task");
+    const listener = `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query ILIKE 'LISTEN %'`;
+    const pid = await until("A to listen", async () => (await admin.query<{ pid: number }>(listener, [name])).rows[0]?.pid);
+    await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+    // Removed while A may not be listening: its notice is lost to A, the read after listening again is not.
+    expect(await storeB.deleteInterrupted(Date.now() + 1)).toBeGreaterThanOrEqual(1);
+    expect(await within("A to notice", lostOnA.promise)).toMatch(/terminat/i);
+    await expect(within("A's stream to end", onA.next(), 10_000)).rejects.toMatchObject({ name: "TaskNotFoundError" });
+  } finally {
+    await admin.end();
+    await a.close();
+    await b.close();
+  }
+});
+
 test("a task whose instance died is FAILED once its lease lapses, by another instance, and that instance's streams end with it", async () => {
   const gate = deferred();
   const stuck: A2AServiceExecutor = async function* ({ message: m }) {
@@ -1908,6 +1936,30 @@ test("waiting tasks are deleted by deleteInterrupted, or once interruptedTtlMs h
     // Its timer would delete the other tests' waiting tasks too: it shares their database.
     await expiring.close();
   }
+});
+
+describe("a waiting task one instance removes, through the SDK clients", () => {
+  test.each(BINDINGS)("%s: the streams following it end with TaskNotFound on every instance, not only on the one that removed it (D70, D71)", async (binding) => {
+    const storeA = await instance();
+    const storeB = await instance();
+    const agentA = await startAgent(twoTurns, { store: storeA });
+    const agentB = await startAgent(twoTurns, { store: storeB });
+    try {
+      const clientA = await agentA.client(binding);
+      const waiting = asTask(await clientA.sendMessage(sdkSend("start")));
+      expect(waiting.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
+      const onA = follow(binding, clientA.resubscribeTask({ tenant: "", id: waiting.id }));
+      const onB = follow(binding, (await agentB.client(binding)).resubscribeTask({ tenant: "", id: waiting.id }));
+      await within("both snapshots", Promise.all([onA.atLeast(1), onB.atLeast(1)]));
+      // B removes it (as its interruptedTtlMs timer would): A hears of it through the database only.
+      expect(await storeB.deleteInterrupted(Date.now() + 1)).toBeGreaterThanOrEqual(1);
+      expect(await within("both streams to end", Promise.all([onA.done, onB.done]), 10_000)).toEqual(["TaskNotFound", "TaskNotFound"]);
+      expect(onA.events.map(sdkLabel)).toEqual(["task:INPUT_REQUIRED"]);
+    } finally {
+      await agentA.close();
+      await agentB.close();
+    }
+  });
 });
 
 test("migrations run once per database, and a database at a newer schema version is refused", async () => {

@@ -15,6 +15,11 @@
  * here would wait for it for ever (reported once per run of failures).
  * Events this instance wrote are skipped (the runtime published them when
  * it wrote them), but counted, so no read returns them again.
+ *
+ * A read that finds the task gone (another instance deleted it: a waiting
+ * task past interruptedTtlMs, D70) tells `onGone`. The deleting statement
+ * notifies the same channel, so the follower reads at once; a notice lost
+ * is made up for by the read after listening again, as for events.
  */
 import { SlotMap } from "../../../core/slots.js";
 import type { SqlDriver } from "./driver.js";
@@ -58,8 +63,11 @@ export class LogFollowers<R extends LogRow> {
     private readonly driver: SqlDriver,
     /** This instance's writer id: its own events are not handed over. */
     private readonly writer: string,
-    private readonly read: (taskId: string, afterSeq: number) => Promise<readonly R[]>,
+    /** The task's events after `afterSeq`; undefined when the task is gone. */
+    private readonly read: (taskId: string, afterSeq: number) => Promise<readonly R[] | undefined>,
     private readonly onError: (error: unknown) => void,
+    /** A followed task was found gone: deleted, by this instance or another. */
+    private readonly onGone: (taskId: string) => void = () => undefined,
   ) {}
 
   /** How many tasks are followed: for tests and metrics. */
@@ -184,6 +192,10 @@ export class LogFollowers<R extends LogRow> {
       do {
         follower.again = false;
         const rows = await this.read(taskId, follower.lastSeq);
+        if (rows === undefined) {
+          if (!follower.closed && !this.#closed) this.onGone(taskId);
+          return;
+        }
         for (const row of rows) {
           if (follower.closed) return;
           if (row.seq <= follower.lastSeq) continue;

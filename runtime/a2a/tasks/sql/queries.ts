@@ -162,14 +162,21 @@ DELETE FROM a2a_tasks WHERE id IN (
  * At most $4 of the tasks waiting for their client (a state in $2, INPUT_REQUIRED or AUTH_REQUIRED)
  * whose status is older than $1 and that no run holds (its lease lapsed or never taken, as of $3),
  * with everything of theirs: a message taking such a task over claims it first (D79), so it stays.
+ * Each is announced on the event channel (D71) as deleted by writer $5, at commit: the instances
+ * following it read its log, find it gone, and end their streams of it.
  */
 export const deleteInterrupted = `
-DELETE FROM a2a_tasks WHERE id IN (
-  SELECT id FROM a2a_tasks
-  WHERE finished_ms IS NULL AND state = ANY($2::int[]) AND status_ms < $1::bigint
-    AND (lease_until IS NULL OR lease_until < $3::bigint)
-  LIMIT $4::integer
-) RETURNING id`;
+WITH d AS (
+  DELETE FROM a2a_tasks WHERE id IN (
+    SELECT id FROM a2a_tasks
+    WHERE finished_ms IS NULL AND state = ANY($2::int[]) AND status_ms < $1::bigint
+      AND (lease_until IS NULL OR lease_until < $3::bigint)
+    LIMIT $4::integer
+  ) RETURNING id
+)
+SELECT d.id FROM d CROSS JOIN LATERAL (
+  SELECT pg_notify('a2a_task_events', json_build_object('t', d.id, 'w', $5::text, 'gone', true)::text)
+) n`;
 
 const configColumns = `task_id, id, tenant, url, token, auth_scheme, auth_credentials, protocol_version`;
 
@@ -191,6 +198,15 @@ WHERE task_id = $1::text AND ($2::text IS NULL OR id > $2::text COLLATE "C")
 ORDER BY id LIMIT $3::int`;
 
 export const deleteConfig = `DELETE FROM a2a_push_configs WHERE task_id = $1::text AND id = $2::text`;
+
+/**
+ * What a follower reads (D71): task $1's events after $2, in order, behind one row for the task
+ * itself (seq NULL); no row at all when the task is gone (deleted).
+ */
+export const followEvents = `
+SELECT e.seq::float8 AS seq, e.kind, e.idx, e.at_ms::float8 AS at_ms, e.body, e.writer, e.append, e.last_chunk, e.metadata
+FROM a2a_tasks t LEFT JOIN a2a_task_events e ON e.task_id = t.id AND e.seq > $2::bigint
+WHERE t.id = $1::text ORDER BY e.seq NULLS FIRST`;
 
 /** A task's events after `seq`, in order. */
 export const eventsAfter = `

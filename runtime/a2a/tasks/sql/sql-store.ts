@@ -327,7 +327,7 @@ class Store implements SqlTaskStore {
   #renewing: Promise<unknown> | undefined;
   #reaping: Promise<unknown> | undefined;
   #states: TaskStates | undefined;
-  /** Told of each waiting task deleteInterrupted removed. */
+  /** Told of each waiting task deleteInterrupted removed, here or on another instance (D71). */
   readonly #dropped: ((taskId: string) => void)[] = [];
   /** SUBMITTED and WORKING: the states a run holds a lease in of its own (D72), whatever claim came before (D79). */
   #running: number[] = [];
@@ -345,7 +345,9 @@ class Store implements SqlTaskStore {
   ) {
     this.engine = driver.engine;
     this.#onError = options.onError ?? reportError;
-    this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#eventRows(taskId, after), this.#onError);
+    // A followed task found gone was deleted by another instance (interruptedTtlMs, D70): the
+    // handlers here end its streams as the deleting instance's do.
+    this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#followRows(taskId, after), this.#onError, (taskId) => this.#tellDropped(taskId));
     this.#pushes = new PushOutboxSender(driver, this.#writer, () => this.#s, this.#onError, async (taskId) => (await this.get(taskId))?.task);
     const leaseMs = options.leaseMs ?? 30_000;
     if (!(leaseMs > 0)) throw new Error("leaseMs must be > 0");
@@ -835,6 +837,13 @@ class Store implements SqlTaskStore {
     return this.driver.query<EventRow>(q.eventsAfter, [taskId, afterSeq]);
   }
 
+  /** A followed task's events after `afterSeq`, or undefined once it is gone (deleted). */
+  async #followRows(taskId: string, afterSeq: number): Promise<EventRow[] | undefined> {
+    const rows = await this.driver.query<EventRow & { seq: number | null }>(q.followEvents, [taskId, afterSeq]);
+    if (rows.length === 0) return undefined;
+    return rows.filter((r): r is EventRow => r.seq !== null);
+  }
+
   async events(taskId: string, afterSeq = 0): Promise<readonly TaskEventRow[]> {
     return (await this.#eventRows(taskId, afterSeq)).map((r) => ({
       seq: r.seq,
@@ -900,12 +909,17 @@ class Store implements SqlTaskStore {
     if (states === undefined) return 0;
     let deleted = 0;
     for (;;) {
-      const rows = await this.driver.query<{ id: string }>(q.deleteInterrupted, [Math.floor(beforeMs), [states.inputRequired, states.authRequired], Date.now(), deleteBatch]);
+      const rows = await this.driver.query<{ id: string }>(q.deleteInterrupted, [Math.floor(beforeMs), [states.inputRequired, states.authRequired], Date.now(), deleteBatch, this.#writer]);
       deleted += rows.length;
-      // The handlers on this store end the streams that follow them (in this process; D76).
-      for (const { id } of rows) for (const listener of this.#dropped) listener(id);
+      // The handlers on this store end the streams that follow them (D76); other instances hear
+      // of it on the event channel (the statement's notice skips this instance's followers).
+      for (const { id } of rows) this.#tellDropped(id);
       if (rows.length < deleteBatch || this.#closed) return deleted;
     }
+  }
+
+  #tellDropped(taskId: string): void {
+    for (const listener of this.#dropped) listener(taskId);
   }
 
   onDropped(listener: (taskId: string) => void): void {
