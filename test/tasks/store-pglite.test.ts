@@ -13,7 +13,9 @@ import { pathToFileURL } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { MessageNotStoredError, createPGliteTaskStore, type TaskStore } from "protoc-gen-a2a/runtime/tasks";
-import { MessageSchema, Role, TaskSchema, TaskState, TaskStatusSchema } from "../../generated/a2a_pb.js";
+import { MessageSchema, Role, SendMessageRequestSchema, TaskSchema, TaskState, TaskStatusSchema } from "../../generated/a2a_pb.js";
+import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
+import { callContext, within } from "../support/task-clients.js";
 import { describeTaskStore, schemas } from "./store-conformance.js";
 
 let dataDir: string;
@@ -63,6 +65,25 @@ test("claims on PGlite (the same SQL as on Postgres, D79): a lapsed claim is let
     const stored = (await store.get("t1"))!;
     expect([TaskState[stored.task.status!.state], stored.task.history.map((m) => m.messageId)]).toEqual(["INPUT_REQUIRED", ["start", "ok"]]);
   } finally {
+    await store.close();
+  }
+});
+
+test("a waiting task removed on PGlite (the same SQL as on Postgres, with its notice, D70, D71): the stream following it ends with TaskNotFound", async () => {
+  const store = await createPGliteTaskStore({ interruptedTtlMs: 200 });
+  const asking: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+  };
+  const handler = createA2AServiceTaskHandler(asking, { store });
+  try {
+    const answer = await handler.sendMessage(create(SendMessageRequestSchema, { message: create(MessageSchema, { messageId: "m", role: Role.USER, parts: [{ content: { case: "text", value: "start" } }] }) }), callContext(""));
+    if (answer.payload.case !== "task") throw new Error("expected a task");
+    const stream = handler.subscribeToTask({ id: answer.payload.value.id }, callContext(""))[Symbol.asyncIterator]();
+    expect((await stream.next()).value?.payload.case).toBe("task");
+    await expect(within("the stream to end", stream.next(), 10_000)).rejects.toMatchObject({ name: "TaskNotFoundError" });
+    expect(await store.get(answer.payload.value.id)).toBeUndefined();
+  } finally {
+    await handler.close();
     await store.close();
   }
 });
