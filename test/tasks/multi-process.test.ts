@@ -11,6 +11,9 @@
  * - an instance killed with SIGKILL mid-task: B moves the task to FAILED
  *   within the lease (D72), and every push notification of the task, none of
  *   which the killed one could deliver, reaches the loopback receiver (D74);
+ * - an instance killed with a waiting task's notifications undelivered, the
+ *   task taken up by a run on B at once: B delivers them while its run still
+ *   holds the task, each once (D74);
  * - a PGlite agent killed with SIGKILL and started again on its data
  *   directory: its tasks are there, the one it was running FAILED.
  */
@@ -223,6 +226,41 @@ describe("two agent processes on one Postgres", () => {
       // At least once: each in order of the task's events, whoever delivered it.
       expect(kinds()).toEqual(["task", "status:TASK_STATE_WORKING", "artifact:x", "status:TASK_STATE_FAILED"]);
     } finally {
+      await receiver.stop();
+    }
+  });
+
+  test("A killed with a waiting task's notifications undelivered, the task taken up at once by a run on B: A's notifications are delivered while B's run holds the task, each once", async () => {
+    const receiver = await new Receiver().start();
+    let up = false;
+    const delivered: string[] = [];
+    receiver.answer = (got) => {
+      if (!up) return 503;
+      delivered.push(got.body);
+      return 200;
+    };
+    const key = `taken-${Date.now()}`;
+    try {
+      const victim = await startAgentProcess(postgres.url, leaseMs);
+      const contextId = `ctx-taken-${Date.now()}`;
+      const waiting = asTask(await (await victim.client("JSONRPC")).sendMessage(send(`ask:${key}`, { contextId, push: { url: receiver.url("/taken"), id: "hook" } })));
+      expect(waiting.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
+      await receiver.when("the victim's first delivery attempt", () => receiver.on("/taken").length > 0);
+      await victim.kill();
+      up = true;
+      // Answered through B before A's claims lapse: B's run holds the task (WORKING) until go.
+      const onB = follow("JSONRPC", (await b.client("JSONRPC")).sendMessageStream(send(`hold:${key}`, { taskId: waiting.id, contextId })));
+      await b.next("B's run", (m) => m.started === key);
+      const kinds = () => delivered.map(kindOf);
+      await receiver.when("A's notifications, B's run still holding the task", () => kinds().includes("status:TASK_STATE_INPUT_REQUIRED"), 4 * leaseMs);
+      // A's in their order; B's WORKING, sent by B at once, may come before them (D74).
+      expect(kinds().filter((k) => k !== "status:TASK_STATE_WORKING")).toEqual(["task", "status:TASK_STATE_INPUT_REQUIRED"]);
+      b.go(key);
+      expect(await within("B's run to ask again", onB.done)).toBe("ended");
+      await receiver.when("B's question", () => kinds().filter((k) => k === "status:TASK_STATE_INPUT_REQUIRED").length === 2);
+      expect(kinds().sort()).toEqual(["status:TASK_STATE_INPUT_REQUIRED", "status:TASK_STATE_INPUT_REQUIRED", "status:TASK_STATE_WORKING", "task"]);
+    } finally {
+      b.go(key);
       await receiver.stop();
     }
   });

@@ -231,12 +231,14 @@ WHERE NOT EXISTS (
   WHERE t.id = x.id AND t.finished_ms IS NULL AND t.lease_owner = $2::text AND t.lease_until IS NOT NULL)`;
 
 /**
- * Tasks with outbox rows whose claim lapsed (the instance delivering them died), oldest first.
- * Not a task that is leased (D72): the instance that fails it takes its rows with it.
+ * Tasks with outbox rows whose claim lapsed before $1 (the instance delivering them died), oldest
+ * first. Not a task whose lease lapsed too (D72): the instance that fails it takes its rows with
+ * it, before the FAILED. A task a live instance holds (it took the task up after the death, D79)
+ * is one: its rows were left for as long as that run held the task.
  */
 export const lapsedPushTasks = `
 SELECT o.task_id FROM a2a_push_outbox o JOIN a2a_tasks t ON t.id = o.task_id
-WHERE o.claim_until < $1::bigint AND t.lease_until IS NULL
+WHERE o.claim_until < $1::bigint AND (t.lease_until IS NULL OR t.lease_until >= $1::bigint)
 GROUP BY o.task_id ORDER BY min(o.claim_until) LIMIT 100`;
 
 /**

@@ -360,7 +360,7 @@ class Store implements SqlTaskStore {
     }, Math.max(1, Math.floor(leaseMs / 3)));
     const reap = setInterval(() => {
       if (this.#schemas === undefined) return;
-      // Failing a task takes its notifications with it; what is left are those of tasks no one runs.
+      // Failing a task takes its notifications with it; what is left are those of tasks no one runs, or a live instance runs now (D74).
       // Each step checks for close(), which waits for the round: against a database that stopped
       // answering, each would wait out its own timeout (D117).
       this.#reaping ??= this.reapLapsed()
