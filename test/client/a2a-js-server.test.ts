@@ -214,7 +214,10 @@ interface SdkAgent {
   readonly restUrl: string;
   readonly grpcAddress: string;
   /** A client of this project's for `binding`. */
-  client(binding: BindingName, options?: { tenant?: string; extensions?: string[]; headers?: Record<string, string> }): A2AServiceClient;
+  client(
+    binding: BindingName,
+    options?: { tenant?: string; extensions?: string[]; headers?: Record<string, string>; streamIdleTimeoutMs?: number; heartbeatTimeoutMs?: number },
+  ): A2AServiceClient;
   close(): Promise<void>;
 }
 
@@ -572,6 +575,32 @@ describe.each(BINDINGS)("the generated client on %s against @a2a-js/sdk's server
     const card = await rejectionOf(plain.getExtendedAgentCard({}));
     expect(card).toBeInstanceOf(ExtendedAgentCardNotConfiguredError);
     expect(seen(card)).toEqual({ name: "ExtendedAgentCardNotConfiguredError", reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED", message: "Extended Agent Card not configured" });
+  });
+});
+
+// ---------------------------------------------------------------- no heartbeats
+
+describe.each(["JSONRPC", "HTTP+JSON"] as const)("%s: the SDK's streams carry no heartbeat, so the default idle bound never arms (D30)", (binding) => {
+  // The default bound (heartbeatTimeoutMs, 45 s) is shortened to 100 ms here, so a quiet of 400 ms is four bounds long.
+  const QUIET_MS = 400;
+
+  test("a task quiet for longer than heartbeatTimeoutMs: a plain stream gets every event, nothing is cut", async () => {
+    const client = main.client(binding, { heartbeatTimeoutMs: 100 });
+    const text = `hold ${binding} quiet`;
+    const events = collect(client.sendStreamingMessage(message(text)));
+    const taskId = await main.executor.heldTask(text);
+    // The quiet itself is what is tested: the task is healthy, only silent.
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    main.executor.release(taskId);
+    expect(kinds(await events)).toEqual(["task", "status:WORKING", "artifactUpdate", "artifactUpdate", "status:COMPLETED"]);
+  });
+
+  test("an explicit streamIdleTimeoutMs bounds the stream from its start, heartbeats or not: UNAVAILABLE", async () => {
+    const client = main.client(binding, { streamIdleTimeoutMs: 100 });
+    const text = `hold ${binding} cut`;
+    const err = await rejectionOf(collect(client.sendStreamingMessage(message(text))));
+    main.executor.release(await main.executor.heldTask(text));
+    expect(isRpcError(err) ? [err.name, err.message] : err).toEqual(["UnavailableError", expect.stringContaining("(streamIdleTimeoutMs)")]);
   });
 });
 

@@ -15,6 +15,8 @@ export interface CuttingProxy {
   readonly port: number;
   /** Connections accepted so far. */
   readonly accepted: number;
+  /** Resolves once `text` has been forwarded toward a client (whole within one read of the agent's; once written, it reaches the client even if the link then stalls). */
+  passed(text: string): Promise<void>;
   /** Resets every connection now open, held ones included. */
   cut(): void;
   /** From now on, new connections wait, unforwarded, until `resume`. */
@@ -37,6 +39,7 @@ export async function startCuttingProxy(target: { host: string; port: number }):
   const links = new Set<{ client: Socket; upstream: Socket }>();
   let holding = false;
   let accepted = 0;
+  const watchers: { text: string; seen: () => void }[] = [];
 
   const track = (socket: Socket) => {
     open.add(socket);
@@ -53,6 +56,9 @@ export async function startCuttingProxy(target: { host: string; port: number }):
     upstream.on("close", () => client.destroy());
     client.pipe(upstream);
     upstream.pipe(client);
+    upstream.on("data", (data: Buffer) => {
+      for (const w of watchers.slice()) if (data.includes(w.text)) watchers.splice(watchers.indexOf(w), 1), w.seen();
+    });
     links.add({ client, upstream });
     client.on("close", () => links.forEach((l) => l.client === client && links.delete(l)));
   };
@@ -89,6 +95,7 @@ export async function startCuttingProxy(target: { host: string; port: number }):
     get accepted() {
       return accepted;
     },
+    passed: (text) => new Promise<void>((seen) => watchers.push({ text, seen })),
     cut,
     hold() {
       holding = true;

@@ -124,12 +124,12 @@ export function grpcClientOf(client: Client): grpc.Client | undefined {
 /**
  * The generated task handler around `executor`, served on all three
  * bindings on loopback (ephemeral ports) with the two-principal
- * authenticate. onError is recorded in `errors` unless the options give one.
+ * authenticate (`serve.heartbeatMs`: the SSE heartbeat period). onError is recorded in `errors` unless the options give one.
  */
-export async function startAgent(executor: A2AServiceExecutor, options: TaskHandlerOptions = {}): Promise<TestAgent> {
+export async function startAgent(executor: A2AServiceExecutor, options: TaskHandlerOptions = {}, serve: { heartbeatMs?: number } = {}): Promise<TestAgent> {
   const errors: ReportedError[] = [];
   const handler = createA2AServiceTaskHandler(executor, { onError: (error, info) => errors.push({ error, taskId: info.taskId }), ...options });
-  const server = await serveA2AService(handler, taskCard, { port: 0, grpcPort: 0, host: "127.0.0.1", authenticate: principalsAuthenticate, drainMs: 200 });
+  const server = await serveA2AService(handler, taskCard, { port: 0, grpcPort: 0, host: "127.0.0.1", authenticate: principalsAuthenticate, drainMs: 200, ...serve });
   const clients = new Map<string, Promise<Client>>();
   const extra: Promise<Client>[] = [];
   const origin = new URL(server.cardUrl).origin;

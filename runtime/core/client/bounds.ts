@@ -2,9 +2,12 @@
  * What the JSON bindings' transports read of an answer, bounded: one message
  * (a unary body, one server-sent event's data) at most `maxMessageBytes`
  * (4 MiB, gRPC's own default receive limit, D16), and a stream's body cut as
- * UNAVAILABLE when no byte came for `streamIdleTimeoutMs` (45 s, three of the
- * agent's heartbeats, D14): a half-open connection otherwise froze a follow
- * for as long as the kernel kept the socket.
+ * UNAVAILABLE when it went quiet: a half-open connection otherwise froze a
+ * follow for as long as the kernel kept the socket. By default the bound is
+ * `heartbeatTimeoutMs` (45 s, three of the agent's heartbeats, D14), armed
+ * only once the stream carried a heartbeat: an agent that sends none
+ * (@a2a-js/sdk's) may keep a healthy task quiet for longer, and was cut.
+ * An explicit `streamIdleTimeoutMs` bounds every stream from its start (D30).
  */
 import { RpcError } from "../errors.js";
 import type { HttpResponse, HttpSend } from "./http.js";
@@ -19,28 +22,52 @@ export interface BodyBoundOptions {
    */
   readonly maxMessageBytes?: number;
   /**
-   * JSON bindings: a stream's body that brings no byte for this long is
-   * taken for cut (UNAVAILABLE; stream recovery reconnects). An agent sends
-   * a heartbeat every 15 s (D14). Default 45 s; 0 turns it off (undici's own
-   * `bodyTimeout`, 300 s, is then the bound).
+   * JSON bindings: a stream's body that brings no byte for this long, from
+   * its start, is taken for cut (UNAVAILABLE; stream recovery reconnects),
+   * heartbeats or not. Unset (the default), `heartbeatTimeoutMs` bounds it
+   * instead; 0 turns every idle bound off (undici's own `bodyTimeout`,
+   * 300 s, is then the bound).
    */
   readonly streamIdleTimeoutMs?: number;
+  /**
+   * JSON bindings, when `streamIdleTimeoutMs` is unset: a stream that has
+   * carried a heartbeat (an SSE comment line; this project's agents send one
+   * every 15 s, D14) and then brings no byte for this long is taken for cut.
+   * A stream that never carried one is not bounded: an agent without
+   * heartbeats may keep a healthy task quiet as long as it likes. Default
+   * 45 s, three heartbeats; 0 turns it off.
+   */
+  readonly heartbeatTimeoutMs?: number;
 }
 
 export const defaultMaxMessageBytes = 4 * 1024 * 1024;
-export const defaultStreamIdleTimeoutMs = 45_000;
+export const defaultHeartbeatTimeoutMs = 45_000;
+
+/** A stream's idle bound: `ms` (0: none), from its start or only once it carried a heartbeat. */
+export interface IdleBound {
+  readonly ms: number;
+  /** The option it comes from, named in the error. */
+  readonly option: "streamIdleTimeoutMs" | "heartbeatTimeoutMs";
+  readonly afterHeartbeat: boolean;
+}
 
 export interface BodyBounds {
   readonly maxMessageBytes: number;
-  readonly streamIdleTimeoutMs: number;
+  readonly idle: IdleBound;
 }
 
 export function bodyBoundsOf(options: BodyBoundOptions): BodyBounds {
   const maxMessageBytes = options.maxMessageBytes ?? defaultMaxMessageBytes;
-  const streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs;
   if (!(maxMessageBytes > 0)) throw new TypeError(`maxMessageBytes must be a positive number of bytes, got ${String(maxMessageBytes)}`);
-  if (!(streamIdleTimeoutMs >= 0)) throw new TypeError(`streamIdleTimeoutMs must be 0 or more milliseconds, got ${String(streamIdleTimeoutMs)}`);
-  return { maxMessageBytes, streamIdleTimeoutMs };
+  for (const option of ["streamIdleTimeoutMs", "heartbeatTimeoutMs"] as const) {
+    const ms = options[option];
+    if (ms !== undefined && !(ms >= 0)) throw new TypeError(`${option} must be 0 or more milliseconds, got ${String(ms)}`);
+  }
+  const idle: IdleBound =
+    options.streamIdleTimeoutMs !== undefined
+      ? { ms: options.streamIdleTimeoutMs, option: "streamIdleTimeoutMs", afterHeartbeat: false }
+      : { ms: options.heartbeatTimeoutMs ?? defaultHeartbeatTimeoutMs, option: "heartbeatTimeoutMs", afterHeartbeat: true };
+  return { maxMessageBytes, idle };
 }
 
 export function tooLarge(maxMessageBytes: number, what: string): RpcError {
@@ -50,12 +77,12 @@ export function tooLarge(maxMessageBytes: number, what: string): RpcError {
 /**
  * `send` with its answers bounded: `unary` for a body read whole (`text`
  * stops at maxMessageBytes), `stream` for a body read as it comes (cut when
- * idle for streamIdleTimeoutMs; its text, an error before the stream, is
+ * idle past `bounds.idle`; its text, an error before the stream, is
  * bounded as well).
  */
 export function boundedSend(send: HttpSend, bounds: BodyBounds): { unary: HttpSend; stream: HttpSend } {
   const max = bounds.maxMessageBytes;
-  const idleMs = bounds.streamIdleTimeoutMs;
+  const idleBound = bounds.idle;
   const bounded = (response: HttpResponse, body: AsyncIterable<Uint8Array> | null): HttpResponse => ({
     status: response.status,
     ok: response.ok,
@@ -70,7 +97,7 @@ export function boundedSend(send: HttpSend, bounds: BodyBounds): { unary: HttpSe
       return bounded(response, response.body);
     },
     stream: async (url, request) => {
-      if (idleMs <= 0) {
+      if (idleBound.ms <= 0) {
         const response = await send(url, request);
         return bounded(response, response.body);
       }
@@ -78,7 +105,7 @@ export function boundedSend(send: HttpSend, bounds: BodyBounds): { unary: HttpSe
       const idle = new AbortController();
       const signal = request.signal === undefined ? idle.signal : AbortSignal.any([request.signal, idle.signal]);
       const response = await send(url, { ...request, signal });
-      return bounded(response, response.body === null ? null : idleBounded(response.body, idleMs, idle));
+      return bounded(response, response.body === null ? null : idleBounded(response.body, idleBound, idle));
     },
   };
 }
@@ -100,12 +127,15 @@ async function readText(response: HttpResponse, max: number): Promise<string> {
 
 /**
  * The chunks of `body`, UNAVAILABLE (and `idle` aborted, closing the connection) when none came
- * for `ms` while a read waited. Only waiting counts: the caller's own time with an event (a tool
- * call of a minute) is no silence of the agent's (review).
+ * for `bound.ms` while a read waited. Only waiting counts: the caller's own time with an event (a
+ * tool call of a minute) is no silence of the agent's (review). A bound `afterHeartbeat` is armed
+ * at the first chunk that holds an SSE comment line: until then the chunks are scanned for one.
  */
-async function* idleBounded(body: AsyncIterable<Uint8Array>, ms: number, idle: AbortController): AsyncGenerator<Uint8Array> {
+async function* idleBounded(body: AsyncIterable<Uint8Array>, bound: IdleBound, idle: AbortController): AsyncGenerator<Uint8Array> {
+  const ms = bound.ms;
   const chunks = body[Symbol.asyncIterator]();
-  const cutError = () => new RpcError("UNAVAILABLE", `the stream brought no byte for ${ms} ms (streamIdleTimeoutMs): the connection is taken for cut`);
+  const why = bound.afterHeartbeat ? "heartbeatTimeoutMs: the stream had carried heartbeats" : "streamIdleTimeoutMs";
+  const cutError = () => new RpcError("UNAVAILABLE", `the stream brought no byte for ${ms} ms (${why}): the connection is taken for cut`);
   /** When the read under way began; undefined while the caller has the last chunk. */
   let waitingSince: number | undefined = Date.now();
   let cut = false;
@@ -123,7 +153,9 @@ async function* idleBounded(body: AsyncIterable<Uint8Array>, ms: number, idle: A
     idle.abort();
   };
   // One timer for the whole body, set again only when it fires: nothing per chunk but a timestamp.
-  let timer = setTimeout(check, ms);
+  let timer = bound.afterHeartbeat ? undefined : setTimeout(check, ms);
+  /** Scanning for the first heartbeat: whether the last chunk ended a line. */
+  let atLineStart = true;
   let done = false;
   try {
     for (;;) {
@@ -142,10 +174,33 @@ async function* idleBounded(body: AsyncIterable<Uint8Array>, ms: number, idle: A
         done = true;
         return;
       }
+      if (timer === undefined) {
+        if (holdsComment(result.value, atLineStart)) timer = setTimeout(check, ms);
+        else atLineStart = endsLine(result.value, atLineStart);
+      }
       yield result.value;
     }
   } finally {
     clearTimeout(timer);
     if (!done) void chunks.return?.()?.catch?.(() => undefined);
   }
+}
+
+const colon = 0x3a;
+const lf = 0x0a;
+const cr = 0x0d;
+
+/** Whether `chunk` holds the start of an SSE comment line (`:` at a line's start; LF, CR and CRLF end lines). */
+function holdsComment(chunk: Uint8Array, atLineStart: boolean): boolean {
+  if (chunk.byteLength === 0) return false;
+  if (atLineStart && chunk[0] === colon) return true;
+  // Native searches: a JSON event holds many colons, but never a raw line break before one.
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return bytes.includes("\n:") || bytes.includes("\r:");
+}
+
+function endsLine(chunk: Uint8Array, atLineStart: boolean): boolean {
+  if (chunk.byteLength === 0) return atLineStart;
+  const last = chunk[chunk.byteLength - 1];
+  return last === lf || last === cr;
 }

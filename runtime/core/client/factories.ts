@@ -13,7 +13,7 @@ import { createJsonRpcTransport } from "./jsonrpc.js";
 import type { TracingApi } from "../tracing.js";
 import type { BodyBoundOptions } from "./bounds.js";
 
-/** What every client takes, whatever its binding (`maxMessageBytes`, `streamIdleTimeoutMs`: bounds.ts). */
+/** What every client takes, whatever its binding (`maxMessageBytes`, `streamIdleTimeoutMs`, `heartbeatTimeoutMs`: bounds.ts). */
 export interface ClientOptions extends BodyBoundOptions {
   /** Headers (HTTP) or metadata (gRPC) sent with every call. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -64,6 +64,7 @@ export function createJsonRpcClient<M extends MethodTable>(tables: ClientTables<
     fetch: options.fetch,
     maxMessageBytes: options.maxMessageBytes,
     streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs,
   });
   return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }
@@ -79,6 +80,7 @@ export function createHttpJsonClient<M extends MethodTable>(tables: ClientTables
     fetch: options.fetch,
     maxMessageBytes: options.maxMessageBytes,
     streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs,
   });
   return typed(createServiceClient({ methods: tables.methods, transport, profile, headers: options.headers, callHeaders: options.callHeaders, tracing: options.tracing }));
 }
