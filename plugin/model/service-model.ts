@@ -78,7 +78,11 @@ const unescapedObjectMembers = new Set(Object.getOwnPropertyNames(Object.prototy
  * D118: a field or oneof of a message the generated code reads or writes (the files' own messages
  * and every message they and their RPCs reach) whose property would be a member of every object:
  * an unset one reads as Object.prototype's method, so protobuf-es's own encoding takes it for set,
- * and the generated codecs do not type-check.
+ * and the generated codecs do not type-check. A file's own messages are checked whether it has a
+ * service or not: each gets a codec in the file's `_codec.ts`, which the services of files importing
+ * it (in this run or another: buf may run the plugin once per directory) register. Implicit
+ * presence does not save a field: the clients and handlers take partial objects (init shapes), and
+ * the codec's writer reads a field left out of one from Object.prototype.
  */
 function reportObjectMembers(files: readonly DescFile[], diag: Diagnostics): void {
   const seen = new Set<DescMessage>();
@@ -102,7 +106,11 @@ function reportObjectMembers(files: readonly DescFile[], diag: Diagnostics): voi
       diag.field(
         member,
         `its property would be ${member.localName}, a member of every JavaScript object, which protobuf-es does not escape: ` +
-          "an unset value reads as Object.prototype's method, and the generated types and codecs cannot hold it; " +
+          "an unset value reads as Object.prototype's method, and the generated types and codecs cannot hold it" +
+          (files.includes(message.file)
+            ? ` (${names.codecFile(message.file)} has a codec for every message of ${message.file.proto.name}, ` +
+              "which the services of any file importing it use, so a file without a service is no exception); "
+            : "; ") +
           (member.kind === "field" ? "rename the field (a json_name option keeps its JSON name)" : "rename the oneof (its name is not on the wire)"),
       );
     }

@@ -426,7 +426,9 @@ describe("RPCs whose handler methods would have one name (D118)", () => {
 describe("fields named like a member of every object (D118)", () => {
   const problem = (what: string, name: string, fix: string) =>
     `demo/v1/obj.proto: ${what}: its property would be ${name}, a member of every JavaScript object, which protobuf-es does not escape: ` +
-    `an unset value reads as Object.prototype's method, and the generated types and codecs cannot hold it; ${fix}`;
+    "an unset value reads as Object.prototype's method, and the generated types and codecs cannot hold it " +
+    "(demo/v1/obj_codec.ts has a codec for every message of demo/v1/obj.proto, which the services of any file importing it use, " +
+    `so a file without a service is no exception); ${fix}`;
   const rename = "rename the field (a json_name option keeps its JSON name)";
 
   test("hasOwnProperty, isPrototypeOf, propertyIsEnumerable and toLocaleString are refused, in a message an RPC reaches or not, naming the file, message and field", () => {
@@ -453,6 +455,21 @@ service Svc { rpc Get(Req) returns (Res); }
       problem("field demo.v1.Unused.to_locale_string", "toLocaleString", rename),
       problem("oneof demo.v1.Unused.is_prototype_of", "isPrototypeOf", "rename the oneof (its name is not on the wire)"),
     ]);
+  });
+
+  // Its codec (obj_codec.ts) is emitted all the same, and another file's service may use it: tsc
+  // fails on a field of explicit presence, and a field of implicit presence left out of the partial
+  // object a client or handler passes is read from Object.prototype by the codec's writer.
+  test("a file of messages only is refused too, saying that its codec is what the field breaks", () => {
+    const files = {
+      "demo/v1/obj.proto": `syntax = "proto3";
+package demo.v1;
+message Owner { string id = 1; }
+message A { Owner has_own_property = 1; string is_prototype_of = 2; oneof pick { string to_locale_string = 3; } }
+`,
+    };
+    const err = failure("", files) as ModelError;
+    expect(err.problems).toEqual([problem("field demo.v1.A.has_own_property", "hasOwnProperty", rename), problem("field demo.v1.A.is_prototype_of", "isPrototypeOf", rename)]);
   });
 
   test("a member of a oneof is no property of the message, and is served", () => {
