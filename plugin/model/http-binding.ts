@@ -83,10 +83,15 @@ export function patternOf(rule: HttpRule): { httpMethod: string; path: string } 
  * D7: what a custom kind cannot serve. A HEAD answer has no content (RFC 9110 9.3.2), so a HEAD rule
  * can only carry an RPC whose answer is nothing: unary, returning a message without fields
  * (google.protobuf.Empty), which the client reads from the empty answer. node:http hands a CONNECT
- * request to no request listener (it opens a tunnel: the server's `connect` event).
+ * request to no request listener (it opens a tunnel: the server's `connect` event). TRACE and TRACK
+ * are forbidden methods of the Fetch standard: fetch, which the generated client sends with, throws
+ * before sending one (and RFC 9110 9.3.8 forbids a TRACE request content: it only echoes the request).
  */
 function kindProblem(method: DescMethod, httpMethod: string): string | undefined {
   if (httpMethod === "CONNECT") return "CONNECT asks for a tunnel, which node:http never hands to a request handler; use another method";
+  if (httpMethod === "TRACE" || httpMethod === "TRACK") {
+    return `${httpMethod} is a forbidden method of the Fetch standard: fetch, which the generated client and browsers send with, refuses to send it, and a TRACE request may carry no content (RFC 9110 9.3.8); use another method`;
+  }
   if (httpMethod !== "HEAD") return undefined;
   if (method.methodKind === "server_streaming") return "a HEAD answer has no body, so no message of the stream could reach the caller; use GET";
   if (method.output.fields.length === 0) return undefined;

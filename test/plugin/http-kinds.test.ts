@@ -2,6 +2,8 @@
  * Custom pattern kinds and body/path overlap: rules a router could not serve
  * unambiguously are refused while the model is built.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createFileModels } from "../../plugin/model/service-model.js";
 import { createRequest, runPlugin } from "../support/protos.js";
 import { createFileRegistry, create } from "@bufbuild/protobuf";
@@ -102,6 +104,29 @@ test("a CONNECT rule is refused: node:http never hands a CONNECT request to a ha
   expect(problemOf(`  rpc Tunnel(Req) returns (Res) { option (google.api.http) = { custom: { kind: "CONNECT" path: "/a/{id}" } }; }`)).toBe(
     'k/v1/k.proto: rpc k.v1.K.Tunnel: custom "CONNECT" "/a/{id}": CONNECT asks for a tunnel, which node:http never hands to a request handler; use another method',
   );
+});
+
+test.each(["TRACE", "trace", "TRACK"])("a %s rule is refused: fetch never sends one", (kind) => {
+  expect(problemOf(`  rpc Echo(Req) returns (Res) { option (google.api.http) = { custom: { kind: "${kind}" path: "/a/{id}" } }; }`)).toBe(
+    `k/v1/k.proto: rpc k.v1.K.Echo: custom "${kind}" "/a/{id}": ${kind.toUpperCase()} is a forbidden method of the Fetch standard: fetch, which the generated client and browsers send with, refuses to send it, and a TRACE request may carry no content (RFC 9110 9.3.8); use another method`,
+  );
+});
+
+test("the reason: fetch refuses TRACE and TRACK before sending anything, and sends another custom method", async () => {
+  let seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen = [...seen, req.method ?? ""];
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a/1`;
+  try {
+    for (const method of ["TRACE", "trace", "TRACK"]) await expect(fetch(url, { method })).rejects.toThrow(`'${method}' HTTP method is unsupported.`);
+    expect((await fetch(url, { method: "PURGE" })).status).toBe(200);
+    expect(seen).toEqual(["PURGE"]);
+  } finally {
+    server.close();
+  }
 });
 
 test.each([".", "..", "%2E", "%2e%2E", ".%2e"])("a literal dot segment %s is refused: URL parsing removes it before a request is sent", (dots) => {
