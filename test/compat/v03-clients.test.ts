@@ -376,6 +376,21 @@ describe("what 0.3 does not have, and 1.0 names without A2A-Version", () => {
     const own = await get(`/tasks/${id}/pushNotificationConfigs/`);
     expect(own.status).toBe(200);
     expect(own.json).toMatchObject({ name: expect.stringContaining(id), pushNotificationConfig: { id } });
+    // An id left empty before a verb or mid-path is "", as 0.3's paths were split: InvalidParams
+    // naming the id, as JSON-RPC answers the same call, not 404 (D6). The REST message is the
+    // translation's (1.0's HTTP rules cannot carry an empty id), JSON-RPC's the REQUIRED check's.
+    const rpc03 = async (method: string, params: object) =>
+      ((await (await fetch(server.jsonRpcUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })).json()) as { error: { code: number; message: string } }).error;
+    for (const [method, path, rpcMethod, params] of [
+      ["POST", "/tasks/:cancel", "tasks/cancel", { id: "" }],
+      ["GET", "/tasks/:subscribe", "tasks/resubscribe", { id: "" }],
+      ["GET", "/tasks//pushNotificationConfigs", "tasks/pushNotificationConfig/list", { id: "" }],
+      ["GET", "/tasks//pushNotificationConfigs/c1", "tasks/pushNotificationConfig/get", { id: "", pushNotificationConfigId: "c1" }],
+    ] as const) {
+      const rpcError = await rpc03(rpcMethod, params);
+      expect(rpcError).toMatchObject({ code: -32602, message: expect.stringMatching(/id/i) });
+      expect([path, await get(path, method)]).toEqual([path, { status: 400, json: { code: rpcError.code, message: expect.stringMatching(/needs (taskId|id)\b/) } }]);
+    }
   });
 
   // Bug hunt: the compat layer read any body as JSON and sent it on as application/json, so a browser's

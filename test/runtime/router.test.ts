@@ -368,7 +368,7 @@ describe('trailingSlash: "empty-value" (A2A 0.3\'s paths, D110)', () => {
     ["/tasks/", found("get", { id: "" })],
     ["/tasks/a/configs", found("configs", { id: "a" })],
     ["/tasks/a/", "not_found"], // a literal never matches the empty segment
-    ["/tasks//configs/", "not_found"], // only the last segment may be empty
+    ["/tasks//configs/", found("config", { id: "", cfg: "" })], // 0.3's paths split as they came: every empty segment a `*` takes is ""
     ["/tasks/a/configs//", "not_found"],
     ["/", "not_found"],
   ] as const)("GET %s", (path, outcome) => {
@@ -376,6 +376,9 @@ describe('trailingSlash: "empty-value" (A2A 0.3\'s paths, D110)', () => {
   });
   test("a verb is not split off an empty last segment", () => {
     expect(summarize(router.match("POST", "/tasks/a:cancel/"))).toEqual("not_found");
+  });
+  test("the empty segment a verb leaves is an empty value, as 0.3's paths were split (D110)", () => {
+    expect(summarize(router.match("POST", "/tasks/:cancel"))).toEqual(found("cancel", { id: "" }));
   });
 });
 
@@ -399,8 +402,8 @@ suite(
     ["POST", "/tasks/:cancel/", found("cancel", { id: "" })],
     ["POST", "/tasks/a:cancel/", found("cancel", { id: "a" })],
     ["DELETE", "/tasks/", allow("GET", "POST")], // both readings' methods
-    ["GET", "/tasks//x", "not_found"],
-    ["GET", "/tasks//", "not_found"],
+    ["GET", "/tasks//x", found("x", { id: "" })], // an empty segment mid-path is an empty value too
+    ["GET", "/tasks//", found("get", { id: "" })], // one trailing slash dropped, the other "" the id
     ["GET", "/files/", found("file", { path: "" })], // `**` never takes the empty segment; dropped, it is `**` of nothing
     ["GET", "/", "not_found"],
   ],
@@ -624,9 +627,13 @@ suite("A2A v1.0.1 routes", a2aRoutes, [
   ["POST", "/tasks/abc:cancel/", found("CancelTask", { id: "abc" })],
   ["POST", "/message:send/", found("SendMessage")],
   ["PUT", "/tasks/", allow("GET")],
-  ["GET", "/tasks//pushNotificationConfigs", "not_found"],
-  ["GET", "//tasks", "not_found"],
-  ["GET", "/tasks/x/pushNotificationConfigs//", "not_found"],
+  // An empty segment mid-path is the empty value of the variable there, as a client that
+  // builds the path from an empty id sends it: InvalidParams for a REQUIRED one, as on JSON-RPC.
+  ["GET", "/tasks//pushNotificationConfigs", found("ListTaskPushNotificationConfigs", { task_id: "" })],
+  ["GET", "/t1/tasks//pushNotificationConfigs/c", found("GetTaskPushNotificationConfig@tenant", { tenant: "t1", task_id: "", id: "c" })],
+  ["GET", "//tasks", found("ListTasks@tenant", { tenant: "" })],
+  ["GET", "/tasks/x/pushNotificationConfigs//", found("GetTaskPushNotificationConfig", { task_id: "x", id: "" })],
+  ["GET", "/tasks//nope", "not_found"], // no route takes it there
   ["GET", "/", "not_found"],
 
   // 404 / 405.
@@ -668,6 +675,23 @@ suite(
     ["GET", "/files/a/b%2Fc/d", found("GetFile", { path: "a/b%2Fc/d" })],
     ["GET", "/files", found("GetFile", { path: "" })],
   ],
+);
+
+suite(
+  "empty segments with empty values on (D6): a single-segment variable's value, never a piece of a multi-segment one",
+  [
+    ["GET", "/{tenant=*/*}/tasks/{id}", "GetTask@org"],
+    ["GET", "/{tenant}/a/tasks/{id}", "GetTask@one"],
+    ["GET", "/shelves/{name=shelves/*}", "GetShelf"],
+  ],
+  [
+    ["GET", "/org//tasks/x", "not_found"], // tenant "org/" is no value a client sent
+    ["GET", "//team/tasks/x", "not_found"],
+    ["GET", "//a/tasks/x", found("GetTask@one", { tenant: "", id: "x" })], // the DFS backtracks to the single-segment route
+    ["GET", "/org/team/tasks/", found("GetTask@org", { tenant: "org/team", id: "" })],
+    ["GET", "/shelves/shelves/", "not_found"],
+  ],
+  { trailingSlash: "empty-value-or-drop" },
 );
 
 // ---------------------------------------------------------------------------

@@ -34,8 +34,10 @@
  *   where a route takes one, and dropped only where none does, so a trailing
  *   slash never turns an item's route into its collection's (`/tasks/` is
  *   GetTask with id "", not ListTasks; `/tasks/x/` is still GetTask "x");
- *   an empty segment left by a verb (`/tasks/:cancel`) is an empty value
- *   too in that mode, where grpc-gateway answers 404.
+ *   an empty segment left by a verb (`/tasks/:cancel`) or between two
+ *   slashes (`/tasks//pushNotificationConfigs`) is an empty value too in
+ *   both "empty-value" modes, where grpc-gateway and the reference answer
+ *   404: the A2A profile answers it as JSON-RPC answers an empty id.
  * - `**` never swallows an empty segment, same as `*`.
  */
 import { templateKey, type PathTemplate, type TemplateVariable } from "./path-template.js";
@@ -96,8 +98,8 @@ export interface RouterOptions {
   /**
    * What a trailing slash is: dropped (the default, as the reference does); an empty last
    * segment a `*` matches ("empty-value"); or that empty value where a route takes one and
-   * dropped elsewhere ("empty-value-or-drop", which also lets a `*` take the empty segment
-   * a verb leaves: `/tasks/:cancel`).
+   * dropped elsewhere ("empty-value-or-drop"). Both "empty-value" modes also let a `*` take
+   * any other empty segment: what a verb leaves (`/tasks/:cancel`) and `//` mid-path.
    */
   readonly trailingSlash?: TrailingSlash;
 }
@@ -164,7 +166,7 @@ export function createRouter<T>(
     match(httpMethod, rawPath) {
       if (!rawPath.startsWith("/")) return { kind: "not_found" };
       const segs = rawPath.slice(1).split("/");
-      if (mode !== "empty-value-or-drop") return matchSegments(httpMethod, segs, mode === "empty-value", false);
+      if (mode !== "empty-value-or-drop") return matchSegments(httpMethod, segs, mode === "empty-value", mode === "empty-value");
       // The lookup changes `segs`: copied only when a second lookup (the slash dropped) may follow.
       const trailing = segs[segs.length - 1] === "";
       const asValue = matchSegments(httpMethod, trailing ? [...segs] : segs, true, true);
@@ -179,15 +181,16 @@ export function createRouter<T>(
 
   /**
    * One lookup of the path split on "/" (`segs`, changed in place). `emptyLast`: a trailing
-   * slash is an empty last value, else dropped; `verbLeavesValue`: the empty segment a verb
-   * leaves (`/tasks/:cancel`) is a value a `*` may take.
+   * slash is an empty last value, else dropped; `emptyValues`: an empty segment anywhere (`//`
+   * mid-path, or what a verb leaves: `/tasks/:cancel`) is a value a `*` may take, else only
+   * the trailing one `emptyLast` keeps.
    */
-  function matchSegments(httpMethod: string, segs: string[], emptyLast: boolean, verbLeavesValue: boolean): RouteMatch<T> {
+  function matchSegments(httpMethod: string, segs: string[], emptyLast: boolean, emptyValues: boolean): RouteMatch<T> {
     // A trailing slash; also "/" -> [].
     if (segs[segs.length - 1] === "" && (!emptyLast || segs.length === 1)) segs.pop();
     if (segs.length === 0) return { kind: "not_found" };
-    // The one empty segment a `*` may match: the last, when a trailing slash is a value.
-    let emptyAt = emptyLast && segs[segs.length - 1] === "" ? segs.length - 1 : -1;
+    // The one empty segment a `*` may match where empty values are not taken: the last, when a trailing slash is a value.
+    const emptyAt = emptyLast && segs[segs.length - 1] === "" ? segs.length - 1 : -1;
 
     let verbKey = NO_VERB;
     if (verbs.size > 0) {
@@ -195,7 +198,6 @@ export function createRouter<T>(
       if (split) {
         segs[segs.length - 1] = split.segment;
         verbKey = split.verb;
-        if (verbLeavesValue && split.segment === "") emptyAt = segs.length - 1;
       }
     }
 
@@ -213,10 +215,26 @@ export function createRouter<T>(
     function leafAt(node: TrieNode<T>): RouteInput<T> | undefined {
       const byMethod = node.leaves.get(verbKey);
       if (!byMethod) return undefined;
-      const hit = byMethod.get(httpMethod) ?? byMethod.get(ANY_METHOD);
-      if (hit) return hit;
-      for (const m of byMethod.keys()) allow.add(m);
+      const exact = byMethod.get(httpMethod);
+      if (exact !== undefined && takesEmpties(exact)) return exact;
+      const any = byMethod.get(ANY_METHOD);
+      if (any !== undefined && takesEmpties(any)) return any;
+      for (const [m, route] of byMethod) if (takesEmpties(route)) allow.add(m);
       return undefined;
+    }
+
+    // An empty segment is the value of a single-segment variable (or of no variable), never a
+    // piece of a multi-segment one: `{tenant=*/*}` of `org/` would be a value no client sent.
+    function takesEmpties(route: RouteInput<T>): boolean {
+      if (lastEmpty < 0) return true;
+      const { segments, variables } = route.template;
+      const endsDeep = segments[segments.length - 1]?.kind === "deep_wildcard";
+      for (const v of variables) {
+        if (!v.multiSegment) continue;
+        const end = endsDeep && v.end === segments.length ? segs.length : v.end;
+        for (let j = v.start; j < end; j++) if (segs[j] === "") return false;
+      }
+      return true;
     }
 
     function enter(node: TrieNode<T>): TrieNode<T> {
@@ -237,7 +255,7 @@ export function createRouter<T>(
       const lit = node.literals.get(seg);
       const viaLiteral = lit ? search(lit, i + 1) : undefined;
       if (viaLiteral) return viaLiteral;
-      if ((seg !== "" || i === emptyAt) && node.wildcard) {
+      if ((seg !== "" || emptyValues || i === emptyAt) && node.wildcard) {
         const viaWildcard = search(node.wildcard, i + 1);
         if (viaWildcard) return viaWildcard;
       }
