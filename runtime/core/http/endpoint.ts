@@ -17,6 +17,7 @@ import type { HttpRuleSpec, MethodSpec } from "../method-spec.js";
 import type { CallSpan } from "../tracing.js";
 import { BodyRefusedError, decodeUtf8, isJsonMediaType, sseHeaders, type CoreRequest, type CoreResponse, type Endpoint, type EventSource } from "../transport.js";
 import { parsePathTemplate } from "./path-template.js";
+import { responseBodyOf } from "./response-body.js";
 import { createRouter } from "./router.js";
 import { createTranscoder, type Transcoder } from "./transcoding.js";
 
@@ -59,6 +60,8 @@ interface Target {
   readonly rule: HttpRuleSpec;
   readonly spec: MethodSpec;
   readonly transcoder: Transcoder;
+  /** The rule's `response_body` taken out of the answer; undefined for the whole answer. */
+  readonly responseBody: ((result: JsonValue) => JsonValue) | undefined;
 }
 
 /** Creates the HTTP+JSON endpoint for one service's rules, method table and handler. */
@@ -74,7 +77,16 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     config.rules.map((rule) => {
       const spec = config.methods[rule.method];
       if (spec === undefined) throw new Error(`HTTP rule ${rule.httpMethod} ${rule.path} names no method ${rule.method}`);
-      return { httpMethod: rule.httpMethod, template: parsePathTemplate(rule.path), target: { rule, spec, transcoder: createTranscoder(spec.input, rule) } };
+      return {
+        httpMethod: rule.httpMethod,
+        template: parsePathTemplate(rule.path),
+        target: {
+          rule,
+          spec,
+          transcoder: createTranscoder(spec.input, rule),
+          responseBody: rule.responseBody === "" ? undefined : responseBodyOf(spec.output, rule.responseBody, config.required),
+        },
+      };
     }),
     undefined,
     { trailingSlash: config.profile?.trailingSlash ?? "drop" },
@@ -230,8 +242,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
     }
     try {
       const result = await dispatch.unary(spec, request, context, span);
-      const responseBody = target.rule.responseBody;
-      const body = responseBody === "" ? result : fieldOf(result, spec, responseBody);
+      const body = target.responseBody === undefined ? result : target.responseBody(result);
       const response: CoreResponse = { kind: "body", status: 200, headers: { "content-type": mediaType, ...dispatch.responseHeaders(scope) }, body: JSON.stringify(body) };
       span?.end();
       return response;
@@ -301,14 +312,6 @@ function failureResponse(failure: RpcError, mediaType: string, headers: Readonly
 function failureInfo(spec: MethodSpec, req: CoreRequest): FailureInfo {
   return { binding: "HTTP+JSON", method: spec.name, requestId: req.header("x-request-id") ?? undefined };
 }
-
-/** The `response_body` field of a result, by its JSON name. */
-function fieldOf(result: JsonValue, spec: MethodSpec, localName: string): JsonValue {
-  const field = spec.output.fields.find((f) => f.localName === localName);
-  const json = result as Record<string, JsonValue>;
-  return field === undefined ? null : (json[field.jsonName] ?? null);
-}
-
 
 /**
  * D9: what the client accepts (the profile's media type, A2A's
