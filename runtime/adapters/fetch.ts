@@ -23,6 +23,9 @@ export function createFetchHandler(core: Endpoint): FetchHandler {
         header: (name) => headers.get(name),
         signal,
         left: () => signal.aborted,
+        // The platform made the URL from the authority the client addressed (D35: server.address).
+        authority: () => url.host,
+        local: () => ({ secure: url.protocol === "https:" }),
         body: (limit) => (source === undefined ? Promise.reject(new Error("the body of a request that was answered cannot be read")) : readBody(source, limit)),
       });
       source = undefined;

@@ -11,6 +11,7 @@ import { failUnanswered } from "./answer-failure.js";
 import { endAnswer, serverClosing } from "./closing.js";
 import { endTogether } from "./end-together.js";
 import { SlotSet } from "../core/slots.js";
+import type { ServerEndpoint } from "../core/tracing.js";
 
 export { answerFailure, failUnanswered } from "./answer-failure.js";
 
@@ -153,6 +154,18 @@ class NodeCoreRequest implements CoreRequest {
 
   get signal(): AbortSignal {
     return (this.#signal ??= signalOnClose(this));
+  }
+
+  authority(): string | undefined {
+    const value = this.#parsed[":authority"];
+    return typeof value === "string" ? value : undefined;
+  }
+
+  /** Read when a span starts (D35), while the request is held. */
+  local(): ServerEndpoint | undefined {
+    const socket = this.#req?.socket as (Socket & { encrypted?: boolean }) | undefined;
+    if (socket === undefined) return undefined;
+    return { address: socket.localAddress, port: socket.localPort, secure: socket.encrypted === true };
   }
 
   /**

@@ -68,9 +68,25 @@ export interface TracingApi {
   readonly SpanStatusCode: { readonly ERROR: number };
 }
 
+/** The server side of a request's connection, as its transport knows it (D35: server.address, server.port). */
+export interface ServerEndpoint {
+  /** The local address the connection was accepted on. */
+  readonly address?: string | undefined;
+  readonly port?: number | undefined;
+  /** Whether it came over TLS: the default port of an authority that names none (443, else 80). */
+  readonly secure?: boolean | undefined;
+}
+
 /** Where a call's parent comes from: its headers or metadata, read as the scope reads them. */
 export interface TraceCarrier {
   header(name: string): string | null;
+  /**
+   * The authority the client addressed when the transport keeps it apart from the headers (HTTP/2's
+   * `:authority`, gRPC's `getHost()`: grpc-js drops pseudo-headers from the metadata); else `Host`.
+   */
+  authority?(): string | null | undefined;
+  /** The connection's local side: server.address and server.port of a request that names no authority. */
+  local?(): ServerEndpoint | undefined;
 }
 
 /** Reads `traceparent` and `tracestate` (and whatever else a propagator asks for) from a request. */
@@ -79,6 +95,50 @@ const carrierGetter: TraceGetter<TraceCarrier> = {
   keys: () => [],
   get: (carrier, key) => carrier.header(key) ?? undefined,
 };
+
+/**
+ * `server.address` and `server.port` of a server span (OTel's HTTP server conventions, which the
+ * RPC ones follow): the host and port the client addressed (`:authority`, else `Host`), the port
+ * the scheme's default when it names none; the connection's local address and port when the
+ * request names no authority (HTTP/1.0). The same rule on every binding, so one request's span
+ * says the same whichever binding served it. Forwarded and X-Forwarded-Host are not read: a
+ * server behind a proxy sees the authority the proxy sent.
+ */
+export function serverAttributes(carrier: TraceCarrier): TraceAttributes | undefined {
+  const named = carrier.authority?.() ?? carrier.header("host");
+  const parsed = named === null || named === undefined ? undefined : parseAuthority(named);
+  const local = carrier.local?.();
+  if (parsed === undefined) {
+    if (local?.address === undefined || local.address === "") return undefined;
+    return local.port === undefined ? { "server.address": local.address } : { "server.address": local.address, "server.port": local.port };
+  }
+  const port = parsed.port ?? (local?.secure === undefined ? undefined : local.secure ? 443 : 80);
+  return port === undefined ? { "server.address": parsed.address } : { "server.address": parsed.address, "server.port": port };
+}
+
+/** `host[:port]` or `[v6][:port]` (any userinfo dropped, never recorded); undefined when it names no host. */
+export function parseAuthority(authority: string): { readonly address: string; readonly port?: number } | undefined {
+  const text = authority.slice(authority.lastIndexOf("@") + 1).trim();
+  let host: string;
+  let port: string | undefined;
+  if (text.startsWith("[")) {
+    const end = text.indexOf("]");
+    if (end < 0) return undefined;
+    host = text.slice(1, end);
+    const rest = text.slice(end + 1);
+    if (rest.startsWith(":")) port = rest.slice(1);
+    else if (rest !== "") return undefined;
+  } else {
+    const colon = text.indexOf(":");
+    // Two colons: a bare IPv6 address, which an authority brackets.
+    if (colon >= 0 && text.indexOf(":", colon + 1) >= 0) return undefined;
+    host = colon < 0 ? text : text.slice(0, colon);
+    if (colon >= 0) port = text.slice(colon + 1);
+  }
+  if (host === "") return undefined;
+  const number = port !== undefined && /^[0-9]{1,5}$/.test(port) ? Number(port) : undefined;
+  return number !== undefined && number <= 65535 ? { address: host, port: number } : { address: host };
+}
 
 /** The tracer's name and the instrumentation scope of every span (OTel: the library's package). */
 const instrumentationName = "protoc-gen-a2a";
@@ -127,7 +187,9 @@ export class CallTracer {
     try {
       const active = api.context.active();
       const parent = api.trace.getSpan(active) === undefined ? api.propagation.extract(active, carrier, carrierGetter) : active;
-      const span = this.#tracer.startSpan(method.name, { kind: api.SpanKind.SERVER, attributes: extra === undefined ? method.attributes : { ...method.attributes, ...extra } }, parent);
+      const server = serverAttributes(carrier);
+      const attributes = extra === undefined && server === undefined ? method.attributes : { ...method.attributes, ...server, ...extra };
+      const span = this.#tracer.startSpan(method.name, { kind: api.SpanKind.SERVER, attributes }, parent);
       return new CallSpan(api, span, api.trace.setSpan(parent, span), binding, spec, this.#profile);
     } catch {
       // A sampler, propagator or processor that throws: the call runs untraced, never fails for it.

@@ -4,6 +4,7 @@
  * writes responses, streams, heartbeats and backpressure the same way.
  */
 import type { CoreErrorTable, ErrorTableEntry } from "./errors.js";
+import type { ServerEndpoint } from "./tracing.js";
 
 /**
  * A binding's transport-neutral core, as every adapter (node:http, fetch,
@@ -34,6 +35,10 @@ export interface CoreRequest {
   readonly signal: AbortSignal;
   /** Whether the client has gone, read without making the signal; optional, for adapters that can tell cheaply. */
   left?(): boolean;
+  /** HTTP/2's `:authority`, for adapters that keep it apart from the headers; else the `Host` header names the server (D35). */
+  authority?(): string | null | undefined;
+  /** The connection's local side (address, port, TLS), for adapters that know it: a span's server.address without `Host` (D35). */
+  local?(): ServerEndpoint | undefined;
   /**
    * Reads the whole body; rejects with BodyTooLargeError past the limit,
    * without reading further, and with BodyTimeoutError when it takes longer

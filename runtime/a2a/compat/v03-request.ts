@@ -33,6 +33,9 @@ export function translatedRequest(req: CoreRequest, url: string, body: CoreReque
     get signal() {
       return req.signal;
     },
+    // The connection's, for the span's server.address (D35); bound, as the adapter's methods read its own fields.
+    ...(req.authority === undefined ? {} : { authority: () => req.authority?.() }),
+    ...(req.local === undefined ? {} : { local: () => req.local?.() }),
     body,
   };
 }

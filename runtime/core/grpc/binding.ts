@@ -15,7 +15,7 @@ import { grpcStatusParts, rpcCode } from "../error-encoding.js";
 import { RpcError } from "../errors.js";
 import { releaseIterator } from "../event-stream.js";
 import type { MethodSpec } from "../method-spec.js";
-import type { CallSpan } from "../tracing.js";
+import type { CallSpan, ServerEndpoint } from "../tracing.js";
 
 /** What a generated `add<Service>ToServer` takes besides the handler: authentication, for a service with no profile. */
 export type GrpcOptions = Pick<DispatchConfig, "authenticate" | "onError" | "logger" | "tracing">;
@@ -165,6 +165,19 @@ class GrpcRequest implements ScopeRequest {
       if (typeof v === "string") joined = joined === null ? v : `${joined}, ${v}`;
     }
     return joined;
+  }
+
+  /** `:authority`, which grpc-js keeps out of the metadata (D35: the span's server.address). */
+  authority(): string | undefined {
+    const call = this.#call;
+    return call === undefined || typeof call.getHost !== "function" ? undefined : call.getHost();
+  }
+
+  /** Only whether the call came over TLS (grpc-js 1.13's auth context): the default port of an authority without one. */
+  local(): ServerEndpoint | undefined {
+    const call = this.#call as (GrpcCall & { getAuthContext?: () => { transportSecurityType?: string } }) | undefined;
+    if (call === undefined || typeof call.getAuthContext !== "function") return undefined;
+    return { secure: call.getAuthContext().transportSecurityType !== undefined };
   }
 
   get headers(): Headers {

@@ -35,7 +35,7 @@ export interface JsonRpcEndpointConfig<H extends object> extends JsonRpcOptions,
 type JsonRpcId = string | number | null;
 
 /** Where a call's trace parent is read from: the request's headers. */
-type ScopeRequestLike = Pick<CoreRequest, "header">;
+type ScopeRequestLike = Pick<CoreRequest, "header" | "authority" | "local">;
 
 /** A call that passed framing: `id` is undefined for a notification. */
 interface Call {
