@@ -64,7 +64,7 @@ export interface TracingApi {
     extract<C>(context: TraceContext, carrier: C, getter?: TraceGetter<C>): TraceContext;
     inject<C>(context: TraceContext, carrier: C): void;
   };
-  readonly SpanKind: { readonly SERVER: number };
+  readonly SpanKind: { readonly SERVER: number; readonly CLIENT: number };
   readonly SpanStatusCode: { readonly ERROR: number };
 }
 

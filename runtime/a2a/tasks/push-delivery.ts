@@ -9,7 +9,9 @@
 import { validateHeaderValue } from "node:http";
 import { Agent, request } from "undici";
 import { SlotMap } from "../../core/slots.js";
+import type { TraceContext, TracingApi } from "../../core/tracing.js";
 import { PushGuardError, createPushGuard } from "./push-guard.js";
+import { PushTracer, type PushSpan } from "./push-tracing.js";
 
 /** Where one push config sends: taken from a TaskPushNotificationConfig. */
 export interface PushTarget {
@@ -47,6 +49,12 @@ export interface PushDeliveryOptions {
    * loopback receiver with it. Default none.
    */
   readonly allow?: readonly string[];
+  /**
+   * OpenTelemetry (D35): the `@opentelemetry/api` module itself. Each attempt is then a CLIENT
+   * span, child of the span active when the notification was queued (the call whose task update
+   * it is), and its context goes out in the POST's `traceparent`. Default none: nothing traced.
+   */
+  readonly tracing?: TracingApi | undefined;
   /** Every notification given up on, and every dropped one; default writes one line to console.error. */
   readonly onError?: (error: Error, info: { readonly taskId: string; readonly url: string }) => void;
 }
@@ -90,6 +98,8 @@ interface Notification {
   readonly target: PushTarget;
   readonly body: string;
   readonly settled: ((target: PushTarget) => void) | undefined;
+  /** The context active when it was queued, its attempts' parent; only when tracing (D35). */
+  readonly parent?: TraceContext | undefined;
   /** Its config was deleted: not tried again. */
   forgotten?: boolean;
 }
@@ -189,6 +199,7 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
     ((error: Error, info: { readonly taskId: string; readonly url: string }) =>
       console.error(`a2a push (task ${info.taskId}, ${info.url}): ${error.message}`));
 
+  const tracer = options.tracing === undefined ? undefined : new PushTracer(options.tracing);
   const guard = createPushGuard(options.allow);
   // The guard's lookup runs inside every connect, on the address connected
   // to. Redirects are never followed: undici's request only follows them
@@ -235,22 +246,25 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
     }
   }
 
-  async function attempt(lane: Lane, notification: Notification): Promise<void> {
-    const { target, body } = notification;
+  async function attempt(lane: Lane, notification: Notification, resends: number): Promise<void> {
+    const { target } = notification;
     const url = guard.screen(target.url);
     const waiting = acquire(url.origin);
     if (waiting !== undefined) await waiting;
     try {
       // Closed, or its config deleted, while it waited: not sent.
       if (closed || notification.forgotten) throw new Error(`push notification to ${target.url} not sent: ${closed ? "delivery closed" : "its config was deleted"}`);
-      await post(lane, url, target, body);
+      await post(lane, url, notification, resends);
     } finally {
       releaseSlot(url.origin);
     }
   }
 
-  /** One POST, within the timeout. */
-  async function post(lane: Lane, url: URL, target: PushTarget, body: string): Promise<void> {
+  /** One POST, within the timeout; its own span when tracing (OTel: each resend is a span). */
+  async function post(lane: Lane, url: URL, notification: Notification, resends: number): Promise<void> {
+    const { target, body } = notification;
+    const headers = headersOf(target);
+    const span: PushSpan | undefined = tracer?.start(notification.parent, url, resends, headers);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -263,10 +277,11 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
       const response = await request(url, {
         dispatcher: agent,
         method: "POST",
-        headers: headersOf(target),
+        headers,
         body,
         signal: controller.signal,
       });
+      span?.answered(response.statusCode);
       // The status alone decides; the body is read only to free the socket
       // for the next notification, so a failure reading it changes nothing.
       await response.body.dump().catch(() => undefined);
@@ -274,11 +289,13 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
         throw new StatusError(`${target.url} answered HTTP ${response.statusCode}`, response.statusCode);
       }
     } catch (error) {
+      if (span !== undefined && !(error instanceof StatusError)) span.failed(error, timedOut);
       if (timedOut) throw new Error(`${target.url} did not answer within ${timeoutMs} ms`, { cause: error });
       throw error;
     } finally {
       clearTimeout(timer);
       lane.attempt = undefined;
+      span?.end();
     }
   }
 
@@ -298,7 +315,7 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
     for (let tries = 1; ; tries++) {
       let failure: Error;
       try {
-        await attempt(lane, notification);
+        await attempt(lane, notification, tries - 1);
         settled();
         return;
       } catch (error) {
@@ -360,7 +377,7 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
         settle(dropped, lane);
         report(new Error(`push notification to ${target.url} dropped: more than ${maxQueued} waiting for task ${taskId}`), lane);
       }
-      lane.queue.push({ target, body, settled });
+      lane.queue.push(tracer === undefined ? { target, body, settled } : { target, body, settled, parent: tracer.parent() });
     }
   }
 

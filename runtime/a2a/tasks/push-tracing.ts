@@ -1,0 +1,108 @@
+/**
+ * A CLIENT span per push notification attempt (D35, D27), when push delivery is given
+ * `@opentelemetry/api` (`tracing`): OpenTelemetry's HTTP client conventions, where every resend
+ * is a span of its own (`http.request.resend_count` counting them), parented on the context that
+ * was active when the notification was queued (the span of the call whose task update it is, or
+ * none: a root span), and written into the POST's headers by the API's propagator (`traceparent`),
+ * so the receiver's trace continues the agent's. Nothing here runs without `tracing`.
+ */
+import type { TraceAttributes, TraceContext, TraceSpan, TracingApi } from "../../core/tracing.js";
+
+/** The instrumentation scope, as the server spans' (D35). */
+const instrumentationName = "protoc-gen-a2a";
+
+export class PushTracer {
+  readonly #api: TracingApi;
+
+  constructor(api: TracingApi) {
+    this.#api = api;
+  }
+
+  /** The context a notification queued now is sent in: its attempts' parent. */
+  parent(): TraceContext | undefined {
+    try {
+      return this.#api.context.active();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Starts one attempt's span and writes its context into `headers`; undefined when tracing
+   * failed (a sampler or propagator that throws): the POST goes out untraced, never fails for it.
+   */
+  start(parent: TraceContext | undefined, url: URL, resends: number, headers: Record<string, string>): PushSpan | undefined {
+    const api = this.#api;
+    try {
+      const context = parent ?? api.context.active();
+      const attributes: Record<string, string | number> = {
+        "http.request.method": "POST",
+        "url.full": fullUrl(url),
+        "server.address": url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+        "server.port": url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),
+      };
+      if (resends > 0) attributes["http.request.resend_count"] = resends;
+      // No URL template is known: the span is named by the method alone (OTel's HTTP client span name).
+      const span = api.trace.getTracer(instrumentationName).startSpan("POST", { kind: api.SpanKind.CLIENT, attributes: attributes as TraceAttributes }, context);
+      try {
+        api.propagation.inject(api.trace.setSpan(context, span), headers);
+      } catch {
+        // A propagator that throws: the span stays, the receiver gets no traceparent.
+      }
+      return new PushSpan(api, span);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** `url` as url.full: never with credentials (a config's URL with them is refused anyway, D27). */
+function fullUrl(url: URL): string {
+  if (url.username === "" && url.password === "") return url.href;
+  const copy = new URL(url.href);
+  copy.username = "";
+  copy.password = "";
+  return copy.href;
+}
+
+/** One attempt's span: what it ended with. Never throws (tracing never fails a delivery). */
+export class PushSpan {
+  constructor(
+    private readonly api: TracingApi,
+    private readonly span: TraceSpan,
+  ) {}
+
+  /** The receiver answered `status`: 4xx and 5xx are the attempt's failure (OTel's HTTP client spans). */
+  answered(status: number): void {
+    try {
+      this.span.setAttribute("http.response.status_code", status);
+      if (status >= 400) {
+        this.span.setAttribute("error.type", String(status));
+        this.span.setStatus({ code: this.api.SpanStatusCode.ERROR });
+      }
+    } catch {
+      // See the class.
+    }
+  }
+
+  /** No answer: the connection failed, was refused by the SSRF guard, or timed out. */
+  failed(error: unknown, timedOut: boolean): void {
+    try {
+      // Read as it is, not through instanceof: an error of another realm (a VM context) is one too.
+      const { code, name, message } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown; name?: unknown; message?: unknown };
+      const type = timedOut ? "timeout" : typeof code === "string" && code !== "" ? code : typeof name === "string" && name !== "" ? name : "_OTHER";
+      this.span.setAttribute("error.type", type);
+      this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: typeof message === "string" ? message : String(error) });
+    } catch {
+      // See the class.
+    }
+  }
+
+  end(): void {
+    try {
+      this.span.end();
+    } catch {
+      // See the class.
+    }
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Push notifications traced (D35, D27) with the real OpenTelemetry SDK over real sockets: each
+ * attempt a CLIENT span by OTel's HTTP client conventions (a resend a span of its own), child of
+ * the span active when the notification was queued (through the task handler: the call whose task
+ * update it is), a root span otherwise, and its context in the POST's `traceparent`. Without
+ * `tracing`, no span and no header. POSTs went out with no trace context at all.
+ */
+import { jest } from "@jest/globals";
+import * as api from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { TaskState as S } from "@a2a-js/sdk";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { TaskState } from "../../generated/a2a_pb.js";
+import { createPushDelivery, type PushDelivery } from "../../runtime/a2a/tasks/push-delivery.js";
+import { Scripts, asTask, chunk, send, startAgent, type TestAgent } from "../support/task-clients.js";
+
+jest.setTimeout(30_000);
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const contextManager = new AsyncLocalStorageContextManager().enable();
+api.trace.setGlobalTracerProvider(provider);
+api.context.setGlobalContextManager(contextManager);
+api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+const tracer = api.trace.getTracer("test");
+
+/** A webhook receiver answering each request with the next of `statuses` (then 200), keeping their headers. */
+class Receiver {
+  readonly headers: IncomingHttpHeaders[] = [];
+  statuses: number[] = [];
+  readonly #server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      this.headers.push(req.headers);
+      res.statusCode = this.statuses.shift() ?? 200;
+      res.end();
+    });
+  });
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+    return this;
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  async stop(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+let receiver: Receiver;
+let delivery: PushDelivery;
+
+beforeAll(async () => {
+  receiver = await new Receiver().start();
+});
+
+afterAll(async () => {
+  await receiver.stop();
+  contextManager.disable();
+  await provider.shutdown();
+});
+
+beforeEach(() => {
+  exporter.reset();
+  receiver.headers.length = 0;
+  receiver.statuses = [];
+});
+
+afterEach(async () => {
+  await delivery?.close();
+});
+
+const clientSpans = (): ReadableSpan[] => exporter.getFinishedSpans().filter((s) => s.kind === api.SpanKind.CLIENT);
+const traceparentOf = (span: ReadableSpan) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
+const body = JSON.stringify({ statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } } });
+
+test("an attempt is a CLIENT span, child of the span it was queued in, and its traceparent goes out with the POST", async () => {
+  delivery = createPushDelivery({ allow: ["127.0.0.1"], tracing: api });
+  const caller = tracer.startActiveSpan("task update", (span) => {
+    delivery.deliver("t", [{ url: receiver.url("/hook?x=1"), token: "" }], body);
+    span.end();
+    return span.spanContext();
+  });
+  await delivery.idle();
+  const [span, ...more] = clientSpans();
+  expect(more).toEqual([]);
+  expect(span!.name).toBe("POST");
+  expect(span!.spanContext().traceId).toBe(caller.traceId);
+  expect(span!.parentSpanContext?.spanId).toBe(caller.spanId);
+  expect(span!.attributes).toEqual({
+    "http.request.method": "POST",
+    "url.full": receiver.url("/hook?x=1"),
+    "server.address": "127.0.0.1",
+    "server.port": receiver.port,
+    "http.response.status_code": 200,
+  });
+  expect(span!.status.code).toBe(api.SpanStatusCode.UNSET);
+  expect(receiver.headers.map((h) => h.traceparent)).toEqual([traceparentOf(span!)]);
+});
+
+test("a receiver that fails once: a span per attempt, the first ERROR with its status, the resend counted", async () => {
+  delivery = createPushDelivery({ allow: ["127.0.0.1"], tracing: api, backoffMs: 10 });
+  receiver.statuses = [503];
+  const caller = tracer.startActiveSpan("task update", (span) => {
+    delivery.deliver("t", [{ url: receiver.url("/hook"), token: "" }], body);
+    span.end();
+    return span.spanContext();
+  });
+  await delivery.idle();
+  const spans = clientSpans();
+  expect(spans.map((s) => [s.attributes["http.response.status_code"], s.attributes["error.type"], s.attributes["http.request.resend_count"], s.status.code])).toEqual([
+    [503, "503", undefined, api.SpanStatusCode.ERROR],
+    [200, undefined, 1, api.SpanStatusCode.UNSET],
+  ]);
+  // Both children of the call's span, each attempt with its own traceparent.
+  expect(spans.map((s) => s.parentSpanContext?.spanId)).toEqual([caller.spanId, caller.spanId]);
+  expect(receiver.headers.map((h) => h.traceparent)).toEqual(spans.map(traceparentOf));
+});
+
+test("a receiver that is not there: the attempt's span says what failed", async () => {
+  const gone = await new Receiver().start();
+  const url = gone.url("/hook");
+  await gone.stop();
+  delivery = createPushDelivery({ allow: ["127.0.0.1"], tracing: api, maxAttempts: 1, onError: () => undefined });
+  delivery.deliver("t", [{ url, token: "" }], body);
+  await delivery.idle();
+  const [span] = clientSpans();
+  expect(span!.status.code).toBe(api.SpanStatusCode.ERROR);
+  expect(span!.attributes["error.type"]).toBe("ECONNREFUSED");
+  expect(span!.attributes["http.response.status_code"]).toBeUndefined();
+});
+
+test("queued with no span active: a root span", async () => {
+  delivery = createPushDelivery({ allow: ["127.0.0.1"], tracing: api });
+  delivery.deliver("t", [{ url: receiver.url("/hook"), token: "" }], body);
+  await delivery.idle();
+  const [span] = clientSpans();
+  expect(span!.parentSpanContext).toBeUndefined();
+  expect(receiver.headers.map((h) => h.traceparent)).toEqual([traceparentOf(span!)]);
+});
+
+test("without tracing: no span, no traceparent, even inside a span", async () => {
+  delivery = createPushDelivery({ allow: ["127.0.0.1"] });
+  tracer.startActiveSpan("task update", (span) => {
+    delivery.deliver("t", [{ url: receiver.url("/hook"), token: "" }], body);
+    span.end();
+  });
+  await delivery.idle();
+  expect(clientSpans()).toEqual([]);
+  expect(receiver.headers).toHaveLength(1);
+  expect(receiver.headers[0]!.traceparent).toBeUndefined();
+});
+
+// The SQL store's outbox (D74): the writer sends its rows after the commit, in the call's context.
+describe.each(["memory:", "pglite:"])("through the task handler, store %s", (store) => {
+  const scripts = new Scripts();
+  let agent: TestAgent;
+  const quick = scripts.add("quick", async function* () {
+    yield { state: TaskState.WORKING };
+    yield chunk("made", "out");
+  });
+
+  beforeAll(async () => {
+    agent = await startAgent(scripts.executor, { store, push: { allow: ["127.0.0.0/8"], tracing: api } });
+  });
+
+  afterAll(async () => {
+    await agent.close();
+  });
+
+  test("every notification of a task's updates is a child of the SendMessage call that made them", async () => {
+    const client = await agent.client("JSONRPC");
+    const task = asTask(await client.sendMessage(send(quick, { push: { url: receiver.url("/task-hook") } })));
+    expect(task.status?.state).toBe(S.TASK_STATE_COMPLETED);
+    await agent.handler.close();
+    const call = exporter.getFinishedSpans().find((s) => s.kind === api.SpanKind.SERVER && s.name.endsWith("/SendMessage"));
+    const pushes = clientSpans();
+    expect(pushes.length).toBeGreaterThanOrEqual(3);
+    for (const push of pushes) {
+      expect(push.spanContext().traceId).toBe(call!.spanContext().traceId);
+      expect(push.parentSpanContext?.spanId).toBe(call!.spanContext().spanId);
+    }
+    expect(receiver.headers.map((h) => h.traceparent)).toEqual(pushes.map(traceparentOf));
+  });
+});
