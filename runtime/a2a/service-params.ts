@@ -86,13 +86,19 @@ function newestOf(versions: readonly string[]): string | undefined {
   }, undefined);
 }
 
-/** `A2A-Extensions`: comma-separated URIs, possibly over several header lines (joined by Headers). */
+/**
+ * `A2A-Extensions`: comma-separated URIs, possibly over several header lines (joined by Headers).
+ * One that is not printable ASCII is no URI (RFC 3986 §2: IRIs are sent percent-encoded) and is
+ * left out: node reads a header's bytes as latin1, so UTF-8 reached the handler as mojibake.
+ */
 export function parseExtensions(value: string | null): string[] {
   if (value === null) return [];
   const seen = new Set<string>();
   for (const part of value.split(",")) {
     const uri = part.trim();
-    if (uri !== "") seen.add(uri);
+    if (uri !== "" && printableAscii.test(uri)) seen.add(uri);
   }
   return [...seen];
 }
+
+const printableAscii = /^[\x21-\x7e]+$/;

@@ -1,9 +1,14 @@
 /**
+ * A requested extension URI that is not printable ASCII (UTF-8 bytes, read by node as latin1) is
+ * left out of `requestedExtensions`, the others kept: a URI is ASCII (RFC 3986 §2), and the
+ * handler saw mojibake ("urn:act:cafÃ©") where gRPC drops the metadata entry.
+ *
  * An activated extension URI that a header cannot carry (not printable ASCII: a character past
  * U+007E, CR/LF, NUL) is left out of `A2A-Extensions` on every binding, and the answer goes out:
  * node refused the whole header after the handler had run, so the JSON bindings answered an empty
  * 500, while gRPC, which left the value out, answered (security hunt).
  */
+import { request as httpRequest } from "node:http";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
 import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
@@ -11,11 +16,13 @@ import { serveA2AService } from "../../generated/a2a_server.js";
 
 const handler: Partial<A2AServiceHandler> = {
   async getTask(request, context) {
+    requested.push([...context.requestedExtensions]);
     // The URIs to activate come in the id, split at "|": a handler echoing what a client sent.
     for (const uri of request.id.split("|")) context.activatedExtensions.add(uri);
     return { id: "t", contextId: "c", status: { state: 1 } } as never;
   },
 };
+const requested: string[][] = [];
 const card = { name: "Ext", description: "d", version: "1", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
 
 let server: AgentServer;
@@ -57,5 +64,28 @@ describe.each(cases)("%s", (_, odd) => {
     } finally {
       client.close();
     }
+  });
+});
+
+describe("a requested URI that is not printable ASCII", () => {
+  /** Sends the header's UTF-8 bytes as they are: node:http writes headers flushed alone as latin1. */
+  const send = (url: string, method: string, body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const value = Buffer.from("urn:act:caf\u00e9, urn:act:plain,urn:act:\u4e2d").toString("latin1");
+      const req = httpRequest(new URL(url), { method, headers: { "content-type": "application/json", "a2a-version": "1.0", "a2a-extensions": value } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.flushHeaders();
+      req.end(body);
+    });
+
+  test("is left out of requestedExtensions on JSON-RPC and HTTP+JSON, the others kept", async () => {
+    requested.length = 0;
+    expect(await send(server.jsonRpcUrl!, "POST", JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t" } }))).toBe(200);
+    expect(await send(`${server.httpJsonUrl}/tasks/t`, "GET", "")).toBe(200);
+    expect(requested).toEqual([["urn:act:plain"], ["urn:act:plain"]]);
+    expect(failures).toEqual([]);
   });
 });
