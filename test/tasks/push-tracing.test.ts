@@ -2,8 +2,9 @@
  * Push notifications traced (D35, D27) with the real OpenTelemetry SDK over real sockets: each
  * attempt a CLIENT span by OTel's HTTP client conventions (a resend a span of its own), child of
  * the span active when the notification was queued (through the task handler: the call whose task
- * update it is), a root span otherwise, and its context in the POST's `traceparent`. Without
- * `tracing`, no span and no header. POSTs went out with no trace context at all.
+ * update it is), a root span otherwise, and its context in the POST's `traceparent`. By default
+ * the installed API is loaded, as serveA2AService's tracing is; with `tracing: false`, no span and
+ * no header. POSTs went out with no trace context at all.
  */
 import { jest } from "@jest/globals";
 import * as api from "@opentelemetry/api";
@@ -15,6 +16,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { TaskState } from "../../generated/a2a_pb.js";
 import { createPushDelivery, type PushDelivery } from "../../runtime/a2a/tasks/push-delivery.js";
+import { loadTracingApi } from "../../runtime/core/tracing.js";
 import { Scripts, asTask, chunk, send, startAgent, type TestAgent } from "../support/task-clients.js";
 
 jest.setTimeout(30_000);
@@ -151,8 +153,21 @@ test("queued with no span active: a root span", async () => {
   expect(receiver.headers.map((h) => h.traceparent)).toEqual([traceparentOf(span!)]);
 });
 
-test("without tracing: no span, no traceparent, even inside a span", async () => {
+test("by default, the installed @opentelemetry/api is loaded and used, as serveA2AService's tracing is", async () => {
   delivery = createPushDelivery({ allow: ["127.0.0.1"] });
+  // The delivery asked for it first: it has its tracer once this resolves.
+  await loadTracingApi();
+  tracer.startActiveSpan("task update", (span) => {
+    delivery.deliver("t", [{ url: receiver.url("/hook"), token: "" }], body);
+    span.end();
+  });
+  await delivery.idle();
+  expect(clientSpans()).toHaveLength(1);
+  expect(receiver.headers.map((h) => h.traceparent)).toEqual([traceparentOf(clientSpans()[0]!)]);
+});
+
+test("tracing: false: no span, no traceparent, even inside a span", async () => {
+  delivery = createPushDelivery({ allow: ["127.0.0.1"], tracing: false });
   tracer.startActiveSpan("task update", (span) => {
     delivery.deliver("t", [{ url: receiver.url("/hook"), token: "" }], body);
     span.end();

@@ -9,7 +9,7 @@
 import { validateHeaderValue } from "node:http";
 import { Agent, request } from "undici";
 import { SlotMap } from "../../core/slots.js";
-import type { TraceContext, TracingApi } from "../../core/tracing.js";
+import { loadTracingApi, type TraceContext, type TracingApi } from "../../core/tracing.js";
 import { PushGuardError, createPushGuard } from "./push-guard.js";
 import { PushTracer, type PushSpan } from "./push-tracing.js";
 
@@ -50,11 +50,13 @@ export interface PushDeliveryOptions {
    */
   readonly allow?: readonly string[];
   /**
-   * OpenTelemetry (D35): the `@opentelemetry/api` module itself. Each attempt is then a CLIENT
-   * span, child of the span active when the notification was queued (the call whose task update
-   * it is), and its context goes out in the POST's `traceparent`. Default none: nothing traced.
+   * OpenTelemetry (D35): each attempt is a CLIENT span, child of the span active when the
+   * notification was queued (the call whose task update it is), and its context goes out in the
+   * POST's `traceparent`. Default `true`, as serveA2AService's: `@opentelemetry/api` is loaded if
+   * it is installed (notifications queued before it has loaded go untraced); `false` turns it
+   * off; the API module itself is used as given.
    */
-  readonly tracing?: TracingApi | undefined;
+  readonly tracing?: boolean | TracingApi | undefined;
   /** Every notification given up on, and every dropped one; default writes one line to console.error. */
   readonly onError?: (error: Error, info: { readonly taskId: string; readonly url: string }) => void;
 }
@@ -199,7 +201,12 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
     ((error: Error, info: { readonly taskId: string; readonly url: string }) =>
       console.error(`a2a push (task ${info.taskId}, ${info.url}): ${error.message}`));
 
-  const tracer = options.tracing === undefined ? undefined : new PushTracer(options.tracing);
+  let tracer: PushTracer | undefined;
+  if (options.tracing === true || options.tracing === undefined) {
+    void loadTracingApi().then((api) => {
+      if (api !== undefined) tracer ??= new PushTracer(api);
+    });
+  } else if (options.tracing !== false) tracer = new PushTracer(options.tracing);
   const guard = createPushGuard(options.allow);
   // The guard's lookup runs inside every connect, on the address connected
   // to. Redirects are never followed: undici's request only follows them
