@@ -180,7 +180,7 @@ export default class SuiteWatchdog {
 /**
  * The JavaScript stack of `pid`, through its inspector: SIGUSR1 opens it (on 127.0.0.1:9229 by
  * default) even while the process runs a loop that never yields, and Debugger.pause stops that
- * loop where it is.
+ * loop where it is (or between two of its microtasks: then a step into the next one).
  */
 async function stackOf(pid) {
   try {
@@ -239,6 +239,13 @@ async function stackOf(pid) {
         // Only stacks that reach code outside Node's own.
         if (frames.some((f) => outsideNode(f) && !f.startsWith("-- "))) samples.add(frames.slice(0, 30).map((f) => `    ${f}`).join("\n"));
         if (samples.size >= 3 || ++pauses >= 40) return done(samples.size === 0 ? ["    (only Node's own frames were seen)"] : [...samples].join("\n    --\n").split("\n"));
+        if (message.params.callFrames.length === 1 && !outsideNode(frames[0])) {
+          // Paused in the loop that runs microtasks itself, between two of them: a step goes into
+          // the next one. Node 24 takes every pause of a loop of microtasks there (Node 20 and 22
+          // took most in their promise hooks, JavaScript then, some of them called from the loop's code).
+          ws.send(JSON.stringify({ id: 5, method: "Debugger.stepInto" }));
+          return;
+        }
         ws.send(JSON.stringify({ id: 3, method: "Debugger.resume" }));
         setTimeout(() => ws.send(JSON.stringify({ id: 4, method: "Debugger.pause" })), 20);
       };
