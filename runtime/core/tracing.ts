@@ -112,12 +112,23 @@ export function serverAttributes(carrier: TraceCarrier): TraceAttributes | undef
     if (local?.address === undefined || local.address === "") return undefined;
     return local.port === undefined ? { "server.address": local.address } : { "server.address": local.address, "server.port": local.port };
   }
-  const port = parsed.port ?? (local?.secure === undefined ? undefined : local.secure ? 443 : 80);
+  // A port named that is no port (null) is left out: the scheme's default is not what the client addressed.
+  const port = parsed.port === null ? undefined : (parsed.port ?? (local?.secure === undefined ? undefined : local.secure ? 443 : 80));
   return port === undefined ? { "server.address": parsed.address } : { "server.address": parsed.address, "server.port": port };
 }
 
-/** `host[:port]` or `[v6][:port]` (any userinfo dropped, never recorded); undefined when it names no host. */
-export function parseAuthority(authority: string): { readonly address: string; readonly port?: number } | undefined {
+// RFC 3986 3.2.2: a reg-name or IPv4 address (unreserved, pct-encoded, sub-delims), and what an
+// IP-literal holds (an IPv6 address, a zone `%25…`, or an IPvFuture). A value with anything else
+// (a space, a quote, a slash) names no host: it is never recorded.
+const regName = /^[A-Za-z0-9\-._~!$&'()*+,;=%]+$/;
+const ipLiteral = /^(?:[0-9A-Fa-f:.]+(?:%25[A-Za-z0-9\-._~%]+)?|[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+)$/;
+
+/**
+ * `host[:port]` or `[v6][:port]` (any userinfo dropped, never recorded); undefined when it names no
+ * host. `port` is absent when none is named (or it is empty, RFC 3986 3.2.3: the scheme's default),
+ * null when the one named is no port (`:99999`, `:8o`).
+ */
+export function parseAuthority(authority: string): { readonly address: string; readonly port?: number | null } | undefined {
   const text = authority.slice(authority.lastIndexOf("@") + 1).trim();
   let host: string;
   let port: string | undefined;
@@ -128,16 +139,18 @@ export function parseAuthority(authority: string): { readonly address: string; r
     const rest = text.slice(end + 1);
     if (rest.startsWith(":")) port = rest.slice(1);
     else if (rest !== "") return undefined;
+    if (!ipLiteral.test(host)) return undefined;
   } else {
     const colon = text.indexOf(":");
     // Two colons: a bare IPv6 address, which an authority brackets.
     if (colon >= 0 && text.indexOf(":", colon + 1) >= 0) return undefined;
     host = colon < 0 ? text : text.slice(0, colon);
     if (colon >= 0) port = text.slice(colon + 1);
+    if (!regName.test(host)) return undefined;
   }
-  if (host === "") return undefined;
-  const number = port !== undefined && /^[0-9]{1,5}$/.test(port) ? Number(port) : undefined;
-  return number !== undefined && number <= 65535 ? { address: host, port: number } : { address: host };
+  if (port === undefined || port === "") return { address: host };
+  const number = /^[0-9]{1,5}$/.test(port) ? Number(port) : 65536;
+  return { address: host, port: number <= 65535 ? number : null };
 }
 
 /** The tracer's name and the instrumentation scope of every span (OTel: the library's package). */

@@ -40,7 +40,7 @@ const card = { name: "Traced", description: "Traced calls", version: "1.0.0", ca
 let server: AgentServer;
 
 beforeAll(async () => {
-  server = await serveA2AService(handler as A2AServiceHandler, card, { port: 0, grpcPort: 0, drainMs: 100, onError: () => undefined, tracing: api });
+  server = await serveA2AService(handler as A2AServiceHandler, card, { port: 0, grpcPort: 0, drainMs: 100, onError: () => undefined, tracing: api, allowedHosts: "any" });
 });
 
 afterAll(async () => {
@@ -102,11 +102,35 @@ test.each(["JSONRPC", "HTTP+JSON"] as const)("%s: an HTTP/1.0 request without Ho
   expect(serverSpan().attributes).toMatchObject({ "server.address": "127.0.0.1", "server.port": Number(url.port) });
 });
 
+// Host values no client addressing a server sends: a port that is no port is left out, never
+// the scheme's default (the client did not address port 80); a host that is no host (RFC 3986's
+// grammar: a space, a quote, a slash) names none, and the connection's side is recorded, as for a
+// request without Host. The guard lets them through (allowedHosts: "any", as behind a proxy).
+test.each([
+  ["agent.example.com:99999", { "server.address": "agent.example.com" }],
+  ["agent.example.com:8o", { "server.address": "agent.example.com" }],
+  ["agent.example.com:", { "server.address": "agent.example.com", "server.port": 80 }],
+  ["a b", "local"],
+  ['"><img src=x>', "local"],
+  ["agent.example.com/x", "local"],
+  ["[::1]x", "local"],
+])("Host %j: server.address and server.port as the rule gives them", async (host, expected) => {
+  const url = new URL(server.httpJsonUrl!);
+  const answer = await raw(Number(url.port), `GET ${url.pathname}/tasks/t-1 HTTP/1.1\r\nHost: ${host}\r\nA2A-Version: 1.0\r\nConnection: close\r\n\r\n`);
+  expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+  const attributes = serverSpan().attributes;
+  const recorded = { "server.address": attributes["server.address"], ...(attributes["server.port"] === undefined ? {} : { "server.port": attributes["server.port"] }) };
+  expect(recorded).toEqual(expected === "local" ? { "server.address": "127.0.0.1", "server.port": Number(url.port) } : expected);
+});
+
 test("authorities as clients send them: brackets and userinfo dropped, a port that is not one left out", () => {
   expect(parseAuthority("[::1]:8443")).toEqual({ address: "::1", port: 8443 });
   expect(parseAuthority("agent.example.com")).toEqual({ address: "agent.example.com" });
   expect(parseAuthority("user:secret@agent.example.com:80")).toEqual({ address: "agent.example.com", port: 80 });
-  expect(parseAuthority("agent.example.com:99999")).toEqual({ address: "agent.example.com" });
+  expect(parseAuthority("agent.example.com:99999")).toEqual({ address: "agent.example.com", port: null });
+  expect(parseAuthority("agent.example.com:")).toEqual({ address: "agent.example.com" });
+  expect(parseAuthority("[fe80::1%25eth0]:8080")).toEqual({ address: "fe80::1%25eth0", port: 8080 });
+  expect(parseAuthority("a b")).toBeUndefined();
   expect(parseAuthority("::1")).toBeUndefined();
   expect(parseAuthority("")).toBeUndefined();
 });
