@@ -338,13 +338,15 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   if (grpcParts !== undefined) {
     const [{ addGrpcService }, { addHealthService, addReflectionService, createGrpcServer, listenGrpc }, definition, compat] = grpcParts;
     const server = createGrpcServer({ maxConnectionIdleMs: timeouts.grpcIdleMs, ...grpcOptions });
+    // Its one port is TLS or not (listenGrpc below): the default port of a span's authority without one (D35).
+    const secure = grpcOptions.tls !== undefined;
     try {
-      addGrpcService(server, { ...shared, definition: definition as ServiceDefinition, methods: config.methods });
+      addGrpcService(server, { ...shared, secure, definition: definition as ServiceDefinition, methods: config.methods });
       if (compat !== undefined) {
         // D113: 0.3's a2a.v1.A2AService beside it, the same handler behind; a call without a2a-version is 0.3 there.
         const profile = createA2AProfile({ policy, versions: { supported: ["0.3"] } });
         const v03Handler = compat.createV03GrpcHandler({ handler, methods: config.methods, card: () => card?.json ?? config.card, authenticate: options.authenticate });
-        addGrpcService(server, { ...shared, profile, required: {}, handler: v03Handler, definition: compat.v03GrpcDefinition, methods: compat.v03GrpcMethods });
+        addGrpcService(server, { ...shared, secure, profile, required: {}, handler: v03Handler, definition: compat.v03GrpcDefinition, methods: compat.v03GrpcMethods });
       }
       const service = config.service;
       // 0.3's service is reported and described beside 1.0's, so a 0.3 caller can probe and reflect it too.

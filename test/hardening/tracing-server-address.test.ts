@@ -11,7 +11,13 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { create } from "@bufbuild/protobuf";
+import { credentials as grpcCredentials } from "@grpc/grpc-js";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import type { AgentServer } from "protoc-gen-a2a/runtime/server";
 import { createA2AServiceHttpJsonClient, createA2AServiceJsonRpcClient, type A2AServiceClient } from "../../generated/a2a_client.js";
 import { createA2AServiceGrpcClient } from "../../generated/a2a_grpc.js";
@@ -133,4 +139,31 @@ test("authorities as clients send them: brackets and userinfo dropped, a port th
   expect(parseAuthority("a b")).toBeUndefined();
   expect(parseAuthority("::1")).toBeUndefined();
   expect(parseAuthority("")).toBeUndefined();
+});
+
+// gRPC over TLS with no client certificate (the usual server): grpc-js's getAuthContext() names
+// the transport only for a client it authorized, so a TLS call read as plaintext and an authority
+// without a port was recorded as port 80, where D35 says 443 over TLS.
+test("GRPC over TLS without a client certificate: an authority without a port is port 443", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "a2a-tls-"));
+  try {
+    await promisify(execFile)("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+      "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")]);
+    const cert = readFileSync(join(dir, "cert.pem"));
+    const tls = await serveA2AService(handler as A2AServiceHandler, card, { port: 0, grpcPort: 0, drainMs: 100, onError: () => undefined, tracing: api, grpc: { tls: { cert, key: readFileSync(join(dir, "key.pem")) } } });
+    try {
+      // The client names the host alone, as one addressing `agent.example.com` on 443 does.
+      const client = createA2AServiceGrpcClient(tls.grpcAddress!, { credentials: grpcCredentials.createSsl(cert), channelOptions: { "grpc.default_authority": "localhost" } });
+      try {
+        await client.getTask({ id: "t-1" });
+      } finally {
+        client.close();
+      }
+      expect(serverSpan().attributes).toMatchObject({ "server.address": "localhost", "server.port": 443 });
+    } finally {
+      await tls.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

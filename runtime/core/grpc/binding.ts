@@ -25,11 +25,18 @@ export interface GrpcServiceConfig<H extends object> extends DispatchConfig<H> {
   readonly definition: ServiceDefinition;
   /** The generated method table, keyed like the definition. */
   readonly methods: Readonly<Record<string, MethodSpec>>;
+  /**
+   * Whether the server's ports are TLS, for the default port of an authority that names none
+   * (D35: a span's server.port). serveAgent knows it; left out, the call's auth context tells it,
+   * which grpc-js fills for a client it authorized (mTLS) alone, and no port is recorded otherwise.
+   */
+  readonly secure?: boolean;
 }
 
 /** Adds the service to `server`, served by `handler`. */
 export function addGrpcService<H extends object>(server: Server, config: GrpcServiceConfig<H>): void {
   const dispatch = createDispatcher(config);
+  const secure = config.secure;
   const implementation: UntypedServiceImplementation = {};
   for (const [key, spec] of Object.entries(config.methods)) {
     implementation[key] =
@@ -37,16 +44,16 @@ export function addGrpcService<H extends object>(server: Server, config: GrpcSer
         ? (call: ServerUnaryCall<Message, Message>, callback: sendUnaryData<Message>) => {
             const tracer = dispatch.tracer;
             if (tracer === undefined) {
-              unary(dispatch, spec, call, callback, new GrpcRequest(call), undefined);
+              unary(dispatch, spec, call, callback, new GrpcRequest(call, secure), undefined);
               return;
             }
-            const req = new GrpcRequest(call);
+            const req = new GrpcRequest(call, secure);
             const span = tracer.start("GRPC", spec, req);
             if (span === undefined) unary(dispatch, spec, call, callback, req, undefined);
             else span.run(() => unary(dispatch, spec, call, callback, req, span));
           }
         : (call: ServerWritableStream<Message, Message>) => {
-            const stream = new ServerStream(call, new GrpcRequest(call), dispatch);
+            const stream = new ServerStream(call, new GrpcRequest(call, secure), dispatch);
             const span = dispatch.tracer?.start("GRPC", spec, stream.req);
             if (span === undefined) stream.start(spec);
             else stream.traced(spec, span);
@@ -153,9 +160,13 @@ class GrpcRequest implements ScopeRequest {
   /** What is kept of the call for a context read after that: its metadata. */
   readonly #metadata: Metadata;
 
-  constructor(call: GrpcCall) {
+  /** Whether the server's ports are TLS, when the server said (GrpcServiceConfig.secure). */
+  readonly #secure: boolean | undefined;
+
+  constructor(call: GrpcCall, secure: boolean | undefined) {
     this.#call = call;
     this.#metadata = call.metadata;
+    this.#secure = secure;
   }
 
   header(name: string): string | null {
@@ -173,11 +184,17 @@ class GrpcRequest implements ScopeRequest {
     return call === undefined || typeof call.getHost !== "function" ? undefined : call.getHost();
   }
 
-  /** Only whether the call came over TLS (grpc-js 1.13's auth context): the default port of an authority without one. */
+  /**
+   * Only whether the call came over TLS: the default port of an authority without one. grpc-js's
+   * auth context names the transport for a client it authorized alone (mTLS): a TLS call without a
+   * client certificate reads as `{}`, as a plaintext one does, so that is no answer (no port is
+   * recorded rather than 80); the server's own word (`secure`) comes first.
+   */
   local(): ServerEndpoint | undefined {
+    if (this.#secure !== undefined) return { secure: this.#secure };
     const call = this.#call as (GrpcCall & { getAuthContext?: () => { transportSecurityType?: string } }) | undefined;
     if (call === undefined || typeof call.getAuthContext !== "function") return undefined;
-    return { secure: call.getAuthContext().transportSecurityType !== undefined };
+    return call.getAuthContext().transportSecurityType === undefined ? undefined : { secure: true };
   }
 
   get headers(): Headers {
