@@ -1,20 +1,25 @@
 /**
  * `response_body` names a field of the answer, and the HTTP+JSON body is that field's ProtoJSON
- * value. A field left unset is answered as its default, as grpc-gateway answers it (protojson of a
- * nil message is `{}`) and as proto3's JSON mapping defines defaults: `{}` for a message (with its
- * REQUIRED fields, D11), `""`/`0`/the zero enum name for a scalar, `[]` for a list, `{}` for a map;
- * it was `null`, no value of the field's type. Served over a real socket with the fixture's
- * LibraryService (GetBook) under one rule per field kind.
+ * value. A field left unset is answered `null` where it tracks presence (a message, an `optional`
+ * scalar, a oneof member: ProtoJSON reads null as unset, so the generated client over HTTP+JSON
+ * sees what it sees over gRPC) and its default where it does not (`""`/`0`/the zero enum name for
+ * a scalar, `[]` for a list, `{}` for a map), where it was `null`, no value of the field's type.
+ * Served over a real socket with the fixture's LibraryService (GetBook) under one rule per field
+ * kind, and read back by the generated clients of both bindings.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHttpJsonEndpoint, createNodeListener, type HttpRuleSpec } from "protoc-gen-a2a/runtime/internal";
+import { createLibraryServiceHttpJsonClient, createLibraryServiceJsonRpcClient } from "../../generated/fixtures/v1/library_client.js";
+import { createLibraryServiceHttpJsonListener } from "../../generated/fixtures/v1/library_http.js";
+import { createLibraryServiceJsonRpcListener } from "../../generated/fixtures/v1/library_jsonrpc.js";
 import type { LibraryServiceHandler } from "../../generated/fixtures/v1/library_handler.js";
 import { LibraryServiceMethods, LibraryServiceRequiredFields } from "../../generated/fixtures/v1/library_methods.js";
 
 /** GetBook answers book `full` with every field set, any other with only its id and title. */
 const handler: LibraryServiceHandler = {
   async getBook(request) {
+    if (request.bookId === "bare") return { id: "bare" };
     if (request.bookId !== "full") return { id: request.bookId, title: "T" };
     return {
       id: "full",
@@ -58,16 +63,16 @@ async function get(path: string): Promise<{ status: number; text: string }> {
 }
 
 test.each([
-  // A message field: its zero message, REQUIRED fields at their defaults (Location.shelf_id).
-  ["location", '{"shelfId":""}'],
-  ["cover", "{}"],
+  // Fields that track presence: null, which ProtoJSON reads as the field unset.
+  ["location", "null"],
+  ["cover", "null"],
+  ["isbn", "null"],
+  // Fields without presence: their default, a value of the field's type.
   ["authors", "[]"],
   ["reviews", "{}"],
-  // `optional string`, unset: the type's default, as grpc-gateway's getter gives it.
-  ["isbn", '""'],
-  ["title", '"T"'],
-])("an unset %s is answered as its default, %s, never null", async (field, body) => {
-  expect(await get(`/books/b1/${field}`)).toEqual({ status: 200, text: body });
+  ["title", '""'],
+])("an unset %s is answered %s", async (field, body) => {
+  expect(await get(`/books/bare/${field}`)).toEqual({ status: 200, text: body });
 });
 
 test.each([
@@ -78,4 +83,25 @@ test.each([
   ["isbn", '""'],
 ])("a set %s is answered as its value, %s", async (field, body) => {
   expect(await get(`/books/full/${field}`)).toEqual({ status: 200, text: body });
+});
+
+test("the generated clients read GetBookCover (response_body: cover) of a book without a cover as JSON-RPC serves it: cover unset", async () => {
+  const cover: LibraryServiceHandler = {
+    async getBookCover(request) {
+      return request.bookId === "c" ? { id: "c", title: "T", cover: { mediaType: "image/png" } } : { id: request.bookId, title: "T" };
+    },
+  };
+  const servers = [http.createServer(createLibraryServiceHttpJsonListener(cover)), http.createServer(createLibraryServiceJsonRpcListener(cover))];
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve))));
+  const origin = (s: http.Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  const clients = [createLibraryServiceHttpJsonClient(origin(servers[0]!)), createLibraryServiceJsonRpcClient(origin(servers[1]!))];
+  try {
+    for (const client of clients) {
+      expect((await client.getBookCover({ shelfId: "s", bookId: "b" })).cover).toBeUndefined();
+      expect((await client.getBookCover({ shelfId: "s", bookId: "c" })).cover?.mediaType).toBe("image/png");
+    }
+  } finally {
+    for (const client of clients) client.close();
+    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  }
 });

@@ -84,7 +84,7 @@ export function createHttpJsonEndpoint<H extends object>(config: HttpJsonEndpoin
           rule,
           spec,
           transcoder: createTranscoder(spec.input, rule),
-          responseBody: rule.responseBody === "" ? undefined : responseBodyOf(spec.output, rule.responseBody, config.required),
+          responseBody: rule.responseBody === "" ? undefined : responseBodyOf(spec.output, rule.responseBody),
         },
       };
     }),
