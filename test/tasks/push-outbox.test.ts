@@ -244,3 +244,43 @@ test("a task that cannot be read fails its 0.3 notifications, reported, and hold
     await a.close();
   }
 });
+
+test("the rows of an instance that died holding the task's lease (it took the task up after its last renewal) are the reaper's: sent with the FAILED, in order, not taken before its lease lapses (D74)", async () => {
+  const asks: A2AServiceExecutor = async function* () {
+    yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+  };
+  const { delivered, open } = refusingReceiver();
+  const pushA = createPushDelivery({ ...allow, backoffMs: 60_000, onError: () => undefined });
+  const storeA = await instance(400);
+  const a = createA2AServiceTaskHandler(asks, { store: storeA, push: pushA });
+  const url = receiver.url(`/held/${crypto.randomUUID()}`);
+  const waiting = await a.sendMessage(create(SendMessageRequestSchema, { message: message("go"), configuration: { taskPushNotificationConfig: { id: "c", url, token: "" } } }), call);
+  if (waiting.payload.case !== "task") throw new Error("expected a task");
+  const id = waiting.payload.value.id;
+  await receiver.when("A's first attempt", () => receiver.received.some((r) => url.endsWith(r.path)));
+  await pushA.close();
+  await storeA.close();
+  await a.close();
+  // A's last act, as its statements write it: a message answering the INPUT_REQUIRED claimed the task and
+  // was written after A's last renewal, so A's lease of a run outlives the claims on its rows (leaseMs later).
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  const leaseUntil = Date.now() + 2500;
+  try {
+    const held = await admin.query(
+      `UPDATE a2a_tasks SET lease_owner = (SELECT claimed_by FROM a2a_push_outbox WHERE task_id = $1 LIMIT 1), lease_until = $2::bigint, lease_claim = false WHERE id = $1 RETURNING lease_owner`,
+      [id, leaseUntil],
+    );
+    expect(held.rows[0]?.lease_owner).toEqual(expect.any(String));
+  } finally {
+    await admin.end();
+  }
+  open();
+  await withInstanceB(async () => {
+    // B's rounds (every 200 ms) find the claims lapsed well before the lease: they leave the rows be.
+    await new Promise((resolve) => setTimeout(resolve, leaseUntil - 300 - Date.now()));
+    expect(delivered.filter((r) => url.endsWith(r.path)).map((r) => kindOf(r.body))).toEqual([]);
+    await receiver.when("the FAILED", () => delivered.some((r) => url.endsWith(r.path) && kindOf(r.body) === "status:TASK_STATE_FAILED"), 10_000);
+    expect(delivered.filter((r) => url.endsWith(r.path)).map((r) => kindOf(r.body))).toEqual(["task", "status:TASK_STATE_INPUT_REQUIRED", "status:TASK_STATE_FAILED"]);
+  });
+});

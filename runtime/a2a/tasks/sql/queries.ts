@@ -233,12 +233,16 @@ WHERE NOT EXISTS (
 /**
  * Tasks with outbox rows whose claim lapsed before $1 (the instance delivering them died), oldest
  * first. Not a task whose lease lapsed too (D72): the instance that fails it takes its rows with
- * it, before the FAILED. A task a live instance holds (it took the task up after the death, D79)
- * is one: its rows were left for as long as that run held the task.
+ * it, before the FAILED. A task another instance holds (it took the task up after the death, D79)
+ * is one: its rows were left for as long as that run held the task. Not one the dead instance
+ * itself still holds (a claim or message of its after its last renewal outlives its rows' claims):
+ * its lease lapses within leaseMs, and the reaper then sends the rows before the FAILED, where
+ * taking them now could have them sent after it, by another instance.
  */
 export const lapsedPushTasks = `
 SELECT o.task_id FROM a2a_push_outbox o JOIN a2a_tasks t ON t.id = o.task_id
-WHERE o.claim_until < $1::bigint AND (t.lease_until IS NULL OR t.lease_until >= $1::bigint)
+WHERE o.claim_until < $1::bigint
+  AND (t.lease_until IS NULL OR (t.lease_until >= $1::bigint AND t.lease_owner IS DISTINCT FROM o.claimed_by))
 GROUP BY o.task_id ORDER BY min(o.claim_until) LIMIT 100`;
 
 /**
