@@ -55,6 +55,9 @@ export interface TracingApi {
     getTracer(name: string, version?: string): TraceTracer;
     setSpan(context: TraceContext, span: TraceSpan): TraceContext;
     getSpan(context: TraceContext): unknown;
+    /** A context's span context, and a context with one in place of its span: what a queued push keeps (D35). */
+    getSpanContext?(context: TraceContext): object | undefined;
+    setSpanContext?(context: TraceContext, spanContext: never): TraceContext;
   };
   readonly context: {
     active(): TraceContext;

@@ -9,10 +9,12 @@
 import { jest } from "@jest/globals";
 import * as api from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { TaskState as S } from "@a2a-js/sdk";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import v8 from "node:v8";
+import vm from "node:vm";
 import type { AddressInfo } from "node:net";
 import { TaskState } from "../../generated/a2a_pb.js";
 import { createPushDelivery, type PushDelivery } from "../../runtime/a2a/tasks/push-delivery.js";
@@ -176,6 +178,116 @@ test("tracing: false: no span, no traceparent, even inside a span", async () => 
   expect(clientSpans()).toEqual([]);
   expect(receiver.headers).toHaveLength(1);
   expect(receiver.headers[0]!.traceparent).toBeUndefined();
+});
+
+test("a header the propagator writes that HTTP cannot carry is left out: the POST goes out, with the rest of the trace context (tracing never fails a delivery)", async () => {
+  // W3C baggage sends an entry's metadata as it is given (not encoded): one with a character outside Latin-1.
+  api.propagation.disable();
+  api.propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+  try {
+    delivery = createPushDelivery({ allow: ["127.0.0.1"], tracing: api, maxAttempts: 2, backoffMs: 10, onError: () => undefined });
+    const baggage = api.propagation.createBaggage({ user: { value: "zoe", metadata: api.baggageEntryMetadataFromString("note=Zoë’s") } });
+    api.context.with(api.propagation.setBaggage(api.context.active(), baggage), () => {
+      tracer.startActiveSpan("task update", (span) => {
+        delivery.deliver("t", [{ url: receiver.url("/hook"), token: "tok" }], body);
+        span.end();
+      });
+    });
+    await delivery.idle();
+    expect(receiver.headers).toHaveLength(1);
+    const [span] = clientSpans();
+    expect(receiver.headers[0]!.traceparent).toBe(traceparentOf(span!));
+    expect(receiver.headers[0]!["x-a2a-notification-token"]).toBe("tok");
+    expect(receiver.headers[0]!.baggage).toBeUndefined();
+  } finally {
+    api.propagation.disable();
+    api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  }
+});
+
+test("a propagator writing a header delivery sets itself (the token, authorization) changes nothing of it", async () => {
+  api.propagation.disable();
+  api.propagation.setGlobalPropagator({
+    inject: (_context, carrier: Record<string, string>) => {
+      carrier["x-a2a-notification-token"] = "forged";
+      carrier["authorization"] = "Bearer forged";
+      carrier["content-type"] = "text/plain";
+    },
+    extract: (context) => context,
+    fields: () => ["x-a2a-notification-token", "authorization", "content-type"],
+  });
+  try {
+    delivery = createPushDelivery({ allow: ["127.0.0.1"], tracing: api });
+    delivery.deliver("t", [{ url: receiver.url("/hook"), token: "tok", authentication: { scheme: "Bearer", credentials: "real" } }], body);
+    await delivery.idle();
+    expect(receiver.headers.map((h) => [h["x-a2a-notification-token"], h.authorization, h["content-type"]])).toEqual([["tok", "Bearer real", "application/a2a+json"]]);
+  } finally {
+    api.propagation.disable();
+    api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  }
+});
+
+test("by default, notifications queued before the API has loaded go untraced: none is made a child of another call's span (the lane's)", async () => {
+  await loadTracingApi();
+  delivery = createPushDelivery({ allow: ["127.0.0.1"] });
+  // Both queued at once, before the delivery has its tracer, in two calls' spans: one lane runs them.
+  tracer.startActiveSpan("first call", (span) => {
+    delivery.deliver("t", [{ url: receiver.url("/hook"), token: "" }], body);
+    span.end();
+  });
+  tracer.startActiveSpan("second call", (span) => {
+    delivery.deliver("t", [{ url: receiver.url("/hook"), token: "" }], body);
+    span.end();
+  });
+  await delivery.idle();
+  expect(receiver.headers).toHaveLength(2);
+  expect(clientSpans()).toEqual([]);
+  expect(receiver.headers.map((h) => h.traceparent)).toEqual([undefined, undefined]);
+});
+
+test("a queued notification keeps its parent's span context, not the span: a call's span is collectable while its notification waits", async () => {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc") as () => void;
+  // A span no exporter keeps: only what delivery holds could keep it.
+  const unexported = new BasicTracerProvider().getTracer("unexported");
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const slow = createServer((req, res) => {
+    req.resume();
+    void held.then(() => res.end());
+  });
+  await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`;
+  try {
+    delivery = createPushDelivery({ allow: ["127.0.0.1"], tracing: api });
+    const queued = (): { ref: WeakRef<object>; traceId: string; spanId: string } => {
+      const span = unexported.startSpan("task update");
+      api.context.with(api.trace.setSpan(api.context.active(), span), () => {
+        // The first is sent (and held by the receiver), the second waits behind it.
+        delivery.deliver("t", [{ url, token: "" }], body);
+        delivery.deliver("t", [{ url, token: "" }], body);
+      });
+      span.end();
+      return { ref: new WeakRef(span), ...span.spanContext() };
+    };
+    const { ref, traceId, spanId } = queued();
+    // A WeakRef keeps its target to the end of the job that made it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gc();
+    expect(ref.deref()).toBeUndefined();
+    release();
+    await delivery.idle();
+    const spans = clientSpans();
+    expect(spans).toHaveLength(2);
+    expect(spans.map((s) => [s.spanContext().traceId, s.parentSpanContext?.spanId])).toEqual([
+      [traceId, spanId],
+      [traceId, spanId],
+    ]);
+  } finally {
+    release();
+    slow.closeAllConnections();
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
+  }
 });
 
 // The SQL store's outbox (D74): the writer sends its rows after the commit, in the call's context.

@@ -6,6 +6,7 @@
  * updates in order and a slow or failing receiver holds back only its own
  * lane. Every connection goes through the SSRF guard (section 13.2).
  */
+import { AsyncResource } from "node:async_hooks";
 import { validateHeaderValue } from "node:http";
 import { Agent, request } from "undici";
 import { SlotMap } from "../../core/slots.js";
@@ -207,6 +208,8 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
       if (api !== undefined) tracer ??= new PushTracer(api);
     });
   } else if (options.tracing !== false) tracer = new PushTracer(options.tracing);
+  /** The async context lanes run in: the one the delivery was made in. */
+  const scope = new AsyncResource("a2a.push-delivery");
   const guard = createPushGuard(options.allow);
   // The guard's lookup runs inside every connect, on the address connected
   // to. Redirects are never followed: undici's request only follows them
@@ -271,7 +274,8 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
   async function post(lane: Lane, url: URL, notification: Notification, resends: number): Promise<void> {
     const { target, body } = notification;
     const headers = headersOf(target);
-    const span: PushSpan | undefined = tracer?.start(notification.parent, url, resends, headers);
+    // Only a notification queued with a tracer has its parent: one queued before the API loaded goes untraced.
+    const span: PushSpan | undefined = notification.parent === undefined ? undefined : tracer?.start(notification.parent, url, resends, headers);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -374,8 +378,11 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
       let lane = lanes.get(key);
       if (!lane) {
         const created: Lane = { taskId, url: target.url, queue: [], current: undefined, done: Promise.resolve(), attempt: undefined, backoff: undefined };
-        // Started on a microtask, so not even the connect happens inside deliver().
-        created.done = Promise.resolve().then(() => run(key, created));
+        // Started on a microtask, so not even the connect happens inside deliver(). In the
+        // delivery's own async context, not the caller's: a lane (its promises, its timers, the
+        // sockets it opens and the pool keeps) would hold the context of the call that happened to
+        // start it, an OpenTelemetry span with it, for as long as it runs (D35).
+        created.done = scope.runInAsyncScope(() => Promise.resolve().then(() => run(key, created)));
         lanes.set(key, created);
         lane = created;
       }

@@ -6,6 +6,7 @@
  * none: a root span), and written into the POST's headers by the API's propagator (`traceparent`),
  * so the receiver's trace continues the agent's. Nothing here runs without `tracing`.
  */
+import { validateHeaderName, validateHeaderValue } from "node:http";
 import type { TraceAttributes, TraceContext, TraceSpan, TracingApi } from "../../core/tracing.js";
 
 /** The instrumentation scope, as the server spans' (D35). */
@@ -18,23 +19,33 @@ export class PushTracer {
     this.#api = api;
   }
 
-  /** The context a notification queued now is sent in: its attempts' parent. */
+  /**
+   * The context a notification queued now is sent in: its attempts' parent. Its span is replaced
+   * by the span's context (ids and flags, all a child takes from it): a notification waits for
+   * as long as its receiver keeps it waiting (retries, a lane behind a slow one), and the span
+   * object, with its attributes and events, would be kept as long. Undefined when the API threw:
+   * that notification goes untraced, never parented on another call's context.
+   */
   parent(): TraceContext | undefined {
+    const { trace, context } = this.#api;
     try {
-      return this.#api.context.active();
+      const active = context.active();
+      if (trace.getSpan(active) === undefined || trace.getSpanContext === undefined || trace.setSpanContext === undefined) return active;
+      const spanContext = trace.getSpanContext(active);
+      return spanContext === undefined ? active : trace.setSpanContext(active, spanContext as never);
     } catch {
       return undefined;
     }
   }
 
   /**
-   * Starts one attempt's span and writes its context into `headers`; undefined when tracing
-   * failed (a sampler or propagator that throws): the POST goes out untraced, never fails for it.
+   * Starts one attempt's span and adds its context to `headers` (what the propagator writes, but
+   * a header delivery sets itself or one HTTP cannot carry); undefined when tracing failed (a
+   * sampler or propagator that throws): the POST goes out untraced, never fails for it.
    */
-  start(parent: TraceContext | undefined, url: URL, resends: number, headers: Record<string, string>): PushSpan | undefined {
+  start(parent: TraceContext, url: URL, resends: number, headers: Record<string, string>): PushSpan | undefined {
     const api = this.#api;
     try {
-      const context = parent ?? api.context.active();
       const attributes: Record<string, string | number> = {
         "http.request.method": "POST",
         "url.full": fullUrl(url),
@@ -43,9 +54,11 @@ export class PushTracer {
       };
       if (resends > 0) attributes["http.request.resend_count"] = resends;
       // No URL template is known: the span is named by the method alone (OTel's HTTP client span name).
-      const span = api.trace.getTracer(instrumentationName).startSpan("POST", { kind: api.SpanKind.CLIENT, attributes: attributes as TraceAttributes }, context);
+      const span = api.trace.getTracer(instrumentationName).startSpan("POST", { kind: api.SpanKind.CLIENT, attributes: attributes as TraceAttributes }, parent);
       try {
-        api.propagation.inject(api.trace.setSpan(context, span), headers);
+        const carrier: Record<string, unknown> = {};
+        api.propagation.inject(api.trace.setSpan(parent, span), carrier);
+        addHeaders(headers, carrier);
       } catch {
         // A propagator that throws: the span stays, the receiver gets no traceparent.
       }
@@ -53,6 +66,25 @@ export class PushTracer {
     } catch {
       return undefined;
     }
+  }
+}
+
+/**
+ * The propagator's headers added to the POST's, but for one the POST sets itself (its token,
+ * authorization, content type: a propagator changes nothing of the delivery) and one that HTTP
+ * cannot carry (W3C baggage writes an entry's metadata as given, a character outside Latin-1 for
+ * one): undici would refuse the whole request, every attempt of it.
+ */
+function addHeaders(headers: Record<string, string>, carrier: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(carrier)) {
+    if (typeof value !== "string" || Object.hasOwn(headers, name.toLowerCase())) continue;
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch {
+      continue;
+    }
+    headers[name.toLowerCase()] = value;
   }
 }
 
