@@ -7,16 +7,19 @@
  * so the receiver's trace continues the agent's. Nothing here runs without `tracing`.
  */
 import { validateHeaderName, validateHeaderValue } from "node:http";
-import type { TraceAttributes, TraceContext, TraceSpan, TracingApi } from "../../core/tracing.js";
+import type { TraceAttributes, TraceContext, TraceSpan, TraceTracer, TracingApi } from "../../core/tracing.js";
 
 /** The instrumentation scope, as the server spans' (D35). */
 const instrumentationName = "protoc-gen-a2a";
 
 export class PushTracer {
   readonly #api: TracingApi;
+  /** Once per delivery, as the server spans' tracer is made once per dispatcher (getTracer makes one per call). */
+  readonly #tracer: TraceTracer;
 
   constructor(api: TracingApi) {
     this.#api = api;
+    this.#tracer = api.trace.getTracer(instrumentationName);
   }
 
   /**
@@ -54,7 +57,7 @@ export class PushTracer {
       };
       if (resends > 0) attributes["http.request.resend_count"] = resends;
       // No URL template is known: the span is named by the method alone (OTel's HTTP client span name).
-      const span = api.trace.getTracer(instrumentationName).startSpan("POST", { kind: api.SpanKind.CLIENT, attributes: attributes as TraceAttributes }, parent);
+      const span = this.#tracer.startSpan("POST", { kind: api.SpanKind.CLIENT, attributes: attributes as TraceAttributes }, parent);
       try {
         const carrier: Record<string, unknown> = {};
         api.propagation.inject(api.trace.setSpan(parent, span), carrier);
@@ -89,11 +92,17 @@ function addHeaders(headers: Record<string, string>, carrier: Record<string, unk
 }
 
 /** `url` as url.full: never with credentials (a config's URL with them is refused anyway, D27). */
+/**
+ * The URL as `url.full` records it: never its credentials, and each query value as `REDACTED`
+ * (a webhook's signature or key often rides in its query; OTel's conventions redact the known
+ * names, and a receiver's own names are not known here).
+ */
 function fullUrl(url: URL): string {
-  if (url.username === "" && url.password === "") return url.href;
+  if (url.username === "" && url.password === "" && url.search === "") return url.href;
   const copy = new URL(url.href);
   copy.username = "";
   copy.password = "";
+  if (copy.search !== "") copy.search = copy.search.slice(1).split("&").map((pair) => (pair.includes("=") ? `${pair.slice(0, pair.indexOf("="))}=REDACTED` : pair)).join("&");
   return copy.href;
 }
 

@@ -563,7 +563,7 @@ export class TaskRuntime {
   taskDropped(taskId: string): void {
     const live = this.#live.get(taskId);
     if (live === undefined || live.running !== undefined || live.queued > 0) return;
-    for (const s of [...live.subscribers]) s.end(new TaskNotFoundError(`task ${taskId} waited for input past the store's interruptedTtlMs and was dropped`, { metadata: { taskId } }));
+    for (const s of [...live.subscribers]) s.end(new TaskNotFoundError(`task ${taskId} is no longer in the task store (a task waiting for input is removed past interruptedTtlMs)`, { metadata: { taskId } }));
   }
 
   /** The push configs of a task changed: what its next updates are delivered to. */
