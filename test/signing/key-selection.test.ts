@@ -138,3 +138,33 @@ test("key_ops with an operation twice, or an ext that is not a boolean, is not a
   published = [{ ...key, key_ops: ["verify"], ext: true }];
   await expect(fetching().verify(signed, cardUrl())).resolves.toMatchObject({ kid: "k1" });
 });
+
+// key_ops is checked for distinct entries as jose does, but jose's check (each entry's indexOf) is
+// quadratic: one key of a JWKS whose key_ops lists tens of thousands of distinct strings held the
+// client's event loop for seconds per signature (jose's import then refuses the key, as WebCrypto
+// knows none of those operations), where the 4-key bound keeps a hostile JWKS to a few signature
+// checks.
+test("a key whose key_ops lists tens of thousands of operations is refused at the cost of a few signature checks", async () => {
+  const { signed, key } = await signedCard();
+  const ops: string[] = ["verify"];
+  for (let i = 0, size = 0; size < 500_000; i++) {
+    const op = i.toString(36);
+    ops.push(op);
+    size += op.length + 3;
+  }
+  published = [{ ...key, key_ops: ops }];
+  const verifier = createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"], maxBytes: 1 << 20 } });
+  // The first verify fetches the JWKS; the second finds it kept (and asks whether it holds a usable key).
+  for (let i = 0; i < 2; i++) {
+    const started = performance.now();
+    expect(await refusal(verifier.verify(signed, cardUrl()))).toMatchObject({ problem: "algorithm", message: expect.stringContaining('the key "k1" cannot verify ES256') });
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }
+  // One listed twice is refused as before, and the refusal does not repeat the whole list.
+  published = [{ ...key, key_ops: [...ops, "verify"] }];
+  const started = performance.now();
+  const refused = await refusal(createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"], maxBytes: 1 << 20, cacheMs: 0 } }).verify(signed, cardUrl()));
+  expect(performance.now() - started).toBeLessThan(1_000);
+  expect(refused).toMatchObject({ problem: "unknown-key", message: expect.stringContaining("key_ops") });
+  expect(refused!.message.length).toBeLessThan(1_000);
+}, 60_000);
