@@ -36,7 +36,7 @@ import { createV03HttpJsonEndpoint } from "./compat/v03-http.js";
 import { createV03JsonRpcEndpoint } from "./compat/v03-jsonrpc.js";
 import { v03CardFields } from "./compat/v03-card.js";
 import { createA2AProfile } from "./profile.js";
-import type { VersionPolicy } from "./service-params.js";
+import { isHeaderUri, type VersionPolicy } from "./service-params.js";
 import { settlesWithin } from "../core/settles-within.js";
 
 export interface ServeOptions {
@@ -254,6 +254,12 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const jsonRpcPath = options.jsonRpcPath === undefined ? "/a2a/jsonrpc" : options.jsonRpcPath;
   const httpJsonPath = options.httpJsonPath === undefined ? "/a2a/rest" : options.httpJsonPath;
   const policy: AgentPolicy = policyOf(config.card);
+  // Such a URI is left out of every request's extensions (D18), so each call would be refused as
+  // not listing it, though the client did: said once here rather than on every call.
+  const unlistable = policy.requiredExtensions?.find((uri) => !isHeaderUri(uri));
+  if (unlistable !== undefined) {
+    throw new Error(`serveAgent: the card requires the extension ${JSON.stringify(unlistable)}, which no client can list in A2A-Extensions: a URI there is printable ASCII (RFC 3986 §2); percent-encode the rest (RFC 3987 §3.1)`);
+  }
   const tracing = options.tracing === false ? undefined : options.tracing === true || options.tracing === undefined ? await loadTracingApi() : options.tracing;
   // One profile for every binding: the same versions, policy and errors on all three.
   const shared = {

@@ -96,9 +96,14 @@ export function parseExtensions(value: string | null): string[] {
   const seen = new Set<string>();
   for (const part of value.split(",")) {
     const uri = part.trim();
-    if (uri !== "" && printableAscii.test(uri)) seen.add(uri);
+    if (uri !== "" && isHeaderUri(uri)) seen.add(uri);
   }
   return [...seen];
+}
+
+/** Whether an extension URI can be listed in `A2A-Extensions` (and read back as sent): printable ASCII, no space. */
+export function isHeaderUri(uri: string): boolean {
+  return printableAscii.test(uri);
 }
 
 const printableAscii = /^[\x21-\x7e]+$/;

@@ -89,3 +89,14 @@ describe("a requested URI that is not printable ASCII", () => {
     expect(failures).toEqual([]);
   });
 });
+
+// Since such a URI is left out of requestedExtensions, a card requiring one refused every call as
+// not listing it (ExtensionSupportRequired, "list it in A2A-Extensions"), though the client had.
+test("a card requiring an extension whose URI is not printable ASCII is refused when served, naming it", async () => {
+  const uri = "urn:act:caf\u00e9";
+  const requiring = { ...card, capabilities: { extensions: [{ uri: "urn:act:plain", required: true }, { uri, required: true }] } };
+  await expect(serveA2AService(handler as A2AServiceHandler, requiring, { port: 0 })).rejects.toThrow(`the card requires the extension "${uri}", which no client can list in A2A-Extensions`);
+  // Optional, it is served: a client that does not use it loses nothing.
+  const optional = await serveA2AService(handler as A2AServiceHandler, { ...card, capabilities: { extensions: [{ uri }] } }, { port: 0 });
+  await optional.close();
+});
