@@ -101,6 +101,73 @@ describe.each(["JSONRPC", "HTTP+JSON"] as const)("%s", (binding) => {
   });
 });
 
+describe("a follow's reconnection, on an agent known to send heartbeats", () => {
+  // Heartbeats every 200 ms: a stream stalled right after it starts has carried none of its own.
+  let slow: TestAgent;
+  let proxy: CuttingProxy;
+  beforeAll(async () => {
+    slow = await startAgent(scripts.executor, {}, { heartbeatMs: 200 });
+  });
+  afterAll(async () => {
+    await slow?.close();
+  });
+  afterEach(async () => {
+    await proxy?.close();
+  });
+
+  test.each(["JSONRPC", "HTTP+JSON"] as const)("%s: the new stream is bounded from its start, so a link stalled again at once is cut too", async (binding) => {
+    const target = new URL(slow.server.cardUrl);
+    proxy = await startCuttingProxy({ host: target.hostname, port: Number(target.port) });
+    const origin = `http://127.0.0.1:${proxy.port}`;
+    const client =
+      binding === "JSONRPC"
+        ? createA2AServiceJsonRpcClient(`${origin}/a2a/jsonrpc`, { heartbeatTimeoutMs: BOUND_MS })
+        : createA2AServiceHttpJsonClient(`${origin}/a2a/rest`, { heartbeatTimeoutMs: BOUND_MS });
+    const [working, done] = [deferred(), deferred()];
+    const key = scripts.add(`reconnected ${binding}`, async function* () {
+      yield { state: TaskState.WORKING };
+      working.resolve();
+      await done.promise;
+      yield { state: TaskState.COMPLETED };
+    });
+    const cuts = [deferred(), deferred()];
+    const retried: string[] = [];
+    const request = { message: { messageId: crypto.randomUUID(), role: Role.USER, parts: [{ content: { case: "text" as const, value: key } }] } };
+    const follow = followA2AServiceTask(client, request, {
+      backoffMs: 1,
+      // The second stall also held the pooled connection of the first reconnection's GetTask.
+      getTaskTimeoutMs: 500,
+      onRetry: (r) => {
+        retried.push(`${r.error.entry.grpcStatus}: ${r.error.message}`);
+        cuts[retried.length - 1]?.resolve();
+      },
+    });
+    const states: string[] = [];
+    const read = (async () => {
+      for await (const item of follow) states.push(item.event.payload.case ?? "none");
+    })();
+    try {
+      await within("the task working", working.promise);
+      await within("a heartbeat passing the proxy", proxy.passed(": keep-alive\n\n"));
+      proxy.stall();
+      await within("the first stalled stream being cut", cuts[0]!.promise);
+      // The reconnection's first event (the task's snapshot) is through: stalled before its first heartbeat.
+      await within("the reconnection's first event", proxy.passed("data:"));
+      proxy.stall();
+      await within("the second stalled stream being cut", cuts[1]!.promise);
+      done.resolve();
+      await within("the follow ending", read);
+    } finally {
+      done.resolve();
+      client.close();
+    }
+    expect(retried.slice(0, 2)).toEqual([expect.stringMatching(/^UNAVAILABLE: .*heartbeatTimeoutMs/), expect.stringMatching(/^UNAVAILABLE: .*heartbeatTimeoutMs/)]);
+    // A GetTask sent on a connection the stall held got no answer: a reconnection of its own.
+    expect(retried.slice(2)).toEqual(retried.slice(2).map(() => expect.stringMatching(/^UNAVAILABLE: .*getTaskTimeoutMs/)));
+    expect(states.at(-1)).toBe("statusUpdate");
+  });
+});
+
 async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   const items: T[] = [];
   for await (const item of stream) items.push(item);

@@ -51,9 +51,21 @@ export interface FollowTaskOptions {
   readonly backoffMs?: number;
   /** The longest wait. Default 5 s. */
   readonly maxBackoffMs?: number;
+  /**
+   * How long a reconnection's GetTask may go unanswered before it counts as a failed
+   * reconnection (UNAVAILABLE) and the next one is tried. GetTask reads a task, at once: one
+   * that hangs went out on a dead connection (a link gone half-open keeps the pooled connections
+   * to the agent, where undici waits five minutes for an answer's head). Default 30 s; 0: none.
+   */
+  readonly getTaskTimeoutMs?: number;
   /** Told before each reconnection: which one in a row, how long it waits, and the error (or early end) it follows. */
   readonly onRetry?: (info: { readonly attempt: number; readonly delayMs: number; readonly error: RpcError }) => void;
 }
+
+/** A reconnection's GetTask, unanswered this long, failed (FollowTaskOptions.getTaskTimeoutMs). */
+const defaultGetTaskTimeoutMs = 30_000;
+/** setTimeout's longest delay: a longer one fires at once. */
+const maxTimerMs = 2 ** 31 - 1;
 
 /** One event of a followed task. */
 export interface FollowedEvent<E, T> {
@@ -125,6 +137,8 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
     this.#states = described.states;
     this.#partEquals = described.partEquals;
     this.#call = { signal: options.signal, headers: options.headers };
+    const bound = options.getTaskTimeoutMs;
+    if (bound !== undefined && !(bound >= 0 && bound <= maxTimerMs)) throw new TypeError(`getTaskTimeoutMs must be 0 (none) to ${maxTimerMs} milliseconds, got ${String(bound)}`);
     if (isTaskRef(start)) {
       this.#taskId = start.taskId;
       this.#tenant = start.tenant;
@@ -176,7 +190,7 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
         reconnecting = true;
         let task: T;
         try {
-          task = await this.#client.getTask(this.#ref(), this.#call);
+          task = await this.#getTask();
         } catch (err) {
           lastError = this.#retryable(err);
           continue;
@@ -286,6 +300,23 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
   }
 
   /** The error to retry after, or the error thrown when it is not one to retry. */
+  /** GetTask, bounded by getTaskTimeoutMs: past it, UNAVAILABLE (a reconnection that failed), never the caller's deadline. */
+  async #getTask(): Promise<T> {
+    const ms = this.#options.getTaskTimeoutMs ?? defaultGetTaskTimeoutMs;
+    if (ms === 0) return this.#client.getTask(this.#ref(), this.#call);
+    const bound = new AbortController();
+    const timer = setTimeout(() => bound.abort(), ms);
+    const signal = this.#call.signal === undefined ? bound.signal : AbortSignal.any([this.#call.signal, bound.signal]);
+    try {
+      return await this.#client.getTask(this.#ref(), { ...this.#call, signal });
+    } catch (err) {
+      if (bound.signal.aborted && this.#call.signal?.aborted !== true) throw new RpcError("UNAVAILABLE", `GetTask brought no answer within ${ms} ms (getTaskTimeoutMs): the connection is taken for dead`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   #retryable(err: unknown): RpcError {
     // The caller stopped (its own CANCELLED or DEADLINE_EXCEEDED), or nothing to resume yet: the message may not have arrived.
     if (this.#options.signal?.aborted === true || this.#taskId === undefined || !isRpcError(err)) throw err;

@@ -83,6 +83,10 @@ export function tooLarge(maxMessageBytes: number, what: string): RpcError {
 export function boundedSend(send: HttpSend, bounds: BodyBounds): { unary: HttpSend; stream: HttpSend } {
   const max = bounds.maxMessageBytes;
   const idleBound = bounds.idle;
+  // Once one stream of this client carried a heartbeat, its agent sends them: a later stream (a
+  // follow's reconnection) is bounded from its start, not from its own first heartbeat, which a
+  // link gone half-open at once would never bring.
+  const agentBeats = { seen: false };
   const bounded = (response: HttpResponse, body: AsyncIterable<Uint8Array> | null): HttpResponse => ({
     status: response.status,
     ok: response.ok,
@@ -105,7 +109,7 @@ export function boundedSend(send: HttpSend, bounds: BodyBounds): { unary: HttpSe
       const idle = new AbortController();
       const signal = request.signal === undefined ? idle.signal : AbortSignal.any([request.signal, idle.signal]);
       const response = await send(url, { ...request, signal });
-      return bounded(response, response.body === null ? null : idleBounded(response.body, idleBound, idle));
+      return bounded(response, response.body === null ? null : idleBounded(response.body, idleBound, idle, agentBeats));
     },
   };
 }
@@ -129,9 +133,10 @@ async function readText(response: HttpResponse, max: number): Promise<string> {
  * The chunks of `body`, UNAVAILABLE (and `idle` aborted, closing the connection) when none came
  * for `bound.ms` while a read waited. Only waiting counts: the caller's own time with an event (a
  * tool call of a minute) is no silence of the agent's (review). A bound `afterHeartbeat` is armed
- * at the first chunk that holds an SSE comment line: until then the chunks are scanned for one.
+ * at the first chunk that holds an SSE comment line (until then the chunks are scanned for one), or
+ * at once when an earlier stream of the same client carried one.
  */
-async function* idleBounded(body: AsyncIterable<Uint8Array>, bound: IdleBound, idle: AbortController): AsyncGenerator<Uint8Array> {
+async function* idleBounded(body: AsyncIterable<Uint8Array>, bound: IdleBound, idle: AbortController, agentBeats: { seen: boolean }): AsyncGenerator<Uint8Array> {
   const ms = bound.ms;
   const chunks = body[Symbol.asyncIterator]();
   const why = bound.afterHeartbeat ? "heartbeatTimeoutMs: the stream had carried heartbeats" : "streamIdleTimeoutMs";
@@ -153,7 +158,7 @@ async function* idleBounded(body: AsyncIterable<Uint8Array>, bound: IdleBound, i
     idle.abort();
   };
   // One timer for the whole body, set again only when it fires: nothing per chunk but a timestamp.
-  let timer = bound.afterHeartbeat ? undefined : setTimeout(check, ms);
+  let timer = bound.afterHeartbeat && !agentBeats.seen ? undefined : setTimeout(check, ms);
   /** Scanning for the first heartbeat: whether the last chunk ended a line. */
   let atLineStart = true;
   let done = false;
@@ -175,7 +180,10 @@ async function* idleBounded(body: AsyncIterable<Uint8Array>, bound: IdleBound, i
         return;
       }
       if (timer === undefined) {
-        if (holdsComment(result.value, atLineStart)) timer = setTimeout(check, ms);
+        if (holdsComment(result.value, atLineStart)) {
+          agentBeats.seen = true;
+          timer = setTimeout(check, ms);
+        }
         else atLineStart = endsLine(result.value, atLineStart);
       }
       yield result.value;
