@@ -273,7 +273,7 @@ export function createCardVerifier(schema: DescMessage, options: CardVerificatio
     if (jku === undefined) throw pinned ?? new Refusal("unknown-key", `no trusted key has kid ${JSON.stringify(kid)}`);
     try {
       const found = await jwksKeysFor({ alg, kid, jku }, cardUrl, signal);
-      if (found.length === 0) throw new Refusal("unknown-key", `no trusted key has kid ${JSON.stringify(kid)}`);
+      if (found.length === 0) throw new Refusal("unknown-key", `${pinned === undefined ? "no trusted key, and " : ""}no key of the JWKS at ${jku} has kid ${JSON.stringify(kid)}`);
       await verifyWith(found);
       return { kid, alg, jku };
     } catch (err) {
