@@ -97,8 +97,11 @@ import {
   AgentCardSchema,
   AgentExtensionSchema,
   AgentInterfaceSchema,
+  DeleteTaskPushNotificationConfigRequestSchema,
   GetExtendedAgentCardRequestSchema,
+  GetTaskPushNotificationConfigRequestSchema,
   GetTaskRequestSchema,
+  ListTaskPushNotificationConfigsRequestSchema,
   SendMessageRequestSchema,
   SubscribeToTaskRequestSchema,
   TaskPushNotificationConfigSchema,
@@ -132,17 +135,19 @@ const NS: Record<ClientKind, Record<BindingName, string>> = {
 const servers: AgentServer[] = [];
 const sdkClients: Client[] = [];
 
-async function serve(card: AgentCard, options: { drainMs?: number; store?: TaskStore } = {}): Promise<AgentServer> {
+async function serve(card: AgentCard, options: { drainMs?: number; store?: TaskStore; withoutExtendedCard?: true } = {}): Promise<AgentServer> {
   // Readable ids (task-N, ctx-N, cfg-N, msg-N, art-N), which the normalizer turns into symbolic ones.
   const prefix = { task: "task", context: "ctx", config: "cfg", message: "msg", artifact: "art" } as const;
   let next = 0;
-  const agent = createReferenceAgent(referenceExtendedCard, {
+  const reference = createReferenceAgent(referenceExtendedCard, {
     newId: (kind) => `${prefix[kind]}-${++next}`,
     // The SSRF guard resolves a push URL's host when a config is created; hooks.example.com need not
     // resolve where the suite runs. No scenario sets a config on a task that still has updates to push.
     push: { allow: [HOOKS] },
     ...(options.store === undefined ? {} : { store: options.store }),
   });
+  // The task handler alone has no GetExtendedAgentCard: an agent that never configured one.
+  const agent = options.withoutExtendedCard === true ? { ...reference, getExtendedAgentCard: undefined } : reference;
   const server = await serveA2AService(agent, card, {
     port: 0,
     grpcPort: 0,
@@ -198,6 +203,10 @@ let tenanted: AgentServer;
 let requiring: AgentServer;
 /** Its card has streaming and pushNotifications off (D18). */
 let capless: AgentServer;
+/** Its card has extendedAgentCard false, though the handler has an extended card (D18). */
+let noExtendedCard: AgentServer;
+/** Its card promises an extended card (extendedAgentCard true) the handler has none of (D18). */
+let unconfigured: AgentServer;
 
 const factoryFor = (binding: BindingName) =>
   new ClientFactory({
@@ -256,6 +265,12 @@ beforeAll(async () => {
       card.capabilities = create(AgentCapabilitiesSchema, { streaming: false, pushNotifications: false, extendedAgentCard: true });
     }),
   );
+  noExtendedCard = await serve(
+    cardWith((card) => {
+      card.capabilities!.extendedAgentCard = false;
+    }),
+  );
+  unconfigured = await serve(referenceCard, { withoutExtendedCard: true });
   for (const b of BINDINGS) {
     clients[b] = await clientFor(main, b);
     tenantClients[b] = await clientFor(tenanted, b);
@@ -1276,7 +1291,7 @@ async function jsonRpc(server: AgentServer, method: string, params: JsonObject, 
   return { outcome: entry?.name ?? `code ${json.error.code}`, reason, status: res.status, code: json.error.code, extensions, message: json.error.message };
 }
 
-async function httpJson(server: AgentServer, method: "GET" | "POST", path: string, body: JsonObject | undefined, headers: Headers_): Promise<RawResult> {
+async function httpJson(server: AgentServer, method: "GET" | "POST" | "DELETE", path: string, body: JsonObject | undefined, headers: Headers_): Promise<RawResult> {
   const res = await fetch(`${server.httpJsonUrl}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
@@ -1324,7 +1339,16 @@ const metadataOf = (headers: Headers_) => {
   return md;
 };
 
-function grpcUnary(server: AgentServer, method: "getTask" | "getExtendedAgentCard" | "createTaskPushNotificationConfig" | "sendMessage", request: unknown, headers: Headers_): Promise<RawResult> {
+type GrpcUnaryMethod =
+  | "getTask"
+  | "getExtendedAgentCard"
+  | "createTaskPushNotificationConfig"
+  | "getTaskPushNotificationConfig"
+  | "listTaskPushNotificationConfigs"
+  | "deleteTaskPushNotificationConfig"
+  | "sendMessage";
+
+function grpcUnary(server: AgentServer, method: GrpcUnaryMethod, request: unknown, headers: Headers_): Promise<RawResult> {
   const client = rawGrpc(server) as unknown as Record<string, (req: unknown, md: grpc.Metadata, cb: (err: grpc.ServiceError | null) => void) => grpc.ClientUnaryCall>;
   return new Promise((resolve) => {
     let extensions: string | null = null;
@@ -1355,6 +1379,9 @@ interface RawBinding {
   subscribeToTask(server: AgentServer, id: string, headers: Headers_): Promise<RawResult>;
   getTask(server: AgentServer, id: string, headers: Headers_): Promise<RawResult>;
   createPushConfig(server: AgentServer, taskId: string, headers: Headers_): Promise<RawResult>;
+  getPushConfig(server: AgentServer, taskId: string, id: string, headers: Headers_): Promise<RawResult>;
+  listPushConfigs(server: AgentServer, taskId: string, headers: Headers_): Promise<RawResult>;
+  deletePushConfig(server: AgentServer, taskId: string, id: string, headers: Headers_): Promise<RawResult>;
   getExtendedAgentCard(server: AgentServer, headers: Headers_): Promise<RawResult>;
 }
 
@@ -1372,6 +1399,9 @@ const raw: Record<BindingName, RawBinding> = {
     subscribeToTask: (s, id, h) => jsonRpc(s, "SubscribeToTask", { id }, h),
     getTask: (s, id, h) => jsonRpc(s, "GetTask", { id }, h),
     createPushConfig: (s, taskId, h) => jsonRpc(s, "CreateTaskPushNotificationConfig", { taskId, url: "https://hooks.example.com/raw" }, h),
+    getPushConfig: (s, taskId, id, h) => jsonRpc(s, "GetTaskPushNotificationConfig", { taskId, id }, h),
+    listPushConfigs: (s, taskId, h) => jsonRpc(s, "ListTaskPushNotificationConfigs", { taskId }, h),
+    deletePushConfig: (s, taskId, id, h) => jsonRpc(s, "DeleteTaskPushNotificationConfig", { taskId, id }, h),
     getExtendedAgentCard: (s, h) => jsonRpc(s, "GetExtendedAgentCard", {}, h),
   },
   "HTTP+JSON": {
@@ -1381,6 +1411,9 @@ const raw: Record<BindingName, RawBinding> = {
     subscribeToTask: (s, id, h) => httpJson(s, "GET", `/tasks/${id}:subscribe`, undefined, h),
     getTask: (s, id, h) => httpJson(s, "GET", `/tasks/${id}`, undefined, h),
     createPushConfig: (s, taskId, h) => httpJson(s, "POST", `/tasks/${taskId}/pushNotificationConfigs`, { url: "https://hooks.example.com/raw" }, h),
+    getPushConfig: (s, taskId, id, h) => httpJson(s, "GET", `/tasks/${taskId}/pushNotificationConfigs/${id}`, undefined, h),
+    listPushConfigs: (s, taskId, h) => httpJson(s, "GET", `/tasks/${taskId}/pushNotificationConfigs`, undefined, h),
+    deletePushConfig: (s, taskId, id, h) => httpJson(s, "DELETE", `/tasks/${taskId}/pushNotificationConfigs/${id}`, undefined, h),
     getExtendedAgentCard: (s, h) => httpJson(s, "GET", "/extendedAgentCard", undefined, h),
   },
   GRPC: {
@@ -1390,6 +1423,9 @@ const raw: Record<BindingName, RawBinding> = {
     subscribeToTask: (s, id, h) => grpcStream(s, "subscribeToTask", create(SubscribeToTaskRequestSchema, { id }), h),
     getTask: (s, id, h) => grpcUnary(s, "getTask", create(GetTaskRequestSchema, { id }), h),
     createPushConfig: (s, taskId, h) => grpcUnary(s, "createTaskPushNotificationConfig", create(TaskPushNotificationConfigSchema, { taskId, url: "https://hooks.example.com/raw" }), h),
+    getPushConfig: (s, taskId, id, h) => grpcUnary(s, "getTaskPushNotificationConfig", create(GetTaskPushNotificationConfigRequestSchema, { taskId, id }), h),
+    listPushConfigs: (s, taskId, h) => grpcUnary(s, "listTaskPushNotificationConfigs", create(ListTaskPushNotificationConfigsRequestSchema, { taskId }), h),
+    deletePushConfig: (s, taskId, id, h) => grpcUnary(s, "deleteTaskPushNotificationConfig", create(DeleteTaskPushNotificationConfigRequestSchema, { taskId, id }), h),
     getExtendedAgentCard: (s, h) => grpcUnary(s, "getExtendedAgentCard", create(GetExtendedAgentCardRequestSchema, {}), h),
   },
 };
@@ -1437,7 +1473,11 @@ describe.each(BINDINGS)("bad input on %s (raw requests)", (binding) => {
   test("capabilities off: streaming is UnsupportedOperation, push notifications PushNotificationNotSupported", async () => {
     expectSpecError(binding, await r.sendStreamingMessage(capless, V1), "UnsupportedOperation");
     expectSpecError(binding, await r.subscribeToTask(capless, "any", V1), "UnsupportedOperation");
+    // All four push-config RPCs are gated by the card (D18), not only Create: the handler has them all.
     expectSpecError(binding, await r.createPushConfig(capless, "any", V1), "PushNotificationNotSupported");
+    expectSpecError(binding, await r.getPushConfig(capless, "any", "cfg", V1), "PushNotificationNotSupported");
+    expectSpecError(binding, await r.listPushConfigs(capless, "any", V1), "PushNotificationNotSupported");
+    expectSpecError(binding, await r.deletePushConfig(capless, "any", "cfg", V1), "PushNotificationNotSupported");
     // A push config inside a message too: the agent would post where its caller said, under a config
     // that caller could neither read nor delete.
     const withPush = await r.sendMessageWithPush(capless, V1);
@@ -1445,6 +1485,20 @@ describe.each(BINDINGS)("bad input on %s (raw requests)", (binding) => {
     expect(withPush.message).toBe("SendMessage with a push notification config needs capabilities.pushNotifications, which this agent does not declare");
     // The rest of the agent works.
     expect((await r.sendMessage(capless, V1)).outcome).toBe("ok");
+  });
+
+  test("GetExtendedAgentCard gated by the card (D18): extendedAgentCard false is UnsupportedOperation, even authenticated; true with no card configured is ExtendedAgentCardNotConfigured", async () => {
+    const bearer = { ...V1, authorization: `Bearer ${TOKEN}` };
+    const off = await r.getExtendedAgentCard(noExtendedCard, bearer);
+    expectSpecError(binding, off, "UnsupportedOperation");
+    expect(off.message).toBe("GetExtendedAgentCard needs capabilities.extendedAgentCard, which this agent does not declare");
+    // Not declared is said before credentials are asked for (spec 3.3.4).
+    expectSpecError(binding, await r.getExtendedAgentCard(noExtendedCard, V1), "UnsupportedOperation");
+    const none = await r.getExtendedAgentCard(unconfigured, bearer);
+    expectSpecError(binding, none, "ExtendedAgentCardNotConfigured");
+    expect(none.message).toBe("this agent declares an extended agent card but has none configured");
+    // The card is still only for authenticated callers.
+    expectSpecError(binding, await r.getExtendedAgentCard(unconfigured, V1), "Unauthenticated");
   });
 
   test("GetExtendedAgentCard: missing or wrong credentials are Unauthenticated (401 / UNAUTHENTICATED / -31401)", async () => {
