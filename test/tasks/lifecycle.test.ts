@@ -7,7 +7,8 @@
  *
  * 1. SendMessage: blocking, returnImmediately, historyLength.
  * 2. SendStreamingMessage: order of events, closing at COMPLETED and
- *    INPUT_REQUIRED or AUTH_REQUIRED, historyLength, a direct Message reply.
+ *    INPUT_REQUIRED or AUTH_REQUIRED, historyLength, a direct Message reply,
+ *    returnImmediately (no effect there), an unknown taskId.
  * 3. SubscribeToTask: from a second client and another binding's.
  * 4. Multi-turn: continuing an interrupted task (blocking and streamed,
  *    followed by a subscriber, while the run before is still finishing or
@@ -228,6 +229,21 @@ describe.each(BINDINGS)("%s", (binding: BindingName) => {
       const stored = await get(taskId);
       expect(stored.status?.state).toBe(S.TASK_STATE_COMPLETED);
       expect(stored.artifacts.map((a) => [a.artifactId, a.parts.map((p) => textOfParts([p]))])).toEqual([["doc", ["a", "b", "c"]]]);
+    });
+
+    test("returnImmediately changes nothing on a stream (spec 3.2.2): every event up to COMPLETED; a message to an unknown taskId is TaskNotFound before any event, and runs nothing", async () => {
+      const key = scripts.add("stream-immediately", async function* () {
+        yield { state: TaskState.WORKING };
+        yield chunk("a", "doc");
+      });
+      const events = await within("the stream to end", collect(client.sendMessageStream(send(key, { returnImmediately: true }))));
+      expect(events.map(label)).toEqual(["task:SUBMITTED", "status:WORKING", "artifact:doc:a", "status:COMPLETED"]);
+      // Spec 3.4.2: a taskId MUST name a task; streamed, the error is the call's answer, not an event.
+      const never = scripts.add("stream-never-run", async function* () {
+        throw new Error("a message to an unknown task must not reach the executor");
+      });
+      expect(await failure(binding, () => collect(client.sendMessageStream(send(never, { taskId: `unknown-stream-${binding}` }))))).toBe("TaskNotFound");
+      expect(scripts.contexts(never)).toEqual([]);
     });
 
     test("an append to an artifact never sent is sent as a new artifact (append false), as it is stored", async () => {
