@@ -107,6 +107,20 @@ test("a left-out method is its D18 error", async () => {
   expect(error.details).toBe("CancelTask is not supported by this agent");
 });
 
+test("a method the service does not have is UNIMPLEMENTED, D4's MethodNotFound (JSON-RPC -32601, HTTP 404)", async () => {
+  const error = await new Promise<grpc.ServiceError | null>((resolve) => {
+    client.makeUnaryRequest(
+      "/lf.a2a.v1.A2AService/NoSuchMethod",
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      Buffer.alloc(0),
+      metadata({ "a2a-version": "1.0" }),
+      (err) => resolve(err),
+    );
+  });
+  expect(error?.code).toBe(grpc.status.UNIMPLEMENTED);
+});
+
 test("a server stream delivers every event then OK", async () => {
   const call = client.sendStreamingMessage(
     create(SendMessageRequestSchema, { message: { messageId: "m", role: 1, contextId: "c9", parts: [{ content: { case: "text", value: "x" } }] } }),
