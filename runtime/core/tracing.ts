@@ -14,6 +14,7 @@
  * attributes, the profile's own (A2A: method, task id, error reason), and
  * status ERROR for the server-side failures of OTel's gRPC conventions.
  */
+import { backgroundTracing, inBackground } from "./background.js";
 import type { Binding } from "./call-context.js";
 import type { RpcCodeName, RpcError } from "./errors.js";
 import { rpcCode } from "./error-encoding.js";
@@ -68,6 +69,8 @@ export interface TracingApi {
     inject<C>(context: TraceContext, carrier: C): void;
   };
   readonly SpanKind: { readonly SERVER: number; readonly CLIENT: number };
+  /** The context with no span: where background work starts (background.ts, D35). */
+  readonly ROOT_CONTEXT?: TraceContext;
   readonly SpanStatusCode: { readonly ERROR: number };
 }
 
@@ -418,12 +421,23 @@ class TracedIterator<T> implements AsyncIterator<T> {
  * generated clients). Nothing else of this runtime imports it.
  */
 let loading: Promise<TracingApi | undefined> | undefined;
+let loaded: { readonly api: TracingApi | undefined } | undefined;
 export function loadTracingApi(): Promise<TracingApi | undefined> {
+  if (loaded !== undefined) return Promise.resolve(loaded.api);
   // A variable, so bundlers and tsc leave the specifier alone: the package is an optional peer.
   const specifier = "@opentelemetry/api";
-  loading ??= import(specifier).then(
-    (m: { default?: unknown } & Partial<TracingApi>) => (m.trace !== undefined ? (m as TracingApi) : (m.default as TracingApi | undefined)),
-    () => undefined,
-  );
+  // Imported in the background context, and the promise let go once settled: kept, it (and the
+  // loader's job for the import) held the context of the first caller, its span, for good (D35).
+  loading ??= inBackground(() =>
+    import(specifier).then(
+      (m: { default?: unknown } & Partial<TracingApi>) => (m.trace !== undefined ? (m as TracingApi) : (m.default as TracingApi | undefined)),
+      () => undefined,
+    ),
+  ).then((api) => {
+    loaded = { api };
+    loading = undefined;
+    if (api !== undefined) backgroundTracing(api);
+    return api;
+  });
   return loading;
 }

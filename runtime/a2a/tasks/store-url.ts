@@ -5,6 +5,7 @@
  * fails the agent's start with a message naming what to write; the SQL
  * engines' drivers are imported only when their store is opened.
  */
+import { inBackground } from "../../core/background.js";
 import { createInMemoryTaskStore } from "./in-memory-store.js";
 import type { SqlTaskStoreOptions } from "./sql/sql-store.js";
 import type { TaskStore } from "./task-store.js";
@@ -61,11 +62,12 @@ export async function openTaskStore(url: string, options: SqlTaskStoreOptions = 
     case "memory":
       return createInMemoryTaskStore();
     case "pglite": {
-      const { createPGliteTaskStore } = await import("./sql/sql-store.js");
+      // Imported in the background context (D35): the loader keeps the import's job, and the context it was made in, for good.
+      const { createPGliteTaskStore } = await inBackground(() => import("./sql/sql-store.js"));
       return createPGliteTaskStore({ ...options, ...(parsed.dataDir === undefined ? {} : { dataDir: parsed.dataDir }) });
     }
     case "postgres": {
-      const { createPostgresTaskStore } = await import("./sql/sql-store.js");
+      const { createPostgresTaskStore } = await inBackground(() => import("./sql/sql-store.js"));
       return createPostgresTaskStore({ ...options, connectionString: parsed.connectionString });
     }
   }

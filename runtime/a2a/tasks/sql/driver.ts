@@ -20,6 +20,8 @@
  * the few members used, so this file's types need neither package.
  */
 
+import { inBackground } from "../../../core/background.js";
+
 /** Runs one statement with `$n` parameters and answers its rows. */
 export type Query = <R = Record<string, unknown>>(text: string, params?: readonly unknown[]) => Promise<R[]>;
 
@@ -163,7 +165,9 @@ function quoteIdent(name: string): string {
  */
 export async function importPeer<T>(name: string, load: () => Promise<T>): Promise<T> {
   try {
-    return await load();
+    // In the background context (D35): the loader keeps its job for the module, with the context it
+    // was made in, for good; imported inside a call's span, the span was kept as long.
+    return await inBackground(load);
   } catch (err) {
     const code = (err as { code?: unknown } | undefined)?.code;
     if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {

@@ -21,6 +21,7 @@
  * notifies the same channel, so the follower reads at once; a notice lost
  * is made up for by the read after listening again, as for events.
  */
+import { boundToBackground, inBackground } from "../../../core/background.js";
 import { SlotMap } from "../../../core/slots.js";
 import type { SqlDriver } from "./driver.js";
 
@@ -134,16 +135,29 @@ export class LogFollowers<R extends LogRow> {
     await this.stopListening();
   }
 
+  /**
+   * Opened in the background context (D35), not in that of the call that first followed a task: the
+   * connection, its promises and its retries live as long as the store, and held that call's span
+   * as long. Its notices and its loss are handled there too, whichever context the driver calls
+   * them in (PGlite's is that of the query whose answer carried the notice; a pooled connection's,
+   * that of the call that opened it).
+   */
   #listen(): Promise<void> {
     if (this.#stopped) return Promise.resolve();
-    return (this.#listening ??= this.driver
-      .listen(eventChannel, (payload) => this.#notified(payload), (err) => this.#lost(err))
-      .then((unlisten) => {
-        this.#retryMs = 100;
-        if (this.#stopped) return void unlisten().catch(() => undefined);
-        this.#unlisten = unlisten;
-      })
-      .catch((err: unknown) => this.#lost(err)));
+    return (this.#listening ??= inBackground(() =>
+      this.driver
+        .listen(
+          eventChannel,
+          boundToBackground((payload: string) => this.#notified(payload)),
+          boundToBackground((err: unknown) => this.#lost(err)),
+        )
+        .then((unlisten) => {
+          this.#retryMs = 100;
+          if (this.#stopped) return void unlisten().catch(() => undefined);
+          this.#unlisten = unlisten;
+        })
+        .catch((err: unknown) => this.#lost(err)),
+    ));
   }
 
   /** The listening connection is gone: listen again (with backoff), then read every followed task again. */

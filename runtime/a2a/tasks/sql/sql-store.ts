@@ -20,7 +20,9 @@
 import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBuffer, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
+import { inBackground } from "../../../core/background.js";
 import { jsonLineLogger } from "../../../core/failures.js";
+import { loadTracingApi } from "../../../core/tracing.js";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -247,9 +249,13 @@ function positiveMs(name: string, value: number | undefined, fallback: number): 
 
 /** Migrates the database, then serves the store on it. Closes the driver if migrating fails. */
 export async function openSqlTaskStore(driver: SqlDriver, options: SqlTaskStoreOptions = {}): Promise<SqlTaskStore> {
+  // The store's own work (migrating, its timers, the rows it takes over, its LISTEN connection) runs
+  // in the background context, OpenTelemetry's root once the API is known (D35): started in the
+  // caller's, it ran as the caller's children and held the caller's span for as long as the store lives.
+  await loadTracingApi();
   let version: number;
   try {
-    version = await migrate(driver);
+    version = await inBackground(() => migrate(driver));
   } catch (err) {
     await driver.close().catch(() => undefined);
     if (!timedOut(err)) throw err;
@@ -258,7 +264,7 @@ export async function openSqlTaskStore(driver: SqlDriver, options: SqlTaskStoreO
       { cause: err },
     );
   }
-  return new Store(driver, version, options);
+  return inBackground(() => new Store(driver, version, options));
 }
 
 /** A statement the server cancelled at its statement_timeout, or a query node-postgres gave up on (D117). */
