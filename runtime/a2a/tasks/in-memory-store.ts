@@ -10,6 +10,7 @@
  * its protobuf bytes, with nothing of its own on the heap (FinishedTasks,
  * D76), and read back as a new copy.
  */
+import { inBackground } from "../../core/background.js";
 import type { DescMessage } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBinaryWith, ownBytesReadOptions } from "../../core/codec/binary-codec.js";
@@ -60,11 +61,15 @@ const statusTimeMs = (task: TaskLike): number => (task.status?.timestamp === und
  * what they hold).
  */
 function sweepWhileHeld(held: WeakRef<{ run(): void }>, ms: number): ReturnType<typeof setInterval> {
-  const timer = setInterval(() => {
-    const sweeps = held.deref();
-    if (sweeps === undefined) clearInterval(timer);
-    else sweeps.run();
-  }, ms);
+  // In the background context (D35): made in the context of the code that made the store, the
+  // timer held it, an OpenTelemetry span with it, for as long as the store lived.
+  const timer = inBackground(() =>
+    setInterval(() => {
+      const sweeps = held.deref();
+      if (sweeps === undefined) clearInterval(timer);
+      else sweeps.run();
+    }, ms),
+  );
   timer.unref();
   return timer;
 }

@@ -6,10 +6,10 @@
  * updates in order and a slow or failing receiver holds back only its own
  * lane. Every connection goes through the SSRF guard (section 13.2).
  */
-import { AsyncResource } from "node:async_hooks";
 import { validateHeaderValue } from "node:http";
 import { Agent, request } from "undici";
 import { SlotMap } from "../../core/slots.js";
+import { backgroundTracing, inBackground } from "../../core/background.js";
 import { loadTracingApi, type TraceContext, type TracingApi } from "../../core/tracing.js";
 import { PushGuardError, createPushGuard } from "./push-guard.js";
 import { PushTracer, type PushSpan } from "./push-tracing.js";
@@ -207,9 +207,10 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
     void loadTracingApi().then((api) => {
       if (api !== undefined) tracer ??= new PushTracer(api);
     });
-  } else if (options.tracing !== false) tracer = new PushTracer(options.tracing);
-  /** The async context lanes run in: the one the delivery was made in. */
-  const scope = new AsyncResource("a2a.push-delivery");
+  } else if (options.tracing !== false) {
+    tracer = new PushTracer(options.tracing);
+    backgroundTracing(options.tracing);
+  }
   const guard = createPushGuard(options.allow);
   // The guard's lookup runs inside every connect, on the address connected
   // to. Redirects are never followed: undici's request only follows them
@@ -379,10 +380,11 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
       if (!lane) {
         const created: Lane = { taskId, url: target.url, queue: [], current: undefined, done: Promise.resolve(), attempt: undefined, backoff: undefined };
         // Started on a microtask, so not even the connect happens inside deliver(). In the
-        // delivery's own async context, not the caller's: a lane (its promises, its timers, the
-        // sockets it opens and the pool keeps) would hold the context of the call that happened to
-        // start it, an OpenTelemetry span with it, for as long as it runs (D35).
-        created.done = scope.runInAsyncScope(() => Promise.resolve().then(() => run(key, created)));
+        // background context, not the caller's: a lane (its promises, its timers, the sockets it
+        // opens and the pool keeps) would hold the context of the call that happened to start it,
+        // an OpenTelemetry span with it, for as long as it runs (D35). Not the context the
+        // delivery was made in either, which its own AsyncResource held for the delivery's life.
+        created.done = inBackground(() => Promise.resolve().then(() => run(key, created)));
         lanes.set(key, created);
         lane = created;
       }

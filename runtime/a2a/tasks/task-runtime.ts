@@ -6,6 +6,7 @@
  * executions, their abort controllers and the subscribers; the tasks
  * themselves are the store's.
  */
+import { inBackground } from "../../core/background.js";
 import type { DescMessage, JsonObject } from "@bufbuild/protobuf";
 import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { jsonWriter } from "../../core/codec/json-writer.js";
@@ -360,11 +361,14 @@ export class TaskRuntime {
     // Through a weak reference: a handler dropped without close() is not kept by its timer, which
     // then stops itself.
     const self = new WeakRef(this);
-    const sweep = setInterval(() => {
-      const runtime = self.deref();
-      if (runtime === undefined) clearInterval(sweep);
-      else runtime.#watchCallers();
-    }, callerSweepMs);
+    // In the background context (D35), not that of the code that made the handler, which it held.
+    const sweep = inBackground(() =>
+      setInterval(() => {
+        const runtime = self.deref();
+        if (runtime === undefined) clearInterval(sweep);
+        else runtime.#watchCallers();
+      }, callerSweepMs),
+    );
     sweep.unref();
     this.#callerSweep = sweep;
   }
