@@ -3,7 +3,8 @@
  * for Hono, Bun, Deno and workers. Streams are pulled by the platform, so a
  * slow client slows the producer without any drain bookkeeping.
  */
-import { BodyTooLargeError, checkBodyHeaders, sseHeartbeat, type CoreResponse, type Endpoint } from "../core/transport.js";
+import { BodyTimeoutError, BodyTooLargeError, checkBodyHeaders, sseHeartbeat, type CoreResponse, type Endpoint } from "../core/transport.js";
+import { unwatchBody, watchBody } from "./body-watch.js";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -26,7 +27,8 @@ export function createFetchHandler(core: Endpoint): FetchHandler {
         // The platform made the URL from the authority the client addressed (D35: server.address).
         authority: () => url.host,
         local: () => ({ secure: url.protocol === "https:" }),
-        body: (limit) => (source === undefined ? Promise.reject(new Error("the body of a request that was answered cannot be read")) : readBody(source, limit)),
+        body: (limit, timeoutMs) =>
+          source === undefined ? Promise.reject(new Error("the body of a request that was answered cannot be read")) : readBody(source, limit, timeoutMs),
       });
       source = undefined;
       return toResponse(response, signal);
@@ -171,21 +173,45 @@ function toResponse(response: CoreResponse, signal: AbortSignal): Response {
   }
 }
 
-async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+/**
+ * Reads the body under `limit`, and within `timeoutMs` (D32): a client that sends part of its body
+ * and then nothing is refused 408 as on node:http, rather than held until the platform's own limit
+ * (node:http's requestTimeout, 300 s by default, under @hono/node-server; none at all on some).
+ */
+async function readBody(request: Request, limit: number, timeoutMs: number): Promise<Uint8Array> {
   checkBodyHeaders(request.headers.get("content-length"), request.headers.get("content-encoding"), undefined, limit);
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
+  let late = false;
+  // Cancelling settles the read that waits, as done: the loop below then says why.
+  const pending = watchBody(timeoutMs, () => {
+    late = true;
+    reader.cancel().catch(() => undefined);
+  });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new BodyTooLargeError(limit);
+  try {
+    for (;;) {
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (err) {
+        // A platform whose cancel fails the waiting read rather than ending it.
+        if (late) throw new BodyTimeoutError(timeoutMs);
+        throw err;
+      }
+      if (late) throw new BodyTimeoutError(timeoutMs);
+      const { done, value } = read;
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        throw new BodyTooLargeError(limit);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    unwatchBody(timeoutMs, pending);
   }
   const out = new Uint8Array(size);
   let offset = 0;

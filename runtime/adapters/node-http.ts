@@ -11,6 +11,7 @@ import { failUnanswered } from "./answer-failure.js";
 import { endAnswer, serverClosing } from "./closing.js";
 import { endTogether } from "./end-together.js";
 import { SlotSet } from "../core/slots.js";
+import { unwatchBody, watchBody } from "./body-watch.js";
 import type { ServerEndpoint } from "../core/tracing.js";
 
 export { answerFailure, failUnanswered } from "./answer-failure.js";
@@ -527,47 +528,6 @@ function toHeaders(raw: readonly string[]): Headers {
   return headers;
 }
 
-interface PendingBody {
-  readonly startedAt: number;
-  readonly refuse: () => void;
-  /** Its slot in its watch's reads. */
-  slot: number;
-}
-
-/**
- * Body reads in progress, by timeout, each group checked by one timer a few
- * times per timeout (a late body is refused up to a quarter of its timeout
- * late): a timer per request would cost every call a Timeout object, and
- * nearly every body is in before anyone could look. The reads are slots,
- * not a Set: one comes and goes per call (D116).
- */
-const bodyWatches = new Map<number, { readonly timer: ReturnType<typeof setInterval>; readonly reads: SlotSet<PendingBody> }>();
-
-function watchBody(timeoutMs: number, pending: PendingBody): void {
-  let group = bodyWatches.get(timeoutMs);
-  if (group === undefined) {
-    const reads = new SlotSet<PendingBody>();
-    const timer = setInterval(() => {
-      // Stopped once a whole period passed with nothing to watch, not at every empty moment: busy servers would restart it per request.
-      if (reads.size === 0) {
-        clearInterval(timer);
-        bodyWatches.delete(timeoutMs);
-        return;
-      }
-      const now = performance.now();
-      for (const read of reads) if (now - read.startedAt >= timeoutMs) read.refuse();
-    }, Math.max(10, Math.floor(timeoutMs / 4)));
-    timer.unref();
-    group = { timer, reads };
-    bodyWatches.set(timeoutMs, group);
-  }
-  pending.slot = group.reads.add(pending);
-}
-
-function unwatchBody(timeoutMs: number, pending: PendingBody): void {
-  bodyWatches.get(timeoutMs)?.reads.delete(pending.slot, pending);
-}
-
 /**
  * After a refused body (413, 408) the client may still be sending it, and
  * reads the answer only once it has sent everything: closing the socket with
@@ -608,8 +568,7 @@ function readBody(req: IncomingMessage, res: ServerResponse | undefined, limit: 
       req.pause();
       reject(err);
     };
-    const pending: PendingBody = { startedAt: performance.now(), refuse, slot: -1 };
-    watchBody(timeoutMs, pending);
+    const pending = watchBody(timeoutMs, refuse);
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {

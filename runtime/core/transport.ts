@@ -42,7 +42,7 @@ export interface CoreRequest {
   /**
    * Reads the whole body; rejects with BodyTooLargeError past the limit,
    * without reading further, and with BodyTimeoutError when it takes longer
-   * than `timeoutMs` (adapters that read from a socket; D32).
+   * than `timeoutMs` (D32).
    */
   readonly body: (limit: number, timeoutMs: number) => Promise<Uint8Array>;
 }

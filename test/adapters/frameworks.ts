@@ -89,8 +89,13 @@ export const handler: A2AServiceHandler = {
   },
 };
 
-export function cores(): { jsonRpc: Endpoint; rest: Endpoint } {
-  const options = { bodyLimit: BODY_LIMIT, heartbeatMs: 0 };
+/** What a suite may set on both cores besides the defaults here (a short body timeout, say). */
+export interface CoreOptions {
+  readonly bodyTimeoutMs?: number;
+}
+
+export function cores(extra: CoreOptions = {}): { jsonRpc: Endpoint; rest: Endpoint } {
+  const options = { bodyLimit: BODY_LIMIT, heartbeatMs: 0, ...extra };
   return {
     jsonRpc: createA2AServiceJsonRpcEndpoint(handler, options),
     // The adapters hand the core the full path, so the core knows where it is mounted.
@@ -106,7 +111,7 @@ export interface Running {
 
 export interface Framework {
   readonly name: string;
-  start(): Promise<Running>;
+  start(options?: CoreOptions): Promise<Running>;
 }
 
 function closeNode(server: Server): Promise<void> {
@@ -130,8 +135,8 @@ const notMounted = JSON.stringify({ error: { code: 404, status: "NOT_FOUND", mes
 
 export const nodeHttp: Framework = {
   name: "node:http",
-  start() {
-    const { jsonRpc, rest } = cores();
+  start(options) {
+    const { jsonRpc, rest } = cores(options);
     const rpcListener = createNodeListener(jsonRpc);
     const restListener = createNodeListener(rest);
     return listenNode(
@@ -148,8 +153,8 @@ export const nodeHttp: Framework = {
 function expressFramework(name: string, factory: typeof express): Framework {
   return {
     name,
-    start() {
-      const { jsonRpc, rest } = cores();
+    start(options) {
+      const { jsonRpc, rest } = cores(options);
       const app = factory();
       app.use(JSONRPC_PATH, createExpressMiddleware(jsonRpc));
       app.use(REST_PATH, createExpressMiddleware(rest));
@@ -164,8 +169,8 @@ export { express, express4 };
 
 export const fastify: Framework = {
   name: "fastify",
-  async start() {
-    const { jsonRpc, rest } = cores();
+  async start(options) {
+    const { jsonRpc, rest } = cores(options);
     const app = Fastify();
     await app.register(createFastifyPlugin(jsonRpc), { prefix: JSONRPC_PATH });
     await app.register(createFastifyPlugin(rest), { prefix: REST_PATH });
@@ -182,8 +187,8 @@ export const fastify: Framework = {
 
 export const hono: Framework = {
   name: "hono (@hono/node-server)",
-  start() {
-    const { jsonRpc, rest } = cores();
+  start(options) {
+    const { jsonRpc, rest } = cores(options);
     const app = new Hono();
     // The fetch adapter on Hono's raw Request, spelled out and through the helper.
     const rpc = createFetchHandler(jsonRpc);
