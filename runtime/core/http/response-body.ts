@@ -9,38 +9,26 @@
  *   the value grpc-gateway's getter gives, where `null` was no value of the field's type;
  * - a list `[]`, a map `{}`.
  */
-import { create, toJson, type DescField, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
-import { reflect } from "@bufbuild/protobuf/reflect";
+import type { DescField, DescMessage, JsonValue } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
+import { defaultJson } from "../codec/required-fields.js";
 
-/** Returns how to take `localName`'s value out of `output`'s ProtoJSON, its default where unset. */
+/** Returns how to take `localName`'s value out of `output`'s ProtoJSON, what says "unset" where it is. */
 export function responseBodyOf(output: DescMessage, localName: string): (result: JsonValue) => JsonValue {
   const field = output.fields.find((f) => f.localName === localName);
   // The plugin checked the name against the descriptor; a hand-written rule may not have.
   if (field === undefined) throw new Error(`response_body "${localName}" is no field of ${output.typeName}`);
-  let fallback: { value: JsonValue } | undefined;
+  const unset = unsetJson(field);
   return (result) => {
     const value = (result as Record<string, JsonValue>)[field.jsonName];
-    if (value !== undefined) return value;
-    fallback ??= { value: defaultJson(output, field) };
-    return fallback.value;
+    return value === undefined ? unset : value;
   };
 }
 
-function defaultJson(output: DescMessage, field: DescField): JsonValue {
-  switch (field.fieldKind) {
-    case "list":
-      return [];
-    case "map":
-      return {};
-    case "message":
-      return null;
-    default: {
-      if (field.presence === FeatureSet_FieldPresence.EXPLICIT || field.oneof !== undefined) return null;
-      // The scalar's or enum's default, set so that ProtoJSON writes it (an `optional` one too).
-      const zero = reflect(output, create(output));
-      zero.set(field, zero.get(field));
-      return (toJson(output, zero.message, { alwaysEmitImplicit: true }) as Record<string, JsonValue>)[field.jsonName] ?? null;
-    }
-  }
+function unsetJson(field: DescField): JsonValue {
+  // A list or map has no presence: its default, [] or {}.
+  if (field.fieldKind === "list" || field.fieldKind === "map") return defaultJson(field, {}) ?? null;
+  if (field.fieldKind === "message" || field.presence === FeatureSet_FieldPresence.EXPLICIT || field.oneof !== undefined) return null;
+  // A scalar or enum without presence: the default a REQUIRED field is written with (D11), the same JSON.
+  return defaultJson(field, {}) ?? null;
 }
