@@ -7,9 +7,7 @@
  */
 import { jest } from "@jest/globals";
 import * as api from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { create } from "@bufbuild/protobuf";
 import { credentials as grpcCredentials } from "@grpc/grpc-js";
 import { execFile } from "node:child_process";
@@ -25,15 +23,11 @@ import type { A2AServiceHandler } from "../../generated/a2a_handler.js";
 import { TaskSchema, TaskState } from "../../generated/a2a_pb.js";
 import { serveA2AService } from "../../generated/a2a_server.js";
 import { parseAuthority } from "../../runtime/core/tracing.js";
+import { installOtelSdk } from "../support/otel-sdk.js";
 
 jest.setTimeout(30_000);
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const contextManager = new AsyncLocalStorageContextManager().enable();
-api.trace.setGlobalTracerProvider(provider);
-api.context.setGlobalContextManager(contextManager);
-api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+const { exporter, shutdown: shutdownSdk } = installOtelSdk();
 
 const handler: Partial<A2AServiceHandler> = {
   async getTask(request) {
@@ -51,8 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  contextManager.disable();
-  await provider.shutdown();
+  await shutdownSdk();
 });
 
 beforeEach(() => exporter.reset());

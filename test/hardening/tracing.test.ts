@@ -10,9 +10,7 @@
  */
 import { jest } from "@jest/globals";
 import * as api from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { create } from "@bufbuild/protobuf";
 import { TaskNotFoundError } from "protoc-gen-a2a/runtime";
 import type { AgentServer, TracingApi } from "protoc-gen-a2a/runtime/server";
@@ -28,6 +26,7 @@ import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createGrpcServer, listenGrpc } from "protoc-gen-a2a/runtime/grpc";
 import { deferred } from "../support/task-clients.js";
+import { installOtelSdk } from "../support/otel-sdk.js";
 
 jest.setTimeout(30_000);
 
@@ -62,14 +61,8 @@ class Ended implements SpanProcessor {
   }
 }
 
-const exporter = new InMemorySpanExporter();
 const ended = new Ended();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter), ended] });
-const contextManager = new AsyncLocalStorageContextManager().enable();
-api.trace.setGlobalTracerProvider(provider);
-api.context.setGlobalContextManager(contextManager);
-api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-const tracer = api.trace.getTracer("test");
+const { exporter, tracer, shutdown: shutdownSdk } = installOtelSdk(ended);
 
 /** A gate a stream waits at, so a test can cut it mid-way. */
 let releaseWait: () => void = () => {};
@@ -145,8 +138,7 @@ afterAll(async () => {
   releaseWait();
   for (const c of Object.values(clients)) c.close();
   await server.close();
-  contextManager.disable();
-  await provider.shutdown();
+  await shutdownSdk();
 });
 
 beforeEach(() => {

@@ -10,9 +10,7 @@
 import { jest } from "@jest/globals";
 import { create } from "@bufbuild/protobuf";
 import * as api from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { createPostgresTaskStore, createPushDelivery, type SqlTaskStore } from "protoc-gen-a2a/runtime/tasks";
@@ -20,16 +18,11 @@ import { MessageSchema, Role, SendMessageRequestSchema, TaskState } from "../../
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
 import { Receiver, callContext, deferred } from "../support/task-clients.js";
+import { installOtelSdk } from "../support/otel-sdk.js";
 
 jest.setTimeout(30_000);
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const contextManager = new AsyncLocalStorageContextManager().enable();
-api.trace.setGlobalTracerProvider(provider);
-api.context.setGlobalContextManager(contextManager);
-api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-const tracer = api.trace.getTracer("test");
+const { exporter, tracer, shutdown: shutdownSdk } = installOtelSdk();
 
 let server: TestPostgres;
 let receiver: Receiver;
@@ -41,8 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.stop();
   await server?.stop();
-  contextManager.disable();
-  await provider.shutdown();
+  await shutdownSdk();
 });
 
 const call = callContext("");

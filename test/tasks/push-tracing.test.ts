@@ -8,9 +8,8 @@
  */
 import { jest } from "@jest/globals";
 import * as api from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { TaskState as S } from "@a2a-js/sdk";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import v8 from "node:v8";
@@ -20,16 +19,11 @@ import { TaskState } from "../../generated/a2a_pb.js";
 import { createPushDelivery, type PushDelivery } from "../../runtime/a2a/tasks/push-delivery.js";
 import { loadTracingApi } from "../../runtime/core/tracing.js";
 import { Scripts, asTask, chunk, send, startAgent, type TestAgent } from "../support/task-clients.js";
+import { installOtelSdk } from "../support/otel-sdk.js";
 
 jest.setTimeout(30_000);
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const contextManager = new AsyncLocalStorageContextManager().enable();
-api.trace.setGlobalTracerProvider(provider);
-api.context.setGlobalContextManager(contextManager);
-api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-const tracer = api.trace.getTracer("test");
+const { exporter, tracer, shutdown: shutdownSdk } = installOtelSdk();
 
 /** A webhook receiver answering each request with the next of `statuses` (then 200), keeping their headers. */
 class Receiver {
@@ -72,8 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver.stop();
-  contextManager.disable();
-  await provider.shutdown();
+  await shutdownSdk();
 });
 
 beforeEach(() => {
