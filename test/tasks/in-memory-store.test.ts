@@ -13,7 +13,7 @@ import type { A2ACallContext } from "protoc-gen-a2a/runtime";
 import { createInMemoryTaskStore } from "protoc-gen-a2a/runtime/tasks";
 import { GetTaskRequestSchema, MessageSchema, Role, SendMessageRequestSchema, TaskSchema, TaskState, TaskPushNotificationConfigSchema, type Task } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
-import { BINDINGS, asTask, failure, send as sdkSend, startAgent } from "../support/task-clients.js";
+import { BINDINGS, asTask, failure, follow, send as sdkSend, startAgent, within } from "../support/task-clients.js";
 
 function callContext(principal?: { subject: string }): A2ACallContext {
   return {
@@ -160,6 +160,55 @@ test("a task continued before its interruptedTtlMs ran out is kept while its run
 
 test("interruptedTtlMs that cannot work is refused, naming the option", () => {
   expect(() => createInMemoryTaskStore({ interruptedTtlMs: 0 })).toThrow("terminalTtlMs and interruptedTtlMs must be > 0");
+});
+
+test("tasks waiting for their client beyond maxWaitingTasks go, the one idle longest first, with their push configs; a continued one goes to the back; running and finished tasks do not count", async () => {
+  const store = createInMemoryTaskStore({ maxWaitingTasks: 3 });
+  let release!: () => void;
+  const hold = new Promise<void>((resolve) => (release = resolve));
+  const executor: A2AServiceExecutor = async function* ({ message: m }) {
+    const text = m.parts[0]?.content.value;
+    if (text === "work") {
+      yield { state: TaskState.WORKING };
+      await hold;
+    } else if (text !== "done") {
+      yield { state: TaskState.INPUT_REQUIRED, message: "and then?" };
+    }
+  };
+  const handler = createA2AServiceTaskHandler(executor, { store, push: { allow: ["127.0.0.0/8"] } });
+  const getTask = (id: string) => handler.getTask(create(GetTaskRequestSchema, { id }), callContext());
+  try {
+    const running = await handler.sendMessage(create(SendMessageRequestSchema, { message: message("work"), configuration: { returnImmediately: true } }), callContext());
+    const runningId = running.payload.case === "task" ? running.payload.value.id : "";
+    const finishedId = (await send(handler, "done")).id;
+    const [a, b, c] = [await send(handler, "a"), await send(handler, "b"), await send(handler, "c")];
+    await handler.createTaskPushNotificationConfig(create(TaskPushNotificationConfigSchema, { taskId: b.id, url: "http://127.0.0.1:9/hook" }), callContext());
+    // a is continued: it has waited least now (b, c, a).
+    expect((await send(handler, "more", { taskId: a.id })).status?.state).toBe(TaskState.INPUT_REQUIRED);
+    const d = await send(handler, "d");
+    expect(store.get(b.id)).toBeUndefined();
+    expect(store.configsOf(b.id)).toEqual([]);
+    await expect(getTask(b.id)).rejects.toMatchObject({ name: "TaskNotFoundError" });
+    // A message to it finds no task either.
+    await expect(send(handler, "back", { taskId: b.id })).rejects.toMatchObject({ name: "TaskNotFoundError" });
+    await send(handler, "e");
+    expect(store.get(c.id)).toBeUndefined();
+    for (const t of [a, d]) expect((await getTask(t.id)).status?.state).toBe(TaskState.INPUT_REQUIRED);
+    // The task being worked on and the finished one were never in the count.
+    expect((await getTask(runningId)).status?.state).toBe(TaskState.WORKING);
+    expect((await getTask(finishedId)).status?.state).toBe(TaskState.COMPLETED);
+    // A waiting task that moves on leaves the count: three more wait beside a and d, and only one goes.
+    expect((await send(handler, "done", { taskId: a.id })).status?.state).toBe(TaskState.COMPLETED);
+    const [f, g] = [await send(handler, "f"), await send(handler, "g")];
+    expect(store.get(d.id)).toBeUndefined();
+    for (const t of [f, g]) expect(store.get(t.id)?.task.status?.state).toBe(TaskState.INPUT_REQUIRED);
+    expect(store.get(a.id)?.task.status?.state).toBe(TaskState.COMPLETED);
+  } finally {
+    release();
+    await handler.close();
+    store.close();
+  }
+  expect(() => createInMemoryTaskStore({ maxWaitingTasks: 0 })).toThrow("maxHistory and maxWaitingTasks >= 1");
 });
 
 test("finished tasks beyond maxTerminalTasks' byte budget (maxTerminalBytes) go oldest first: a count alone bounds nothing when each task may be megabytes", async () => {
@@ -323,6 +372,28 @@ test("at its bound the store holds steady: a dropped task is let go at once, and
   }
 }, 45_000);
 
+test("under a flood of tasks left waiting for their client the heap stays at what maxWaitingTasks of them weigh", async () => {
+  const store = createInMemoryTaskStore({ maxWaitingTasks: 200 });
+  const handler = createA2AServiceTaskHandler(async function* () {
+    yield { state: TaskState.INPUT_REQUIRED, message: "which one?" };
+  }, { store });
+  const heap = heapAfterGc;
+  try {
+    const text = "x".repeat(1000);
+    // The bound filled (and the code warm): the baseline.
+    for (let i = 0; i < 400; i++) await send(handler, text);
+    const baseline = heap();
+    // 3,000 more that no client comes back to: each a 1 KB message and the agent's question, some
+    // 2 KB of objects. Bounded by the 24 h TTL alone they were 6 MB more here, for a day.
+    for (let i = 0; i < 3000; i++) await send(handler, text);
+    expect(heap() - baseline).toBeLessThan(1_000_000);
+    expect(store.size).toBe(200);
+  } finally {
+    await handler.close();
+    store.close();
+  }
+}, 45_000);
+
 test("a finished task is kept as bytes and read back as an equal copy; a running one is the runtime's own object", async () => {
   const store = createInMemoryTaskStore();
   let release!: () => void;
@@ -476,6 +547,38 @@ describe.each(BINDINGS)("%s: a SubscribeToTask stream on a waiting task the stor
       expect(seen).toEqual(["task"]);
       expect(kind).toBe("TaskNotFound");
       expect(await failure(binding, () => client.getTask({ tenant: "", id: task.id, historyLength: undefined }))).toBe("TaskNotFound");
+    } finally {
+      await agent.close();
+      store.close();
+    }
+  });
+});
+
+// The count bound drops a waiting task as the TTL does: what its streams and callers see.
+describe.each(BINDINGS)("%s: a waiting task dropped beyond maxWaitingTasks", (binding) => {
+  test("its SubscribeToTask streams end with TaskNotFound; GetTask and a message to it are TaskNotFound", async () => {
+    const store = createInMemoryTaskStore({ maxWaitingTasks: 2 });
+    const asking: A2AServiceExecutor = async function* () {
+      yield { state: TaskState.INPUT_REQUIRED, message: "which one?" };
+    };
+    const agent = await startAgent(asking, { store });
+    try {
+      const client = await agent.client(binding);
+      const other = await agent.newClient(binding);
+      const oldest = asTask(await client.sendMessage(sdkSend("first")));
+      const streams = [follow(binding, client.resubscribeTask({ tenant: "", id: oldest.id })), follow(binding, other.resubscribeTask({ tenant: "", id: oldest.id }))];
+      for (const s of streams) await within("the task on its stream", s.atLeast(1));
+      const kept = asTask(await client.sendMessage(sdkSend("second")));
+      // The bound is reached, not passed: the streams stay open.
+      expect(await Promise.race([streams[0]!.done, new Promise((r) => setTimeout(() => r("open"), 100))])).toBe("open");
+      const newest = asTask(await client.sendMessage(sdkSend("third")));
+      for (const s of streams) {
+        expect(await within("the stream's end", s.done)).toBe("TaskNotFound");
+        expect(s.events.map((e) => e.payload?.$case)).toEqual(["task"]);
+      }
+      expect(await failure(binding, () => client.getTask({ tenant: "", id: oldest.id, historyLength: undefined }))).toBe("TaskNotFound");
+      expect(await failure(binding, () => client.sendMessage(sdkSend("back", { taskId: oldest.id })))).toBe("TaskNotFound");
+      for (const t of [kept, newest]) expect((await client.getTask({ tenant: "", id: t.id, historyLength: undefined })).id).toBe(t.id);
     } finally {
       await agent.close();
       store.close();

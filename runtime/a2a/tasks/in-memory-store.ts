@@ -5,7 +5,8 @@
  * task's history keeps its last `maxHistory` messages, so a busy agent's heap
  * goes back to where it started once its tasks are done. A task waiting for
  * its client (INPUT_REQUIRED, AUTH_REQUIRED) is kept for `interruptedTtlMs`
- * after its last status change, then dropped the same way; a task still
+ * after its last status change, and dropped the same way then or beyond
+ * `maxWaitingTasks`, the one that waited longest first; a task still
  * being worked on is kept. A finished task is kept as
  * its protobuf bytes, with nothing of its own on the heap (FinishedTasks,
  * D76), and read back as a new copy.
@@ -16,6 +17,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { decodeBinary, encodeBinaryWith, ownBytesReadOptions } from "../../core/codec/binary-codec.js";
 import { SlotMap } from "../../core/slots.js";
 import { FinishedTasks } from "./finished-tasks.js";
+import { WaitingTasks } from "./waiting-tasks.js";
 import { taskStatesOf, type PushConfigLike, type TaskLike } from "./model.js";
 import { NewestFirstPage } from "./newest-first.js";
 import { decodeConfigCursor, decodeTaskCursor, encodeConfigCursor, encodeTaskCursor } from "./page-token.js";
@@ -39,6 +41,12 @@ export interface InMemoryTaskStoreOptions {
    * (TaskNotFound after that). Default 24 hours.
    */
   readonly interruptedTtlMs?: number;
+  /**
+   * How many tasks waiting for their client are kept at most: beyond it the one that waited
+   * longest (since its last status change or message) is dropped as `interruptedTtlMs` drops one.
+   * Default 10,000 (about 16 MB of heap with short messages, D76).
+   */
+  readonly maxWaitingTasks?: number;
 }
 
 /** The task store the runtime uses when given none. */
@@ -80,8 +88,11 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   const maxTerminalBytes = options.maxTerminalBytes ?? 256 << 20;
   const maxHistory = options.maxHistory ?? 100;
   const interruptedTtlMs = options.interruptedTtlMs ?? 86_400_000;
-  if (!(ttlMs > 0) || !(maxTerminal >= 0) || !(maxHistory >= 1) || !(interruptedTtlMs > 0) || !(maxTerminalBytes >= 0)) {
-    throw new Error("createInMemoryTaskStore: terminalTtlMs and interruptedTtlMs must be > 0, maxTerminalTasks and maxTerminalBytes >= 0, and maxHistory >= 1");
+  const maxWaiting = options.maxWaitingTasks ?? 10_000;
+  if (!(ttlMs > 0) || !(maxTerminal >= 0) || !(maxHistory >= 1) || !(interruptedTtlMs > 0) || !(maxTerminalBytes >= 0) || !(maxWaiting >= 1)) {
+    throw new Error(
+      "createInMemoryTaskStore: terminalTtlMs and interruptedTtlMs must be > 0, maxTerminalTasks and maxTerminalBytes >= 0, and maxHistory and maxWaitingTasks >= 1",
+    );
   }
 
   /**
@@ -96,33 +107,33 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   /** The states of a task waiting for its client, read off the attached schema's enum. */
   let interrupted: ReadonlySet<number> = new Set();
 
-  // A finished task whose id went to a new task was forgotten (`create`): the id is still this one's.
   /**
-   * When a task waiting for its client was last changed otherwise than by a status (a message that
-   * continues it is stored before its run yields a status): its idle time counts from the later of
-   * this and its status time. Slots, as `tasks` (D116); only interrupted tasks are in it.
+   * The tasks waiting for their client, in the order of their idle time: it counts from their last
+   * status change, or from a message that continued one (stored before its run yields a status),
+   * whichever came later. What `interruptedTtlMs` sweeps and `maxWaitingTasks` drops the front of.
    */
-  const touched = new SlotMap<number>();
+  const waiting = new WaitingTasks();
   /** Told of a waiting task dropped: each handler on the store ends its streams. */
   const droppedWaiting: ((taskId: string) => void)[] = [];
   const dropped = (id: string) => {
     tasks.delete(id);
-    if (touched.size > 0) touched.delete(id);
+    if (waiting.size > 0) waiting.leave(id);
     if (configs.size > 0) configs.delete(id);
+  };
+  const dropWaiting = (id: string) => {
+    dropped(id);
+    for (const listener of droppedWaiting) listener(id);
   };
   const sweep = (now: number) => finished.expire(now, ttlMs, maxTerminal, dropped, maxTerminalBytes);
   /** Tasks that waited for their client past the TTL: a client that never came back kept each for good. */
   const sweepInterrupted = (now: number) => {
-    if (interrupted.size === 0) return;
+    if (waiting.size === 0) return;
     const stale: string[] = [];
-    tasks.forEach((value, id) => {
-      if (typeof value === "number" || !interrupted.has(value.task.status?.state ?? 0)) return;
-      if (now - Math.max(statusTimeMs(value.task), touched.get(id) ?? 0) > interruptedTtlMs) stale.push(id);
+    // The line, not every task: its order is the clock's, which may step back, so all of it is read.
+    waiting.forEach((id, sinceMs) => {
+      if (now - sinceMs > interruptedTtlMs) stale.push(id);
     });
-    for (const id of stale) {
-      dropped(id);
-      for (const listener of droppedWaiting) listener(id);
-    }
+    for (const id of stale) dropWaiting(id);
   };
   // Tasks expire while the agent is idle too; the timer never keeps the process alive, nor the
   // store: it holds the sweeps weakly, so a store dropped without close() is collected with its
@@ -145,6 +156,29 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
     if (over > 0) task.history.splice(0, over);
   };
   const decode = (bytes: Uint8Array) => decodeBinary(schema!, bytes, ownBytesReadOptions) as unknown as TaskLike;
+  /**
+   * Keeps the line of waiting tasks as `change` to `record` leaves it. A task waits from a status
+   * that interrupts it (from that status's time) until one that does not; a message continuing it
+   * moves it to the back, from now. Beyond `maxWaitingTasks`, the one that waited longest goes.
+   */
+  const wait = (record: StoredTask, change: TaskChange) => {
+    const task = record.task;
+    const waits = interrupted.has(task.status?.state ?? 0);
+    if (change.kind !== "status") {
+      // Only a task in the line: one dropped meanwhile is not taken back.
+      if (waits && waiting.size > 0) waiting.touch(task.id, Math.max(statusTimeMs(task), Date.now()));
+      return;
+    }
+    if (!waits) {
+      if (waiting.size > 0) waiting.leave(task.id);
+      return;
+    }
+    // A task the store dropped (its run went on) is not taken back.
+    if (tasks.get(task.id) !== record) return;
+    waiting.wait(task.id, statusTimeMs(task));
+    // The task just put at the back is never the one dropped (maxWaitingTasks >= 1).
+    while (waiting.size > maxWaiting) dropWaiting(waiting.oldest()!);
+  };
   /** The stored task: the running one's record, or a new copy of a finished one. */
   const recordOf = (value: StoredTask | number): StoredTask => (typeof value === "number" ? finished.read(value, decode) : value);
   return {
@@ -191,8 +225,7 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
 
     update(record, change: TaskChange) {
       if (change.kind !== "artifact") trimHistory(record.task);
-      // A message continuing a task that waits for its client: it is being worked on from now.
-      if (change.kind !== "status" && interrupted.size > 0 && interrupted.has(record.task.status?.state ?? 0)) touched.set(record.task.id, Date.now());
+      if (interrupted.size > 0) wait(record, change);
       // A task is terminal once: it is kept as finished once. `record` is the object `create` was
       // given (the runtime changes its tasks in place): a copy is not the stored task.
       if (change.kind !== "status" || !change.terminal) return;
@@ -215,7 +248,6 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
         seq = finished.push(record, state, timeMs, now, undefined, 0);
       }
       tasks.set(task.id, seq);
-      if (touched.size > 0) touched.delete(task.id);
       sweeps.finished(now);
       if (refused !== undefined) throw refused.error;
     },

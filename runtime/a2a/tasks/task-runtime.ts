@@ -560,14 +560,14 @@ export class TaskRuntime {
   }
 
   /**
-   * The store dropped a task that waited for its client (interruptedTtlMs): the streams following
+   * The store dropped a task that waited for its client (interruptedTtlMs, maxWaitingTasks): the streams following
    * it end with TaskNotFound, as a SubscribeToTask would now be answered; they stayed open for as
    * long as their clients did.
    */
   taskDropped(taskId: string): void {
     const live = this.#live.get(taskId);
     if (live === undefined || live.running !== undefined || live.queued > 0) return;
-    for (const s of [...live.subscribers]) s.end(new TaskNotFoundError(`task ${taskId} is no longer in the task store (a task waiting for input is removed past interruptedTtlMs)`, { metadata: { taskId } }));
+    for (const s of [...live.subscribers]) s.end(new TaskNotFoundError(`task ${taskId} is no longer in the task store (a task waiting for input is removed past interruptedTtlMs, or beyond maxWaitingTasks)`, { metadata: { taskId } }));
   }
 
   /** The push configs of a task changed: what its next updates are delivered to. */

@@ -117,7 +117,7 @@ export interface TaskStore {
   attach?(schemas: TaskSchemas): void;
   /**
    * Tells `listener` of each task the store drops by itself while it was not finished (one that
-   * waited for its client past a TTL): the runtime ends the streams that follow it. Called by each
+   * waited for its client past a TTL, or beyond a count): the runtime ends the streams that follow it. Called by each
    * task handler that uses the store.
    */
   onDropped?(listener: (taskId: string) => void): void;
