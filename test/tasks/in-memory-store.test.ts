@@ -211,6 +211,44 @@ test("tasks waiting for their client beyond maxWaitingTasks go, the one idle lon
   expect(() => createInMemoryTaskStore({ maxWaitingTasks: 0 })).toThrow("maxHistory and maxWaitingTasks >= 1");
 });
 
+test("a waiting task that a message continued is not dropped beyond maxWaitingTasks while its run works on it before any status", async () => {
+  const store = createInMemoryTaskStore({ maxWaitingTasks: 2 });
+  let release!: () => void;
+  const hold = new Promise<void>((resolve) => (release = resolve));
+  let holding = false;
+  const executor: A2AServiceExecutor = async function* ({ message: m }) {
+    if (m.parts[0]?.content.value === "think") {
+      // A long first step (a model call) before any status: the task is still INPUT_REQUIRED.
+      holding = true;
+      await hold;
+      yield { state: TaskState.COMPLETED, message: "done" };
+    } else {
+      yield { state: TaskState.INPUT_REQUIRED, message: "and then?" };
+    }
+  };
+  const handler = createA2AServiceTaskHandler(executor, { store });
+  const getTask = (id: string) => handler.getTask(create(GetTaskRequestSchema, { id }), callContext());
+  try {
+    const a = await send(handler, "a");
+    const continued = handler.sendMessage(create(SendMessageRequestSchema, { message: message("think", { taskId: a.id }) }), callContext());
+    await until(() => holding);
+    // Other callers leave two tasks waiting meanwhile: the bound is passed.
+    await send(handler, "b");
+    await send(handler, "c");
+    // The task being worked on is no waiting task: still in the store, and its run's answer is its own.
+    expect(store.get(a.id)).toBeDefined();
+    expect((await getTask(a.id)).id).toBe(a.id);
+    release();
+    const answer = await continued;
+    expect(answer.payload.case === "task" ? answer.payload.value.status?.state : undefined).toBe(TaskState.COMPLETED);
+    expect((await getTask(a.id)).status?.state).toBe(TaskState.COMPLETED);
+  } finally {
+    release();
+    await handler.close();
+    store.close();
+  }
+});
+
 test("finished tasks beyond maxTerminalTasks' byte budget (maxTerminalBytes) go oldest first: a count alone bounds nothing when each task may be megabytes", async () => {
   const store = createInMemoryTaskStore({ maxTerminalBytes: 200_000 });
   const handler = createA2AServiceTaskHandler(echo, { store });

@@ -43,7 +43,8 @@ export interface InMemoryTaskStoreOptions {
   readonly interruptedTtlMs?: number;
   /**
    * How many tasks waiting for their client are kept at most: beyond it the one that waited
-   * longest (since its last status change or message) is dropped as `interruptedTtlMs` drops one.
+   * longest (since the status that made it wait) is dropped as `interruptedTtlMs` drops one. A task a
+   * message continued is being worked on: not counted until its run's next status.
    * Default 10,000 (about 16 MB of heap with short messages, D76).
    */
   readonly maxWaitingTasks?: number;
@@ -108,9 +109,9 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   let interrupted: ReadonlySet<number> = new Set();
 
   /**
-   * The tasks waiting for their client, in the order of their idle time: it counts from their last
-   * status change, or from a message that continued one (stored before its run yields a status),
-   * whichever came later. What `interruptedTtlMs` sweeps and `maxWaitingTasks` drops the front of.
+   * The tasks waiting for their client, in the order of their idle time, counted from the status
+   * that interrupted them; a message that continues one takes it out until its run's next status.
+   * What `interruptedTtlMs` sweeps and `maxWaitingTasks` drops the front of.
    */
   const waiting = new WaitingTasks();
   /** Told of a waiting task dropped: each handler on the store ends its streams. */
@@ -158,15 +159,19 @@ export function createInMemoryTaskStore(options: InMemoryTaskStoreOptions = {}):
   const decode = (bytes: Uint8Array) => decodeBinary(schema!, bytes, ownBytesReadOptions) as unknown as TaskLike;
   /**
    * Keeps the line of waiting tasks as `change` to `record` leaves it. A task waits from a status
-   * that interrupts it (from that status's time) until one that does not; a message continuing it
-   * moves it to the back, from now. Beyond `maxWaitingTasks`, the one that waited longest goes.
+   * that interrupts it (from that status's time) until one that does not, or a message continuing
+   * it (its run works on it). Beyond `maxWaitingTasks`, the one that waited longest goes.
    */
   const wait = (record: StoredTask, change: TaskChange) => {
     const task = record.task;
     const waits = interrupted.has(task.status?.state ?? 0);
     if (change.kind !== "status") {
-      // Only a task in the line: one dropped meanwhile is not taken back.
-      if (waits && waiting.size > 0) waiting.touch(task.id, Math.max(statusTimeMs(task), Date.now()));
+      // A message that continues it (or its run's artifact): a run works on the task, which waits no
+      // more until that run's next status. Kept and not counted, as a running task: moved to the back
+      // of the line, it was dropped beyond maxWaitingTasks mid-run by a few other callers' tasks, and
+      // its run went on for a task GetTask no longer found. A run always ends in a status (the
+      // executor's, or COMPLETED, FAILED, CANCELED), which puts it back in the line if it waits again.
+      if (waits && waiting.size > 0) waiting.leave(task.id);
       return;
     }
     if (!waits) {
