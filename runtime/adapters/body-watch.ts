@@ -4,9 +4,11 @@
  * (a late body is refused up to a quarter of its timeout late). A timer per
  * request would cost every call a Timeout object, and nearly every body is
  * in before anyone could look. The reads are slots, not a Set: one comes
- * and goes per call (D116). Nothing here needs node: the fetch adapter runs
- * on workers, Bun and Deno too.
+ * and goes per call (D116). The fetch adapter runs on workers, Bun and Deno
+ * too: nothing here needs node but the background context (node:async_hooks,
+ * which the endpoint's tracing loads anyway).
  */
+import { inBackground } from "../core/background.js";
 import { SlotSet } from "../core/slots.js";
 
 export interface PendingBody {
@@ -25,7 +27,9 @@ export function watchBody(timeoutMs: number, refuse: () => void): PendingBody {
   let group = bodyWatches.get(timeoutMs);
   if (group === undefined) {
     const reads = new SlotSet<PendingBody>();
-    const timer = setInterval(() => {
+    // In the background context (D35): made in the context of the read that started the watch, it
+    // held that request's (its span, a logger's request context) for as long as any body was read.
+    const timer: ReturnType<typeof setInterval> = inBackground(() => setInterval(() => {
       // Stopped once a whole period passed with nothing to watch, not at every empty moment: busy servers would restart it per request.
       if (reads.size === 0) {
         clearInterval(timer);
@@ -34,7 +38,7 @@ export function watchBody(timeoutMs: number, refuse: () => void): PendingBody {
       }
       const now = performance.now();
       for (const read of reads) if (now - read.startedAt >= timeoutMs) read.refuse();
-    }, Math.max(10, Math.floor(timeoutMs / 4)));
+    }, Math.max(10, Math.floor(timeoutMs / 4))));
     // Where timers can be unref'd (node, Bun, Deno): a read in progress keeps no process up on its own.
     (timer as { unref?: () => void }).unref?.();
     group = { timer, reads };
