@@ -15,6 +15,7 @@ export type { HttpJsonOptions } from "./core/http/endpoint.js";
 export { createNodeListener } from "./adapters/node-http.js";
 export type { NodeListener } from "./adapters/node-http.js";
 export { withA2AProfile } from "./a2a/profile.js";
+export { createA2AHttpJsonEndpoint, createA2AJsonRpcEndpoint } from "./a2a/endpoints.js";
 export type { A2ACallContext, A2AGrpcOptions, A2AHttpJsonOptions, A2AJsonRpcOptions } from "./a2a/profile.js";
 
 // The clients, typed by the generated `_client.ts` (gRPC's in "protoc-gen-a2a/runtime/grpc").

@@ -8,3 +8,6 @@ export type { TracingApi } from "./core/tracing.js";
 // The `signing` option of serveA2AService (D101).
 export type { CardSigningKey, CardSigningOptions, Jwk } from "./a2a/card-signing.js";
 export { defaultJwksPath } from "./a2a/card-signing.js";
+// The card (and its JWKS) as an endpoint of its own, for an agent mounted in an app's own server (D17).
+export { createAgentCardEndpoint } from "./a2a/card-endpoint.js";
+export type { AgentCardEndpoint, AgentCardEndpointOptions, MountedCardSigning, MountedInterface } from "./a2a/card-endpoint.js";

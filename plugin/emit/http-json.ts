@@ -2,7 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names } from "../names.js";
-import { coreOptions, docLines, localImport, printListener } from "./shared.js";
+import { docLines, endpointFactory, localImport, printListener } from "./shared.js";
 
 /**
  * The HTTP+JSON binding of each service: typed factories over the runtime's
@@ -23,8 +23,8 @@ export function emitHttpJson(f: GeneratedFile, file: DescFile, services: readonl
       ]),
     );
     f.print(f.export("function", names.httpJsonEndpoint(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("Endpoint", internal, true), " {");
-    f.print("  return ", f.import("createHttpJsonEndpoint", internal), "({");
-    f.print("    ...", coreOptions(f, s, internal), ",");
+    f.print("  return ", f.import(endpointFactory(s, "createHttpJsonEndpoint", "createA2AHttpJsonEndpoint"), internal), "({");
+    f.print("    ...options,");
     f.print("    methods: ", localImport(f, names.methodTable(s.desc), names.methodsFile(file)), ",");
     f.print("    rules: ", localImport(f, names.httpRules(s.desc), names.methodsFile(file)), ",");
     f.print("    required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");

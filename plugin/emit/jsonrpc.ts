@@ -2,7 +2,7 @@ import type { DescFile } from "@bufbuild/protobuf";
 import type { GeneratedFile } from "@bufbuild/protoplugin";
 import type { ServiceModel } from "../model/service-model.js";
 import { names, propertyKey } from "../names.js";
-import { coreOptions, docLines, localImport, printListener } from "./shared.js";
+import { docLines, endpointFactory, localImport, printListener } from "./shared.js";
 
 /**
  * The JSON-RPC binding of each service: a dispatch table keyed by JSON-RPC
@@ -35,8 +35,8 @@ export function emitJsonRpc(f: GeneratedFile, file: DescFile, services: readonly
       ]),
     );
     f.print(f.export("function", names.jsonRpcEndpoint(s.desc)), "(handler: ", handler, ", options: ", options, " = {}): ", f.import("Endpoint", internal, true), " {");
-    f.print("  return ", f.import("createJsonRpcEndpoint", internal), "({");
-    f.print("    ...", coreOptions(f, s, internal), ",");
+    f.print("  return ", f.import(endpointFactory(s, "createJsonRpcEndpoint", "createA2AJsonRpcEndpoint"), internal), "({");
+    f.print("    ...options,");
     f.print("    methods: ", names.jsonRpcTable(s.desc), ",");
     f.print("    required: ", localImport(f, names.requiredFields(s.desc), names.methodsFile(file)), ",");
     f.print("    handler,");

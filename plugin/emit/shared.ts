@@ -15,6 +15,15 @@ export function coreOptions(f: GeneratedFile, s: ServiceModel, internal: string)
   return s.a2a === undefined ? "options" : [f.import("withA2AProfile", internal), "(options)"];
 }
 
+/**
+ * The runtime's factory a generated JSON endpoint calls: the core's own for a plain service;
+ * for A2A's, the A2A profile's, which turns A2A's options into the profile and puts 0.3's layer
+ * in front with `compat.v0_3` (D21, D110).
+ */
+export function endpointFactory(s: ServiceModel, core: string, a2a: string): string {
+  return s.a2a === undefined ? core : a2a;
+}
+
 /** A JSDoc block of fixed lines, laid out as protoplugin lays out every block. */
 export function docLines(f: GeneratedFile, lines: readonly string[]): Printable {
   return f.jsDoc(lines.join("\n"));

@@ -107,16 +107,12 @@ function challengeOf(card: JsonObject): string | undefined {
 
 const { methodNotAllowed } = httpErrors(A2AErrorTable);
 
-/** A handler for GET /.well-known/agent-card.json serving `card`, which never changes while it runs. */
-export function createAgentCardEndpoint(card: JsonObject, options: { readonly maxAgeSeconds?: number } = {}) {
-  return createStaticJsonEndpoint(agentCardPath, card, options);
-}
-
 /**
  * GET and HEAD of one JSON document that never changes while it runs (the
  * card, the JWKS of its signing keys): its ETag is a hash of the bytes
  * served, signatures included, so a client revalidating gets 304 only for
- * the very same document.
+ * the very same document. It answers at whatever path it is mounted; `path`
+ * is where it is meant to be, named when a method is refused there.
  */
 export function createStaticJsonEndpoint(path: string, document: JsonObject, options: { readonly maxAgeSeconds?: number; readonly contentType?: string } = {}) {
   const body = JSON.stringify(document);

@@ -43,9 +43,28 @@ export interface A2AOptions {
   readonly policy?: AgentPolicy;
 }
 
+/** Which older A2A versions the same endpoints also answer, with the same handler. */
+export interface CompatOptions {
+  /**
+   * A2A 0.3 callers (D110, D111): a request without `A2A-Version`, or with
+   * 0.3, is read in 0.3's wire form on JSON-RPC (`message/send`, ...) and
+   * HTTP+JSON (the `/v1/...` routes below the same base path), served by the
+   * same handler as a 1.0 call, and answered in 0.3's form; the card lists a
+   * 0.3 interface per JSON binding and carries 0.3's `url`,
+   * `preferredTransport` and `additionalInterfaces`. Default off: such a
+   * request is answered VersionNotSupported.
+   */
+  readonly v0_3?: boolean;
+}
+
+/** What A2A's JSON endpoints take besides A2AOptions: the older versions they answer too (D110; gRPC's 0.3 service is serveA2AService's, D113). */
+export interface A2AJsonOptions extends A2AOptions {
+  readonly compat?: CompatOptions;
+}
+
 /** The options of generated A2A endpoints: the binding's own, and A2A's. */
-export type A2AJsonRpcOptions = Omit<JsonRpcOptions, "authenticate"> & A2AOptions;
-export type A2AHttpJsonOptions = Omit<HttpJsonOptions, "authenticate"> & A2AOptions;
+export type A2AJsonRpcOptions = Omit<JsonRpcOptions, "authenticate"> & A2AJsonOptions;
+export type A2AHttpJsonOptions = Omit<HttpJsonOptions, "authenticate"> & A2AJsonOptions;
 export type A2AGrpcOptions = Pick<DispatchConfig, "onError" | "logger" | "tracing"> & A2AOptions;
 
 /** What a handler of A2AService learns about the call besides its request message. */

@@ -16,26 +16,23 @@ import { keepAnswersWhole } from "../adapters/closing.js";
 import { continueOnRead, createNodeListener } from "../adapters/node-http.js";
 import { createHostGuard, type HostRefusal } from "../core/http/host-guard.js";
 import type { Binding } from "../core/call-context.js";
-import { defaultBodyLimit } from "../core/defaults.js";
 import { httpErrorBody, jsonRpcErrorObject } from "../core/error-encoding.js";
 import { RpcError } from "../core/errors.js";
 import { checkGrpcOptions, type GrpcServerOptions, type HealthHandle, type ListenOptions } from "../core/grpc/server-options.js";
-import { createHttpJsonEndpoint, httpErrors } from "../core/http/endpoint.js";
-import { createJsonRpcEndpoint } from "../core/jsonrpc/endpoint.js";
+import { httpErrors } from "../core/http/endpoint.js";
 import type { HttpRuleSpec, MethodSpec, RequiredFieldTable } from "../core/method-spec.js";
 import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
 import type { Logger, OnError } from "../core/failures.js";
 import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
-import { agentCardPath, createAgentCardEndpoint, createStaticJsonEndpoint, policyOf, withInterfaces, withServedInterfaces, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, createStaticJsonEndpoint, policyOf, type MountedInterface } from "./agent-card.js";
+import { servedCard } from "./card-endpoint.js";
 import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOptions } from "./card-signing.js";
 import { servedExtendedCardHandler } from "./extended-card.js";
 import { A2AErrorTable } from "./errors.js";
 import type { AgentPolicy } from "./policy.js";
-import { createV03HttpJsonEndpoint } from "./compat/v03-http.js";
-import { createV03JsonRpcEndpoint } from "./compat/v03-jsonrpc.js";
-import { v03CardFields } from "./compat/v03-card.js";
-import { createA2AProfile } from "./profile.js";
+import { createA2AHttpJsonEndpoint, createA2AJsonRpcEndpoint, withV03 } from "./endpoints.js";
+import { createA2AProfile, type CompatOptions } from "./profile.js";
 import { isHeaderUri, type VersionPolicy } from "./service-params.js";
 import { settlesWithin } from "../core/settles-within.js";
 
@@ -100,19 +97,7 @@ export interface ServeOptions {
   readonly compat?: CompatOptions;
 }
 
-/** Which older A2A versions the same endpoints also answer, with the same handler. */
-export interface CompatOptions {
-  /**
-   * A2A 0.3 callers (D110, D111): a request without `A2A-Version`, or with
-   * 0.3, is read in 0.3's wire form on JSON-RPC (`message/send`, ...) and
-   * HTTP+JSON (the `/v1/...` routes below the same base path), served by the
-   * same handler as a 1.0 call, and answered in 0.3's form; the card lists a
-   * 0.3 interface per JSON binding and carries 0.3's `url`,
-   * `preferredTransport` and `additionalInterfaces`. Default off: such a
-   * request is answered VersionNotSupported.
-   */
-  readonly v0_3?: boolean;
-}
+export type { CompatOptions } from "./profile.js";
 
 /**
  * The gRPC side of serveAgent: createGrpcServer's settings (4 MiB message
@@ -218,9 +203,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     );
   }
   const v03 = options.compat?.v0_3 === true;
-  if (v03 && options.versions?.acceptMissing === true) {
-    throw new Error("serveAgent: compat.v0_3 reads a request without A2A-Version as 0.3 (spec 3.6.2), and versions.acceptMissing as the newest: choose one");
-  }
+  if (v03) withV03(options.versions, "serveAgent: compat.v0_3");
   // The card's URLs and the host guard's own origin (D119) come from it: `agent.example.com:8080` parses as a URL of scheme "agent.example.com:".
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]/i.test(options.publicUrl)) {
     throw new Error(`serveAgent: publicUrl must be an absolute http(s) URL, e.g. "https://agent.example.com", got ${JSON.stringify(options.publicUrl)}`);
@@ -261,12 +244,10 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     throw new Error(`serveAgent: the card requires the extension ${JSON.stringify(unlistable)}, which no client can list in A2A-Extensions: a URI there is printable ASCII (RFC 3986 §2); percent-encode the rest (RFC 3987 §3.1)`);
   }
   const tracing = options.tracing === false ? undefined : options.tracing === true || options.tracing === undefined ? await loadTracingApi() : options.tracing;
-  // One profile for every binding: the same versions, policy and errors on all three.
-  const shared = {
+  // One policy, one version policy and one error table for every binding.
+  const common = {
     required: config.required,
     handler,
-    profile: createA2AProfile({ policy, ...(options.versions === undefined ? {} : { versions: options.versions }) }),
-    authenticate: options.authenticate,
     onError: options.onError,
     logger: options.logger,
     tracing,
@@ -274,20 +255,23 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     bodyTimeoutMs: timeouts.bodyMs,
   };
-
-  // D110: the JSON bindings' profile also takes 0.3, which only the compat layer in front of them hands on (gRPC's is unchanged).
-  const json = v03 ? { ...shared, profile: createA2AProfile({ policy, versions: { ...options.versions, supported: [...(options.versions?.supported ?? ["1.0"]), "0.3"] } }) } : shared;
-  const body = { bodyLimit: options.bodyLimit ?? defaultBodyLimit, bodyTimeoutMs: timeouts.bodyMs };
+  // gRPC's, with the A2A profile.
+  const shared = { ...common, profile: createA2AProfile({ policy, ...(options.versions === undefined ? {} : { versions: options.versions }) }), authenticate: options.authenticate };
+  // The JSON bindings' are the generated endpoint factories' options (with 0.3's layer in front when compat is on, D110; gRPC's 0.3 service is below).
+  const json = {
+    ...common,
+    policy: { ...policy, authenticate: options.authenticate },
+    ...(options.versions === undefined ? {} : { versions: options.versions }),
+    ...(options.compat === undefined ? {} : { compat: options.compat }),
+  };
   const routes: { readonly path: string; readonly prefix: boolean; readonly core: Endpoint }[] = [];
   const routeOf = (path: string) => routes.find((r) => (r.prefix ? path === r.path || path.startsWith(`${r.path}/`) : path === r.path));
   if (jsonRpcPath !== false) {
     const batch = options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize };
-    const core = createJsonRpcEndpoint({ ...json, ...batch, methods: config.jsonRpcMethods });
-    routes.push({ path: jsonRpcPath, prefix: false, core: v03 ? createV03JsonRpcEndpoint(core, body) : core });
+    routes.push({ path: jsonRpcPath, prefix: false, core: createA2AJsonRpcEndpoint({ ...json, ...batch, methods: config.jsonRpcMethods }) });
   }
   if (httpJsonPath !== false) {
-    const core = createHttpJsonEndpoint({ ...json, methods: config.methods, rules: config.rules, basePath: httpJsonPath });
-    routes.push({ path: httpJsonPath, prefix: true, core: v03 ? createV03HttpJsonEndpoint(core, { ...body, basePath: httpJsonPath, methods: config.methods, rules: config.rules }) : core });
+    routes.push({ path: httpJsonPath, prefix: true, core: createA2AHttpJsonEndpoint({ ...json, methods: config.methods, rules: config.rules, basePath: httpJsonPath }) });
   }
   // The card is filled in once the ports are known; until then nothing is listening.
   let card: { handle(req: CoreRequest): CoreResponse; readonly json?: JsonObject } | undefined;
@@ -387,22 +371,15 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   // D111: the same URLs again as 0.3 interfaces, after the 1.0 ones.
   if (v03) listening.push(...listening.map((m) => ({ ...m, protocolVersion: "0.3" })));
   mounted = listening;
-  // D111: 0.3's own fields beside the 1.0 card (none is a 1.0 field), signed with it.
-  const beside = v03 ? v03CardFields(withInterfaces(config.card, mounted, "1.0"), "jsonrpc") : {};
-  // Another agent's card passed on (a bridge) loses the signatures that covered it as it was (D101).
-  const unsigned = withServedInterfaces(config.card, mounted, "1.0", beside);
-  // The card served is the form that was signed, so a verifier of these bytes computes what the signer did.
-  let served: JsonObject = { ...unsigned, ...beside };
-  if (signer !== undefined) {
-    try {
-      served = await signer.sign(unsigned, beside);
-    } catch (err) {
-      grpc?.forceShutdown();
-      await closeHttp(http, 0);
-      throw err;
-    }
+  let served: JsonObject;
+  try {
+    served = await servedCard(config.card, mounted, { v03, signer });
+  } catch (err) {
+    grpc?.forceShutdown();
+    await closeHttp(http, 0);
+    throw err;
   }
-  card = { ...createAgentCardEndpoint(served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }), json: served };
+  card = { ...createStaticJsonEndpoint(agentCardPath, served, options.cardMaxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.cardMaxAgeSeconds }), json: served };
 
   const drainMs = options.drainMs ?? 5000;
   return {
