@@ -34,6 +34,14 @@ test("every name of protoc-gen-a2a/runtime/tasks is in the README", () => {
   expect(exportsOf("runtime/tasks.ts").filter((n) => !mentions([readme], n))).toEqual([]);
 });
 
+test("what an app mounting an agent itself uses is in the README: the adapters, and the card endpoint and 0.3 option of .../server", () => {
+  const readme = readFileSync(join(projectRoot, "README.md"), "utf8");
+  const adapters = exportsOf("runtime/adapters/frameworks.ts").filter((n) => /^create|^passThroughParser$|^continueOnRead$/.test(n));
+  const mounting = ["createAgentCardEndpoint", "AgentCardEndpoint", "AgentCardEndpointOptions", "MountedCardSigning", "MountedInterface", "CompatOptions"];
+  expect(mounting.filter((n) => !exportsOf("runtime/server.ts").includes(n))).toEqual([]);
+  expect([...adapters, ...mounting].filter((n) => !mentions([readme], n))).toEqual([]);
+});
+
 test("every name of protoc-gen-a2a/runtime/internal is imported by generated code", () => {
   const names = exportsOf("runtime/internal.ts");
   // generated/ holds a2a.proto's output and the fixtures' (plain services); test/golden the fixtures' too.
