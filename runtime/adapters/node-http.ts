@@ -12,6 +12,7 @@ import { endAnswer, serverClosing } from "./closing.js";
 import { endTogether } from "./end-together.js";
 import { SlotSet } from "../core/slots.js";
 import { unwatchBody, watchBody } from "./body-watch.js";
+import { inBackground } from "../core/background.js";
 import type { ServerEndpoint } from "../core/tracing.js";
 
 export { answerFailure, failUnanswered } from "./answer-failure.js";
@@ -261,9 +262,13 @@ function addHeartbeat(ms: number, res: ServerResponse): number {
     // A stream whose client is not reading gets none: its write buffer would only grow.
     group = {
       streams,
-      timer: setInterval(() => {
-        for (const r of streams) r.writableNeedDrain || r.write(sseHeartbeat);
-      }, ms),
+      // In the background context (D35): made by the first stream, it held that call's context
+      // (its span, a logger's request store) as long as any stream was open.
+      timer: inBackground(() =>
+        setInterval(() => {
+          for (const r of streams) r.writableNeedDrain || r.write(sseHeartbeat);
+        }, ms),
+      ),
     };
     heartbeats.set(ms, group);
   }

@@ -92,6 +92,7 @@ export const handler: A2AServiceHandler = {
 /** What a suite may set on both cores besides the defaults here (a short body timeout, say). */
 export interface CoreOptions {
   readonly bodyTimeoutMs?: number;
+  readonly heartbeatMs?: number;
 }
 
 export function cores(extra: CoreOptions = {}): { jsonRpc: Endpoint; rest: Endpoint } {

@@ -429,7 +429,8 @@ export function createPushDelivery(options: PushDeliveryOptions = {}): Required<
 
   function idle(): Promise<void> {
     if (lanes.size === 0) return Promise.resolve();
-    keepAlive ??= setInterval(() => undefined, 60_000);
+    // In the background context (D35): made in the caller's, it held that context while it waited.
+    keepAlive ??= inBackground(() => setInterval(() => undefined, 60_000));
     return new Promise((wake) => idleWaiters.push(wake));
   }
 

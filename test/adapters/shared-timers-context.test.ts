@@ -1,5 +1,7 @@
 /**
- * The shared timer that watches body reads (D32) keeps no request's async context: made in the
+ * The shared timers of the node:http adapter keep no request's async context (D35). That of the
+ * SSE heartbeats, made by the first stream, held that call's context as long as any stream was
+ * open. And the one that watches body reads (D32): made in the
  * context of the read that happened to start it, it held that request's AsyncLocalStorage stores
  * (an OpenTelemetry span, a logger's request context) for as long as some body was being read,
  * which on a busy server is for good. A real node:http server with the generated JSON-RPC core; the
@@ -51,6 +53,51 @@ test("a request whose body read started the watch's timer is not kept by it whil
     expect(seen[0]!.deref()).toBeUndefined();
   } finally {
     stalled.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("a stream that started the SSE heartbeats' timer is not kept by it once it ends while other streams go on", async () => {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc") as () => void;
+  const requests = new AsyncLocalStorage<{ readonly id: number; readonly payload: number[] }>();
+  const seen: WeakRef<object>[] = [];
+  // A heartbeat period of this test's own: its timer starts with this test's first stream.
+  const listener = createNodeListener(cores({ heartbeatMs: 4_321 }).jsonRpc);
+  const server = createServer((req, res) => {
+    const context = { id: seen.length, payload: new Array<number>(1000).fill(seen.length) };
+    seen.push(new WeakRef(context));
+    requests.run(context, () => listener(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const subscribe = async (id: string, signal: AbortSignal) => {
+    const res = await fetch(`http://127.0.0.1:${port}${JSONRPC_PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SubscribeToTask", params: { id } }),
+      signal,
+    });
+    expect(res.status).toBe(200);
+    // The first event is out: the stream is open, its heartbeat slot taken.
+    const reader = res.body!.getReader();
+    await reader.read();
+    return reader;
+  };
+  const first = new AbortController();
+  const second = new AbortController();
+  try {
+    await subscribe("first", first.signal);
+    await subscribe("second", second.signal);
+    first.abort();
+    // The first stream's own short-lived resources (its socket's close, the server's timers) end.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    gc();
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.deref()).toBeUndefined();
+  } finally {
+    second.abort();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
