@@ -51,9 +51,11 @@
 // BENCH_GRPC_STREAMS, BENCH_OTHER_MAX, BENCH_RETRIES, BENCH_PIN):
 //   BENCH_TASKS_PARTS=unary,streams,idle
 //   BENCH_TASKS_BINDINGS=jsonrpc,http-json,grpc           (unary part)
-//   BENCH_GRPC_DRIVER=node     gRPC unary's driver: node (node:http2, the default) or
-//                 h2load (nghttp2's, in C; apt-get install nghttp2-client), which
-//                 does not share the 2 cores with the server (bench/lib/load-h2load.mjs)
+//   BENCH_GRPC_DRIVER=h2load   gRPC unary's driver: h2load (nghttp2's, in C; apt-get
+//                 install nghttp2-client; .ci/run installs it), the default here: it takes
+//                 5-11% of a core, so the servers are what is measured; or node (node:http2,
+//                 bench/grpc.mjs's default), which checks every call's grpc-status but takes
+//                 as much of the 2 cores per call as a fast server does (bench/README.md)
 //   BENCH_TARGETS=ours-tasks,ours,a2a-js-full,ceiling     (unary part; also ceiling-together,
 //                 the JSON ceilings with their answers written at the end of their turn, D115,
 //                 and echo-ceiling, the JSON ceiling of bench/jsonrpc.mjs and bench/http-json.mjs)
@@ -128,6 +130,8 @@ for (const p of parts) if (!["unary", "streams", "idle"].includes(p)) throw new 
 const settings = loadSettings("ours-tasks,ours,a2a-js-full,ceiling");
 const { runs, pin, profile, profileDir, otherMax, retries } = settings;
 const bindings = list("BENCH_TASKS_BINDINGS", "jsonrpc,http-json,grpc");
+// The issue's gRPC figure is the servers': h2load, unless told otherwise (see BENCH_GRPC_DRIVER above).
+const unaryGrpcDriver = grpcDriver(process.env.BENCH_GRPC_DRIVER || "h2load");
 const verdict = (ok) => (ok ? "met" : "MISSED");
 /** Lines of the final summary: [what, figure, goal, verdict]. */
 const goals = [];
@@ -204,8 +208,8 @@ const unaryBindings = {
     dir: "grpc",
     required: "a2a_grpc.ts",
     ceilingModule: "raw",
-    // BENCH_GRPC_DRIVER=h2load: nghttp2's h2load instead (bench/lib/load-h2load.mjs says why and what it cannot check).
-    driver: grpcDriver().script,
+    // h2load unless BENCH_GRPC_DRIVER=node (bench/lib/load-h2load.mjs says why and what it cannot check).
+    driver: unaryGrpcDriver.script,
     async request() {
       const { metadata, path, requestBytes } = await import("./grpc/fixture.mjs");
       const sessions = Math.round(num("BENCH_GRPC_SESSIONS", 4));
@@ -307,7 +311,7 @@ async function unaryPart() {
     console.log(
       `\n${b.name} on loopback: ${targets.map((t) => labelOf(binding, t)).join(", ")}; ${runs} x ${seconds} s per target (after ${warmup} s warm-up)` +
         (binding === "grpc"
-          ? `, ${request.driverOptions.sessions} HTTP/2 sessions x ${request.driverOptions.streams} streams, ${grpcDriver().label} driver`
+          ? `, ${request.driverOptions.sessions} HTTP/2 sessions x ${request.driverOptions.streams} streams, ${unaryGrpcDriver.label} driver`
           : `, ${settings.connections} connections, pipelining ${settings.pipelining}, autocannon`) +
         " in its own process",
     );

@@ -129,15 +129,16 @@ export function startDriver(settings, script = "lib/load.mjs", { args = [], exec
 }
 
 /**
- * The gRPC unary load driver BENCH_GRPC_DRIVER names: "node" (the default,
- * lib/load-grpc.mjs on node:http2) or "h2load" (lib/load-h2load.mjs on
+ * The gRPC unary load driver `name` names (BENCH_GRPC_DRIVER unless the
+ * benchmark picks its own default: bench/tasks.mjs takes h2load): "node"
+ * (lib/load-grpc.mjs on node:http2) or "h2load" (lib/load-h2load.mjs on
  * nghttp2's h2load, which does not share the cores with the server). Its
  * script for startDriver, and its name for the log.
  */
 export function grpcDriver(name = process.env.BENCH_GRPC_DRIVER || "node") {
   if (name === "node") return { script: "lib/load-grpc.mjs", label: "node:http2" };
   if (name === "h2load") return { script: "lib/load-h2load.mjs", label: "h2load" };
-  throw new Error(`BENCH_GRPC_DRIVER=${name}: node (the default) or h2load`);
+  throw new Error(`BENCH_GRPC_DRIVER=${name}: node or h2load`);
 }
 
 /**

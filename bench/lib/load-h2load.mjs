@@ -1,5 +1,6 @@
 // Load-driver child process for gRPC unary calls through nghttp2's h2load
-// (Debian: nghttp2-client), opt-in with BENCH_GRPC_DRIVER=h2load. It speaks
+// (Debian: nghttp2-client): bench/tasks.mjs's default, bench/grpc.mjs's with
+// BENCH_GRPC_DRIVER=h2load. It speaks
 // the IPC protocol of bench/lib/load-grpc.mjs, so the harness drives it the
 // same way:
 //   <- { run: { url, headers, body, sessions, streams, duration, answerBytes } }
