@@ -8,29 +8,37 @@
  * request context is a store of the test's own AsyncLocalStorage, as a logging middleware sets.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { createNodeListener } from "protoc-gen-a2a/runtime/adapters";
-import { JSONRPC_PATH, cores } from "./frameworks.js";
+import { JSONRPC_PATH, cores, type CoreOptions } from "./frameworks.js";
 
-const getTask = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t1" } });
-
-test("a request whose body read started the watch's timer is not kept by it while other bodies are read", async () => {
+/**
+ * A node:http server with the JSON-RPC core of `options`, each request run in a context of an
+ * AsyncLocalStorage of the test's own (as a logging middleware sets one), held weakly in `seen`.
+ */
+async function serveRecording(options: CoreOptions): Promise<{ port: number; seen: WeakRef<object>[]; gc: () => void; server: Server }> {
   v8.setFlagsFromString("--expose-gc");
   const gc = vm.runInNewContext("gc") as () => void;
   const requests = new AsyncLocalStorage<{ readonly id: number; readonly payload: number[] }>();
   const seen: WeakRef<object>[] = [];
-  // A distinct timeout of this test's own: its watch starts with this test's first body.
-  const listener = createNodeListener(cores({ bodyTimeoutMs: 4_321 }).jsonRpc);
+  const listener = createNodeListener(cores(options).jsonRpc);
   const server = createServer((req, res) => {
     const context = { id: seen.length, payload: new Array<number>(1000).fill(seen.length) };
     seen.push(new WeakRef(context));
     requests.run(context, () => listener(req, res));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  return { port: (server.address() as AddressInfo).port, seen, gc, server };
+}
+
+const getTask = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "t1" } });
+
+test("a request whose body read started the watch's timer is not kept by it while other bodies are read", async () => {
+  // A distinct timeout of this test's own: its watch starts with this test's first body.
+  const { port, seen, gc, server } = await serveRecording({ bodyTimeoutMs: 4_321 });
   // A body that stops halfway keeps the watch (and its timer) going.
   const stalled = connect(port, "127.0.0.1");
   try {
@@ -59,19 +67,8 @@ test("a request whose body read started the watch's timer is not kept by it whil
 });
 
 test("a stream that started the SSE heartbeats' timer is not kept by it once it ends while other streams go on", async () => {
-  v8.setFlagsFromString("--expose-gc");
-  const gc = vm.runInNewContext("gc") as () => void;
-  const requests = new AsyncLocalStorage<{ readonly id: number; readonly payload: number[] }>();
-  const seen: WeakRef<object>[] = [];
   // A heartbeat period of this test's own: its timer starts with this test's first stream.
-  const listener = createNodeListener(cores({ heartbeatMs: 4_321 }).jsonRpc);
-  const server = createServer((req, res) => {
-    const context = { id: seen.length, payload: new Array<number>(1000).fill(seen.length) };
-    seen.push(new WeakRef(context));
-    requests.run(context, () => listener(req, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, seen, gc, server } = await serveRecording({ heartbeatMs: 4_321 });
   const subscribe = async (id: string, signal: AbortSignal) => {
     const res = await fetch(`http://127.0.0.1:${port}${JSONRPC_PATH}`, {
       method: "POST",
