@@ -67,7 +67,15 @@ export async function createAgentCardEndpoint<Desc extends DescMessage>(schema: 
   for (const [i, m] of (given ?? []).entries()) {
     if (m.binding !== "GRPC" && !/^https?:\/\/[^/]/i.test(m.url)) throw new Error(`createAgentCardEndpoint: interfaces[${i}].url must be an absolute http(s) URL, e.g. "https://agent.example.com/a2a/jsonrpc", got ${JSON.stringify(m.url)}`);
   }
+  // 0.3's fields name a JSON interface (D111): with only gRPC's, 0.3 callers would be sent to a gRPC port where an app serves no 0.3 service (D113).
+  if (v03 && given !== undefined && given.every((m) => m.binding === "GRPC")) {
+    throw new Error("createAgentCardEndpoint: compat.v0_3 needs a JSONRPC or HTTP+JSON interface in `interfaces`: 0.3 is served on the JSON bindings of a mounted agent, and 0.3's gRPC service by serveA2AService only");
+  }
   const jwksUrl = options.signing?.jwksUrl;
+  // What a key's `jku: true` names, and a verifier fetches: relative, it names nothing a verifier can resolve.
+  if (jwksUrl !== undefined && !/^https?:\/\/[^/]/i.test(jwksUrl)) {
+    throw new Error(`createAgentCardEndpoint: signing.jwksUrl must be an absolute http(s) URL, e.g. "https://agent.example.com/.well-known/jwks.json", got ${JSON.stringify(jwksUrl)}`);
+  }
   if (options.signing?.keys.some((k) => k.jku === true) === true && jwksUrl === undefined) {
     throw new Error("createAgentCardEndpoint: a key's jku is true (the JWKS this app serves), but signing.jwksUrl does not say where: pass the URL the endpoint's jwks is mounted at");
   }

@@ -249,4 +249,16 @@ describe("what is refused where it is made, naming the fix", () => {
     const { privateKey } = await generateKeyPair("ES256", { extractable: true });
     await expect(createAgentCardEndpoint(AgentCardSchema, card, { signing: { keys: [{ privateKey: await exportJWK(privateKey), alg: "ES256", kid: "k", jku: true }] } })).rejects.toThrow("signing.jwksUrl does not say where");
   });
+
+  test("a relative signing.jwksUrl: what jku names must be absolute (it was node's bare TypeError: Invalid URL)", async () => {
+    const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+    const keys = [{ privateKey: await exportJWK(privateKey), alg: "ES256", kid: "k", jku: true as const }];
+    await expect(createAgentCardEndpoint(AgentCardSchema, card, { signing: { keys, jwksUrl: "/.well-known/jwks.json" } })).rejects.toThrow('signing.jwksUrl must be an absolute http(s) URL, e.g. "https://agent.example.com/.well-known/jwks.json", got "/.well-known/jwks.json"');
+  });
+
+  test("compat.v0_3 with only a gRPC interface: the 0.3 card would send 0.3 callers to gRPC, where a mounted app serves no 0.3 service", async () => {
+    await expect(createAgentCardEndpoint(AgentCardSchema, card, { interfaces: [{ binding: "GRPC", url: "agent.example.com:443" }], compat: { v0_3: true } })).rejects.toThrow(
+      "compat.v0_3 needs a JSONRPC or HTTP+JSON interface",
+    );
+  });
 });
