@@ -9,9 +9,10 @@
  */
 import { create, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import type { Endpoint } from "../core/transport.js";
-import { agentCardPath, createStaticJsonEndpoint, withInterfaces, withServedInterfaces, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, createStaticJsonEndpoint, policyOf, withInterfaces, withServedInterfaces, type MountedInterface } from "./agent-card.js";
 import { createCardSigner, type CardSigner, type CardSigningKey } from "./card-signing.js";
 import { v03CardFields } from "./compat/v03-card.js";
+import type { AgentPolicy } from "./policy.js";
 import type { CompatOptions } from "./profile.js";
 
 export type { MountedInterface } from "./agent-card.js";
@@ -49,6 +50,13 @@ export interface AgentCardEndpointOptions {
 export interface AgentCardEndpoint extends Endpoint {
   /** The card as served: interfaces, 0.3's fields and signatures included. */
   readonly card: JsonObject;
+  /**
+   * What the card says, as the JSON endpoints' `policy` (D18): its capabilities gate their RPCs,
+   * its required extensions are asked for, its security schemes give a 401's challenge, as
+   * serveA2AService does from its card. Pass it on with the app's `authenticate`:
+   * `createA2AServiceJsonRpcEndpoint(handler, { policy: { ...card.policy, authenticate } })`.
+   */
+  readonly policy: Pick<AgentPolicy, "capabilities" | "requiredExtensions" | "challenge">;
   /** With `signing`, the keys' JWKS (`application/jwk-set+json`), to mount at `signing.jwksUrl`; else undefined. */
   readonly jwks: Endpoint | undefined;
 }
@@ -87,7 +95,7 @@ export async function createAgentCardEndpoint<Desc extends DescMessage>(schema: 
   const cache = options.maxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.maxAgeSeconds };
   const endpoint = createStaticJsonEndpoint(agentCardPath, served, cache);
   const jwks = signer === undefined ? undefined : createStaticJsonEndpoint(jwksUrl === undefined ? "/.well-known/jwks.json" : new URL(jwksUrl).pathname, signer.jwks as unknown as JsonObject, { ...cache, contentType: "application/jwk-set+json" });
-  return { handle: async (req) => endpoint.handle(req), card: served, jwks: jwks === undefined ? undefined : { handle: async (req) => jwks.handle(req) } };
+  return { handle: async (req) => endpoint.handle(req), card: served, policy: policyOf(served), jwks: jwks === undefined ? undefined : { handle: async (req) => jwks.handle(req) } };
 }
 
 /**

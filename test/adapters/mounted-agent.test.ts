@@ -236,6 +236,23 @@ describe.each(mounts)("an agent mounted on %s", (_name, mount) => {
   });
 });
 
+test("the card endpoint's policy gates the mounted endpoints as serveA2AService's card does (D18): no streaming declared, SendStreamingMessage refused", async () => {
+  const quiet = await createAgentCardEndpoint(AgentCardSchema, { ...card, capabilities: { streaming: false } }, { interfaces: [{ binding: "JSONRPC", url: "http://127.0.0.1/a2a/jsonrpc" }] });
+  const server = createServer(createNodeListener(createA2AServiceJsonRpcEndpoint(handler, { heartbeatMs: 0, policy: { ...quiet.policy } })));
+  const running = await listenNode(server);
+  try {
+    const response = await fetch(running.base, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "ping" }] } } }),
+    });
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(((await response.json()) as { error?: { code: number } }).error?.code).toBe(-32004);
+  } finally {
+    await running.close();
+  }
+});
+
 describe("what is refused where it is made, naming the fix", () => {
   test("compat.v0_3 with versions.acceptMissing (a request without A2A-Version cannot be both 0.3 and the newest)", () => {
     const versions = { supported: ["1.0"], acceptMissing: true };
