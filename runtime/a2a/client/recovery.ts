@@ -299,7 +299,6 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
     return this.#baseline === undefined || isNewStatus(status, this.#baseline);
   }
 
-  /** The error to retry after, or the error thrown when it is not one to retry. */
   /** GetTask, bounded by getTaskTimeoutMs: past it, UNAVAILABLE (a reconnection that failed), never the caller's deadline. */
   async #getTask(): Promise<T> {
     const ms = this.#options.getTaskTimeoutMs ?? defaultGetTaskTimeoutMs;
@@ -317,6 +316,7 @@ class Follower<E extends Message & StreamEventLike<T>, T extends TaskLike, R ext
     }
   }
 
+  /** The error to retry after, or the error thrown when it is not one to retry. */
   #retryable(err: unknown): RpcError {
     // The caller stopped (its own CANCELLED or DEADLINE_EXCEEDED), or nothing to resume yet: the message may not have arrived.
     if (this.#options.signal?.aborted === true || this.#taskId === undefined || !isRpcError(err)) throw err;
