@@ -76,6 +76,7 @@
 //                            N = 100 and 1,000, 50 idle streams) that checks
 //                            every target's answers end to end; its figures
 //                            mean nothing
+import { spawnSync } from "node:child_process";
 import { existsSync, renameSync } from "node:fs";
 import { connect } from "node:http2";
 import { cpus } from "node:os";
@@ -132,6 +133,10 @@ const { runs, pin, profile, profileDir, otherMax, retries } = settings;
 const bindings = list("BENCH_TASKS_BINDINGS", "jsonrpc,http-json,grpc");
 // The issue's gRPC figure is the servers': h2load, unless told otherwise (see BENCH_GRPC_DRIVER above).
 const unaryGrpcDriver = grpcDriver(process.env.BENCH_GRPC_DRIVER || "h2load");
+// Told now, not after the JSON bindings' minutes of runs.
+if (parts.includes("unary") && bindings.includes("grpc") && unaryGrpcDriver.label === "h2load" && spawnSync("h2load", ["--version"], { stdio: "ignore" }).status !== 0) {
+  throw new Error("bench/tasks.mjs drives gRPC with nghttp2's h2load, which is not installed: apt-get install nghttp2-client (.ci/run installs it), or set BENCH_GRPC_DRIVER=node for the node:http2 driver");
+}
 const verdict = (ok) => (ok ? "met" : "MISSED");
 /** Lines of the final summary: [what, figure, goal, verdict]. */
 const goals = [];

@@ -139,7 +139,7 @@ async function readText(response: HttpResponse, max: number): Promise<string> {
 async function* idleBounded(body: AsyncIterable<Uint8Array>, bound: IdleBound, idle: AbortController, agentBeats: { seen: boolean }): AsyncGenerator<Uint8Array> {
   const ms = bound.ms;
   const chunks = body[Symbol.asyncIterator]();
-  const why = bound.afterHeartbeat ? "heartbeatTimeoutMs: the stream had carried heartbeats" : "streamIdleTimeoutMs";
+  const why = bound.afterHeartbeat ? "heartbeatTimeoutMs: the agent sends heartbeats" : "streamIdleTimeoutMs";
   const cutError = () => new RpcError("UNAVAILABLE", `the stream brought no byte for ${ms} ms (${why}): the connection is taken for cut`);
   /** When the read under way began; undefined while the caller has the last chunk. */
   let waitingSince: number | undefined = Date.now();
