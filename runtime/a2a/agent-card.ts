@@ -108,6 +108,15 @@ function challengeOf(card: JsonObject): string | undefined {
 const { methodNotAllowed } = httpErrors(A2AErrorTable);
 
 /**
+ * Checks a card's `Cache-Control: max-age` before anything listens: `max-age=-1` or `max-age=NaN`
+ * went out as written, which caches make nothing of (RFC 9111 §1.2.2: delta-seconds, a
+ * non-negative integer). `option` is the name the caller knows it by.
+ */
+export function checkMaxAgeSeconds(value: number | undefined, option: string): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new Error(`${option} must be a whole number of seconds, 0 or more, got ${String(value)}`);
+}
+
+/**
  * GET and HEAD of one JSON document that never changes while it runs (the
  * card, the JWKS of its signing keys): its ETag is a hash of the bytes
  * served, signatures included, so a client revalidating gets 304 only for

@@ -9,7 +9,7 @@
  */
 import { create, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import type { Endpoint } from "../core/transport.js";
-import { agentCardPath, createStaticJsonEndpoint, policyOf, withInterfaces, withServedInterfaces, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, checkMaxAgeSeconds, createStaticJsonEndpoint, policyOf, withInterfaces, withServedInterfaces, type MountedInterface } from "./agent-card.js";
 import { createCardSigner, type CardSigner, type CardSigningKey } from "./card-signing.js";
 import { v03CardFields } from "./compat/v03-card.js";
 import type { AgentPolicy } from "./policy.js";
@@ -69,6 +69,7 @@ export interface AgentCardEndpoint extends Endpoint {
 export async function createAgentCardEndpoint<Desc extends DescMessage>(schema: Desc, card: MessageInitShape<Desc>, options: AgentCardEndpointOptions = {}): Promise<AgentCardEndpoint> {
   const v03 = options.compat?.v0_3 === true;
   const given = options.interfaces;
+  checkMaxAgeSeconds(options.maxAgeSeconds, "createAgentCardEndpoint: maxAgeSeconds");
   if (v03 && given === undefined) {
     throw new Error("createAgentCardEndpoint: compat.v0_3 lists each JSON-RPC and HTTP+JSON interface again as 0.3: name them in `interfaces`");
   }

@@ -25,7 +25,7 @@ import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
 import type { Logger, OnError } from "../core/failures.js";
 import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
-import { agentCardPath, createStaticJsonEndpoint, policyOf, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, checkMaxAgeSeconds, createStaticJsonEndpoint, policyOf, type MountedInterface } from "./agent-card.js";
 import { servedCard } from "./card-endpoint.js";
 import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOptions } from "./card-signing.js";
 import { servedExtendedCardHandler } from "./extended-card.js";
@@ -213,6 +213,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
     if (!(Number.isFinite(ms) && ms > 0)) throw new Error(`serveAgent: timeouts.${name} must be a number of milliseconds > 0, got ${ms}`);
   }
   if (timeouts.headersMs > timeouts.requestMs) throw new Error("serveAgent: timeouts.headersMs must not exceed timeouts.requestMs");
+  checkMaxAgeSeconds(options.cardMaxAgeSeconds, "serveAgent: cardMaxAgeSeconds");
   // Before anything listens or loads, as the timeouts are.
   if (options.grpcPort !== false) checkGrpcOptions(grpcOptions.serverOptions, "serveAgent: grpc.serverOptions");
   // A task handler's store named by URL opens its database first (D73): one that cannot be reached fails the start.

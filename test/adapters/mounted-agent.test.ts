@@ -23,6 +23,7 @@ import { createA2AServiceClient } from "../../generated/a2a_client.js";
 import { createA2AServiceHttpJsonEndpoint } from "../../generated/a2a_http.js";
 import { createA2AServiceJsonRpcEndpoint } from "../../generated/a2a_jsonrpc.js";
 import { AgentCardSchema, Role } from "../../generated/a2a_pb.js";
+import { serveA2AService } from "../../generated/a2a_server.js";
 import { express4, handler, JSONRPC_PATH, REST_PATH } from "./frameworks.js";
 
 const CARD_PATH = "/.well-known/agent-card.json";
@@ -271,6 +272,15 @@ describe("what is refused where it is made, naming the fix", () => {
     const { privateKey } = await generateKeyPair("ES256", { extractable: true });
     const keys = [{ privateKey: await exportJWK(privateKey), alg: "ES256", kid: "k", jku: true as const }];
     await expect(createAgentCardEndpoint(AgentCardSchema, card, { signing: { keys, jwksUrl: "/.well-known/jwks.json" } })).rejects.toThrow('signing.jwksUrl must be an absolute http(s) URL, e.g. "https://agent.example.com/.well-known/jwks.json", got "/.well-known/jwks.json"');
+  });
+
+  test("a max-age that is no whole number of seconds, on the card endpoint and on serveA2AService (it went out as max-age=-1 or max-age=NaN)", async () => {
+    for (const bad of [-1, Number.NaN, 1.5]) {
+      await expect(createAgentCardEndpoint(AgentCardSchema, card, { maxAgeSeconds: bad })).rejects.toThrow(`createAgentCardEndpoint: maxAgeSeconds must be a whole number of seconds, 0 or more, got ${String(bad)}`);
+      await expect(serveA2AService(handler, card, { port: 0, grpcPort: false, cardMaxAgeSeconds: bad })).rejects.toThrow(`serveAgent: cardMaxAgeSeconds must be a whole number of seconds, 0 or more, got ${String(bad)}`);
+    }
+    const zero = await createAgentCardEndpoint(AgentCardSchema, card, { maxAgeSeconds: 0 });
+    expect(zero.card).toBeDefined();
   });
 
   test("compat.v0_3 with only a gRPC interface: the 0.3 card would send 0.3 callers to gRPC, where a mounted app serves no 0.3 service", async () => {
