@@ -98,6 +98,14 @@ test("the jwks lookup option resolves the host for the SSRF check and the connec
   expect(queries - before).toBe(2);
 });
 
+test("a jwks lookup that answers one address whatever it is asked (all: true left aside) is read as that address, for the check and the connection", async () => {
+  answering = true;
+  const real = lookupVia(5_000);
+  const single: LookupFunction = (hostname, options, callback) => real(hostname, { ...options, all: false }, callback);
+  const verifier = createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"], cacheMs: 0, lookup: single } });
+  await expect(verifier.verify(signed, cardUrl())).resolves.toEqual({ kid: "k1", alg: "ES256", jku: `${origin}/jwks.json` });
+});
+
 test("a resolver that never answers: a verify without a signal is refused within jwks.timeoutMs, saying the lookup did not answer", async () => {
   answering = false;
   const verifier = createCardVerifier(AgentCardSchema, { jwks: { allow: ["127.0.0.1"], timeoutMs: 300, lookup: lookupVia(60_000) } });

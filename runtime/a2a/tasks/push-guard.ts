@@ -232,7 +232,7 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push",
   function lookupAll(host: string): Promise<LookupAddress[]> {
     if (resolve === undefined) return lookupPromise(host, { all: true });
     return new Promise((done, fail) => {
-      resolve(host, { all: true }, (error, addresses) => (error ? fail(error) : done(Array.isArray(addresses) ? addresses : [])));
+      resolve(host, { all: true }, (error, answer, family) => (error ? fail(error) : done(addressesOf(answer, family))));
     });
   }
 
@@ -240,9 +240,9 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push",
     // Ask for every address whatever the socket asked for: one refused
     // address refuses the name, so the answer cannot depend on which one
     // the socket would have picked.
-    (resolve ?? lookupCallback)(hostname, { family: options.family, hints: options.hints, all: true }, (error: NodeJS.ErrnoException | null, answer: string | LookupAddress[]) => {
+    (resolve ?? lookupCallback)(hostname, { family: options.family, hints: options.hints, all: true }, (error: NodeJS.ErrnoException | null, answer: string | LookupAddress[], family?: number) => {
       if (error) return callback(error, "");
-      const addresses = Array.isArray(answer) ? answer : [];
+      const addresses = addressesOf(answer, family);
       const host = normalizeHost(hostname);
       const refused = allowedHosts.has(host) ? undefined : refuseAny(`${subject} destination ${host}`, host, addresses);
       if (refused) return callback(refused, "");
@@ -253,6 +253,16 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push",
   };
 
   return { screen, check, lookup };
+}
+
+/**
+ * A lookup's answer as a list: a lookup given by the caller that leaves `all: true` aside answers
+ * one address (and its family), which was taken for none, and every name refused as resolving to
+ * no address it may be sent to.
+ */
+function addressesOf(answer: string | LookupAddress[] | undefined, family: number | undefined): LookupAddress[] {
+  if (Array.isArray(answer)) return answer;
+  return typeof answer === "string" && answer !== "" ? [{ address: answer, family: family ?? (answer.includes(":") ? 6 : 4) }] : [];
 }
 
 /** `answer`, or the signal's reason once it aborts; the answer that comes later is dropped, its failure too. */
