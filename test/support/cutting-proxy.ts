@@ -5,7 +5,9 @@
  * crashed proxy or a dropped network does), hold new connections unforwarded
  * (the agent unreachable for a while, deterministically: nothing reaches it
  * until `resume`), stop listening for a while (`refuse`, then `listen` on the
- * same port: a restarted proxy), or stop listening (the agent gone).
+ * same port: a restarted proxy), or stop listening (the agent gone). Before
+ * a database, `cutWhenSent` resets the one connection that sends a given
+ * statement, before the server sees it (a connection reset at that moment).
  */
 import { createServer, connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -17,6 +19,11 @@ export interface CuttingProxy {
   readonly accepted: number;
   /** Resolves once `text` has been forwarded toward a client (whole within one read of the agent's; once written, it reaches the client even if the link then stalls). */
   passed(text: string): Promise<void>;
+  /**
+   * Resets the next connection whose client sends `text` (whole within one write), before that
+   * write is forwarded: the target never sees it. Resolves once it did.
+   */
+  cutWhenSent(text: string): Promise<void>;
   /** Resets every connection now open, held ones included. */
   cut(): void;
   /** From now on, new connections wait, unforwarded, until `resume`. */
@@ -40,6 +47,7 @@ export async function startCuttingProxy(target: { host: string; port: number }):
   let holding = false;
   let accepted = 0;
   const watchers: { text: string; seen: () => void }[] = [];
+  const cutters: { text: string; seen: () => void }[] = [];
 
   const track = (socket: Socket) => {
     open.add(socket);
@@ -54,6 +62,16 @@ export async function startCuttingProxy(target: { host: string; port: number }):
     track(upstream);
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
+    // Before pipe's own listener: a cut write goes no further.
+    client.on("data", (data: Buffer) => {
+      const cutter = cutters.find((c) => data.includes(c.text));
+      if (cutter === undefined) return;
+      cutters.splice(cutters.indexOf(cutter), 1);
+      client.unpipe(upstream);
+      upstream.destroy();
+      client.resetAndDestroy();
+      cutter.seen();
+    });
     client.pipe(upstream);
     upstream.pipe(client);
     upstream.on("data", (data: Buffer) => {
@@ -96,6 +114,7 @@ export async function startCuttingProxy(target: { host: string; port: number }):
       return accepted;
     },
     passed: (text) => new Promise<void>((seen) => watchers.push({ text, seen })),
+    cutWhenSent: (text) => new Promise<void>((seen) => cutters.push({ text, seen })),
     cut,
     hold() {
       holding = true;

@@ -4,7 +4,9 @@
  * made through one instance gets the events of a task another instance
  * runs, and notifications an instance could not deliver before it stopped
  * are delivered by another once their claim lapses. The kill -9 of a whole
- * agent process is in multi-process.test.ts.
+ * agent process is in multi-process.test.ts. A live instance whose
+ * connection to the database is reset as it reads its rows back or deletes
+ * one (a cutting proxy before the server) sends them itself, while it runs.
  */
 import { jest } from "@jest/globals";
 import { create } from "@bufbuild/protobuf";
@@ -14,7 +16,8 @@ import { createPostgresTaskStore, createPushDelivery, type SqlTaskStore } from "
 import { MessageSchema, Role, SendMessageRequestSchema, TaskState } from "../../generated/a2a_pb.js";
 import { createA2AServiceTaskHandler, type A2AServiceExecutor } from "../../generated/a2a_tasks.js";
 import { startPostgres, type TestPostgres } from "../support/postgres.js";
-import { Receiver, callContext, deferred, until, type Received } from "../support/task-clients.js";
+import { Receiver, Scripts, asTask, callContext, chunk, deferred, pushConfig, send, startAgent, until, type Received } from "../support/task-clients.js";
+import { startCuttingProxy, type CuttingProxy } from "../support/cutting-proxy.js";
 
 jest.setTimeout(30_000);
 
@@ -282,5 +285,133 @@ test("the rows of an instance that died holding the task's lease (it took the ta
     expect(delivered.filter((r) => url.endsWith(r.path)).map((r) => kindOf(r.body))).toEqual([]);
     await receiver.when("the FAILED", () => delivered.some((r) => url.endsWith(r.path) && kindOf(r.body) === "status:TASK_STATE_FAILED"), 10_000);
     expect(delivered.filter((r) => url.endsWith(r.path)).map((r) => kindOf(r.body))).toEqual(["task", "status:TASK_STATE_INPUT_REQUIRED", "status:TASK_STATE_FAILED"]);
+  });
+});
+
+/** Statements of the outbox (queries.ts): the read-back of a writer's rows, and the delete of a delivered one. */
+const readBack = "JOIN a2a_push_outbox o ON o.task_id = k.task_id";
+const deleteRow = "DELETE FROM a2a_push_outbox WHERE task_id";
+
+describe("a database blip on a live instance (D74): it sends its own rows itself, once each, in order, while it runs", () => {
+  let proxy: CuttingProxy;
+  const scripts = new Scripts();
+
+  beforeAll(async () => {
+    proxy = await startCuttingProxy({ host: "127.0.0.1", port: server.port });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+
+  /** An agent served on loopback whose store reaches the database through the proxy; what the store reported is `errors`. */
+  async function blipAgent(leaseMs = 1500) {
+    const errors: unknown[] = [];
+    const store = await createPostgresTaskStore({ connectionString: `postgres://a2a@127.0.0.1:${proxy.port}/postgres`, leaseMs, onError: (err) => void errors.push(err) });
+    const agent = await startAgent(scripts.executor, { store, push: { ...allow, backoffMs: 20 } });
+    return {
+      agent,
+      errors,
+      async close() {
+        await agent.close();
+        await store.close();
+      },
+    };
+  }
+
+  /** A task made through the official SDK client, with a push config made by it too; the executor works, waits on `go`, yields "one", waits on `end`, then `last`. */
+  async function gatedTask(agent: Awaited<ReturnType<typeof blipAgent>>["agent"], name: string, last: () => AsyncGenerator<Record<string, unknown>>) {
+    const go = deferred();
+    const end = deferred();
+    const key = scripts.add(name, async function* () {
+      // WORKING before the config is made: SendMessage answers with the task once it runs.
+      yield { state: TaskState.WORKING };
+      await go.promise;
+      yield chunk("one", "out");
+      await end.promise;
+      yield* last();
+    } as never);
+    const client = await agent.client("JSONRPC");
+    const task = asTask(await client.sendMessage(send(key, { returnImmediately: true })));
+    const path = `/${name}/${task.id}`;
+    await client.createTaskPushNotificationConfig(pushConfig(task.id, { url: receiver.url(path), token: "t" }));
+    return { path, go, end };
+  }
+
+  const kinds = (path: string) => receiver.on(path).map((r) => kindOf(r.body));
+
+  test("a read-back reset: the task's next write reads the rows again, the older first", async () => {
+    const blip = await blipAgent();
+    try {
+      const { path, go, end } = await gatedTask(blip.agent, "next-write", async function* () {
+        yield chunk("two", "out", { append: true, last: true });
+      });
+      const cut = proxy.cutWhenSent(readBack);
+      go.resolve();
+      await cut;
+      end.resolve();
+      await receiver.when("the COMPLETED", () => kinds(path).includes("status:TASK_STATE_COMPLETED"));
+      await until("the outbox to empty", async () => (await outboxRows()) === 0);
+      expect(kinds(path)).toEqual(["artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
+      expect(blip.errors.length).toBeGreaterThan(0);
+    } finally {
+      await blip.close();
+    }
+  });
+
+  test("a read-back reset of the task's last write: the instance reads it again itself after a backoff, not after a restart", async () => {
+    const blip = await blipAgent();
+    try {
+      const { path, go, end } = await gatedTask(blip.agent, "last-write", async function* () {
+        yield { state: TaskState.INPUT_REQUIRED, message: "more?" };
+      });
+      go.resolve();
+      await receiver.when("the artifact", () => kinds(path).includes("artifact:one"));
+      const cut = proxy.cutWhenSent(readBack);
+      end.resolve();
+      await cut;
+      // No write of the task follows: only the instance's own retry sends it (within a lease, 1.5 s).
+      await receiver.when("the INPUT_REQUIRED", () => kinds(path).includes("status:TASK_STATE_INPUT_REQUIRED"), 5000);
+      await until("the outbox to empty", async () => (await outboxRows()) === 0);
+      expect(kinds(path)).toEqual(["artifact:one", "status:TASK_STATE_INPUT_REQUIRED"]);
+    } finally {
+      await blip.close();
+    }
+  });
+
+  test("a delete reset after the receiver took the notification: the row is deleted again while the instance runs, and not sent twice", async () => {
+    const blip = await blipAgent();
+    try {
+      const { path, go, end } = await gatedTask(blip.agent, "delete", async function* () {
+        yield chunk("two", "out", { append: true, last: true });
+      });
+      const cut = proxy.cutWhenSent(deleteRow);
+      go.resolve();
+      await cut;
+      end.resolve();
+      await receiver.when("the COMPLETED", () => kinds(path).includes("status:TASK_STATE_COMPLETED"));
+      await until("the outbox to empty", async () => (await outboxRows()) === 0, 8000);
+      // Two more leases: a row left behind would be renewed, not sent again; nothing more comes.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(kinds(path)).toEqual(["artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
+    } finally {
+      await blip.close();
+    }
+  });
+
+  test("rows taken over from an instance that stopped, whose read-back is reset: the instance that took them sends them itself", async () => {
+    const { delivered, open } = await stoppedWithUndelivered("c", call);
+    open();
+    const cut = proxy.cutWhenSent(readBack);
+    const storeB = await createPostgresTaskStore({ connectionString: `postgres://a2a@127.0.0.1:${proxy.port}/postgres`, leaseMs: 400, onError: () => undefined });
+    const b = createA2AServiceTaskHandler(quick, { store: storeB, push: allow });
+    try {
+      await cut;
+      await receiver.when("B to deliver A's notifications", () => delivered.length >= 4, 10_000);
+      expect(delivered.map((r) => kindOf(r.body))).toEqual(["task", "artifact:one", "artifact:two", "status:TASK_STATE_COMPLETED"]);
+      await until("the outbox to empty", async () => (await outboxRows()) === 0);
+    } finally {
+      await b.close();
+      await storeB.close();
+    }
   });
 });

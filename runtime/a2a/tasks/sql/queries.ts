@@ -275,6 +275,21 @@ LEFT JOIN a2a_push_configs c ON c.task_id = o.task_id AND c.id = o.config_id
 WHERE o.claimed_by = $1::text
 ORDER BY o.task_id, o.seq, o.config_id`;
 
+/**
+ * Every outbox row $1 claims of the tasks in $2, as claimedPushes answers them, in order: what an
+ * instance reads again once a read-back of its own rows failed, or a write or a claim of rows lost
+ * its answer (D74), so it sends them itself, and before the task's newer rows.
+ */
+export const ownPushes = `
+SELECT o.task_id, o.seq::float8 AS seq, o.config_id, e.kind, e.body, e.append, e.last_chunk, e.metadata,
+  t.context_id, c.url, c.token, c.auth_scheme, c.auth_credentials, c.protocol_version
+FROM a2a_push_outbox o
+JOIN a2a_task_events e ON e.task_id = o.task_id AND e.seq = o.seq
+JOIN a2a_tasks t ON t.id = o.task_id
+LEFT JOIN a2a_push_configs c ON c.task_id = o.task_id AND c.id = o.config_id
+WHERE o.task_id = ANY($2::text[]) AND o.claimed_by = $1::text
+ORDER BY o.task_id, o.seq, o.config_id`;
+
 /** A notification delivered (or given up on): out of the outbox. */
 export const deletePush = `DELETE FROM a2a_push_outbox WHERE task_id = $1::text AND seq = $2::bigint AND config_id = $3::text`;
 

@@ -354,9 +354,19 @@ class Store implements SqlTaskStore {
     // A followed task found gone was deleted by another instance (interruptedTtlMs, D70): the
     // handlers here end its streams as the deleting instance's do.
     this.#followers = new LogFollowers<EventRow>(driver, this.#writer, (taskId, after) => this.#followRows(taskId, after), this.#onError, (taskId) => this.#tellDropped(taskId));
-    this.#pushes = new PushOutboxSender(driver, this.#writer, () => this.#s, this.#onError, async (taskId) => (await this.get(taskId))?.task);
     const leaseMs = options.leaseMs ?? 30_000;
     if (!(leaseMs > 0)) throw new Error("leaseMs must be > 0");
+    // What failed is read again after the claim retry's wait, doubling up to a lease (D74).
+    const firstRetry = Math.min(1000, Math.max(10, Math.floor(leaseMs / 3)));
+    this.#pushes = new PushOutboxSender(
+      driver,
+      this.#writer,
+      () => this.#s,
+      this.#onError,
+      async (taskId) => (await this.get(taskId))?.task,
+      (taskId, fn) => this.#serial(taskId, fn),
+      { first: firstRetry, max: Math.max(firstRetry, Math.min(leaseMs, 30_000)) },
+    );
     this.#leaseMs = leaseMs;
     const renew = setInterval(() => {
       this.#renewing ??= this.driver
@@ -512,6 +522,7 @@ class Store implements SqlTaskStore {
     const { task } = record;
     const state = task.status?.state ?? 0;
     const now = Date.now();
+    const pushes = this.#pushes.attached;
     const params = [
       task.id,
       record.tenant,
@@ -528,7 +539,7 @@ class Store implements SqlTaskStore {
       this.#encode(this.#s.task, task),
       this.#writer,
       this.#leaseUntil(task, now),
-      this.#pushes.attached,
+      pushes,
       now + this.#leaseMs,
       configs.map((c) => c.id),
       configs.map((c) => c.url),
@@ -538,8 +549,15 @@ class Store implements SqlTaskStore {
       configs.map((c) => c.protocolVersion ?? null),
     ];
     return this.#serial(task.id, async () => {
-      const [row] = await this.driver.query<{ pushes: number }>(q.createTask, params);
-      if ((row?.pushes ?? 0) > 0) await this.#pushes.send([{ taskId: task.id, seq: 1 }], task).catch(this.#onError);
+      let row: { pushes: number } | undefined;
+      try {
+        [row] = await this.driver.query<{ pushes: number }>(q.createTask, params);
+      } catch (err) {
+        // Its answer lost, it may have committed: its outbox rows would be this instance's, unsent (D74).
+        if (pushes) this.#pushes.behind(task.id);
+        throw err;
+      }
+      if ((row?.pushes ?? 0) > 0) await this.#pushes.send([{ taskId: task.id, seq: 1 }], task);
     });
   }
 
@@ -673,6 +691,7 @@ class Store implements SqlTaskStore {
       message = body = this.#encode(s.message, last);
     }
     const now = Date.now();
+    const pushes = this.#pushes.attached && change.kind !== "history";
     const params = [
       task.id,
       message === null ? 0 : 1,
@@ -692,7 +711,7 @@ class Store implements SqlTaskStore {
       this.#leaseUntil(task, now, change),
       lapsedBefore,
       this.#writer,
-      this.#pushes.attached && change.kind !== "history",
+      pushes,
       now + this.#leaseMs,
       change.kind === "history" || change.metadata === undefined ? null : JSON.stringify(change.metadata),
       change.kind === "history" && change.claimed === true,
@@ -705,6 +724,8 @@ class Store implements SqlTaskStore {
         try {
           [row] = await this.driver.query<{ seq: number; pushes: number }>(q.updateTask, params);
         } catch (err) {
+          // Its answer lost, it may have committed: its outbox rows would be this instance's, unsent (D74).
+          if (pushes) this.#pushes.behind(task.id);
           // A terminal status the database refused is tried again (D72), in this write's turn: the
           // task's later writes wait for it, as for any write, and close() for its last try.
           if (terminal && (await this.#triedAgain(attempt, err, `task ${task.id}: the database refused its terminal status`))) continue;
@@ -719,8 +740,9 @@ class Store implements SqlTaskStore {
         }
         written = row !== undefined;
         // Sent in the task's order of writes: the next write waits for this hand-over (D74).
-        // Not sent now (the database failed): the rows stay in the outbox, sent after a restart (D74).
-        if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }], task).catch(this.#onError);
+        // Not read back now (the database failed): the task is behind, its rows read again by its
+        // next send or the retry, in this order of writes (D74).
+        if (row !== undefined && row.pushes > 0) await this.#pushes.send([{ taskId: task.id, seq: row.seq }], task);
         // Tried again and not written: a try whose answer was lost may have written it, its outbox
         // rows claimed by this instance; they are sent now, not after a restart (none if another
         // instance finished the task: its rows are its own).
@@ -784,14 +806,21 @@ class Store implements SqlTaskStore {
    * notifications before it (D74). Answers whether it was written.
    */
   async #reap(taskId: string, params: readonly unknown[], lapsedBefore: number): Promise<boolean> {
-    const done = await this.driver.transaction(async (query) => {
-      if ((await query(q.lockLapsedTask, [taskId, lapsedBefore, this.#running])).length === 0) return undefined;
-      const claimed = await this.#pushes.claimTask(query, taskId, lapsedBefore, Date.now() + this.#leaseMs);
-      const [row] = await query<{ seq: number; pushes: number }>(q.updateTask, params);
-      return { written: row !== undefined, seqs: row !== undefined && row.pushes > 0 ? [...claimed, row.seq] : claimed };
-    });
+    let done: { written: boolean; seqs: number[] } | undefined;
+    try {
+      done = await this.driver.transaction(async (query) => {
+        if ((await query(q.lockLapsedTask, [taskId, lapsedBefore, this.#running])).length === 0) return undefined;
+        const claimed = await this.#pushes.claimTask(query, taskId, lapsedBefore, Date.now() + this.#leaseMs);
+        const [row] = await query<{ seq: number; pushes: number }>(q.updateTask, params);
+        return { written: row !== undefined, seqs: row !== undefined && row.pushes > 0 ? [...claimed, row.seq] : claimed };
+      });
+    } catch (err) {
+      // Its COMMIT's answer lost, the rows it claimed and wrote would be this instance's, unsent (D74).
+      this.#pushes.behind(taskId);
+      throw err;
+    }
     if (done === undefined) return false;
-    await this.#pushes.send(keysOf(taskId, done.seqs)).catch(this.#onError);
+    await this.#pushes.send(keysOf(taskId, done.seqs));
     return done.written;
   }
 
@@ -939,10 +968,11 @@ class Store implements SqlTaskStore {
     for (const timer of this.#leaseTimers) clearInterval(timer);
     for (const wake of this.#wakeOnClose) wake();
     this.#wakeOnClose.clear();
+    const pushRetry = this.#pushes.close();
     // The listening connection is let go meanwhile, not after: against a database that stopped
     // answering, its UNLISTEN would wait out a timeout of its own (D117). The followers stay until
     // the writes are done: a message refused as the task ended reads the log through them first.
-    await Promise.allSettled([...this.#writes.values(), this.#sweep, this.#renewing, this.#reaping, this.#followers.stopListening()]);
+    await Promise.allSettled([...this.#writes.values(), pushRetry, this.#sweep, this.#renewing, this.#reaping, this.#followers.stopListening()]);
     await this.#followers.close();
     await this.driver.close();
   }
