@@ -125,7 +125,12 @@ export class PushOutboxSender {
    * rejects: a read that fails is reported and marks the events' tasks behind.
    */
   async send(keys: readonly EventKey[], written?: TaskLike): Promise<void> {
-    await this.#send(keys, written);
+    try {
+      await this.#send(keys, written);
+    } catch (err) {
+      // A hand-over that threw (a delivery of one's own): reported, as before, and the write still stands.
+      this.onError(err);
+    }
   }
 
   /** As send; answers whether the rows were read. */
