@@ -108,6 +108,14 @@ function challengeOf(card: JsonObject): string | undefined {
 const { methodNotAllowed } = httpErrors(A2AErrorTable);
 
 /**
+ * Whether `url` is an absolute http(s) URL, as a card's URLs must be: `agent.example.com:8080`
+ * parses as a URL of scheme "agent.example.com:", and a relative one names nothing a client can resolve.
+ */
+export function isAbsoluteHttpUrl(url: string): boolean {
+  return /^https?:\/\/[^/]/i.test(url);
+}
+
+/**
  * Checks a card's `Cache-Control: max-age` before anything listens: `max-age=-1` or `max-age=NaN`
  * went out as written, which caches make nothing of (RFC 9111 §1.2.2: delta-seconds, a
  * non-negative integer). `option` is the name the caller knows it by.

@@ -9,7 +9,7 @@
  */
 import { create, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import type { Endpoint } from "../core/transport.js";
-import { agentCardPath, checkMaxAgeSeconds, createStaticJsonEndpoint, policyOf, withInterfaces, withServedInterfaces, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, checkMaxAgeSeconds, isAbsoluteHttpUrl, createStaticJsonEndpoint, policyOf, withInterfaces, withServedInterfaces, type MountedInterface } from "./agent-card.js";
 import { createCardSigner, type CardSigner, type CardSigningKey } from "./card-signing.js";
 import { v03CardFields } from "./compat/v03-card.js";
 import type { AgentPolicy } from "./policy.js";
@@ -74,7 +74,7 @@ export async function createAgentCardEndpoint<Desc extends DescMessage>(schema: 
     throw new Error("createAgentCardEndpoint: compat.v0_3 lists each JSON-RPC and HTTP+JSON interface again as 0.3: name them in `interfaces`");
   }
   for (const [i, m] of (given ?? []).entries()) {
-    if (m.binding !== "GRPC" && !/^https?:\/\/[^/]/i.test(m.url)) throw new Error(`createAgentCardEndpoint: interfaces[${i}].url must be an absolute http(s) URL, e.g. "https://agent.example.com/a2a/jsonrpc", got ${JSON.stringify(m.url)}`);
+    if (m.binding !== "GRPC" && !isAbsoluteHttpUrl(m.url)) throw new Error(`createAgentCardEndpoint: interfaces[${i}].url must be an absolute http(s) URL, e.g. "https://agent.example.com/a2a/jsonrpc", got ${JSON.stringify(m.url)}`);
   }
   // 0.3's fields name a JSON interface (D111): with only gRPC's, 0.3 callers would be sent to a gRPC port where an app serves no 0.3 service (D113).
   if (v03 && given !== undefined && given.every((m) => m.binding === "GRPC")) {
@@ -82,7 +82,7 @@ export async function createAgentCardEndpoint<Desc extends DescMessage>(schema: 
   }
   const jwksUrl = options.signing?.jwksUrl;
   // What a key's `jku: true` names, and a verifier fetches: relative, it names nothing a verifier can resolve.
-  if (jwksUrl !== undefined && !/^https?:\/\/[^/]/i.test(jwksUrl)) {
+  if (jwksUrl !== undefined && !isAbsoluteHttpUrl(jwksUrl)) {
     throw new Error(`createAgentCardEndpoint: signing.jwksUrl must be an absolute http(s) URL, e.g. "https://agent.example.com/.well-known/jwks.json", got ${JSON.stringify(jwksUrl)}`);
   }
   if (options.signing?.keys.some((k) => k.jku === true) === true && jwksUrl === undefined) {

@@ -30,7 +30,7 @@ import {
 } from "./errors.js";
 import { a2aAnswerError } from "./json-rpc-codes.js";
 import type { AgentPolicy } from "./policy.js";
-import { negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
+import { isHeaderUri, negotiateVersion, parseExtensions, type VersionPolicy } from "./service-params.js";
 import { createStreamCheck } from "./stream-rules.js";
 import { a2aTrace } from "./tracing.js";
 import { v03MethodOf } from "./compat/v03-methods.js";
@@ -162,7 +162,7 @@ export class A2AScope extends CallScope {
   activatedHeader(): string | undefined {
     const activated = this.#activated;
     if (activated === undefined || activated.size === 0) return undefined;
-    const sendable = [...activated].filter((uri) => /^[\x21-\x7e]+$/.test(uri));
+    const sendable = [...activated].filter(isHeaderUri);
     return sendable.length === 0 ? undefined : sendable.join(", ");
   }
 }

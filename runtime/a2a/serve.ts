@@ -25,7 +25,7 @@ import type { CoreRequest, CoreResponse, Endpoint } from "../core/transport.js";
 import type { Logger, OnError } from "../core/failures.js";
 import { loadTracingApi, type TracingApi } from "../core/tracing.js";
 import { Health } from "../gen/health/v1/health_pb.js";
-import { agentCardPath, checkMaxAgeSeconds, createStaticJsonEndpoint, policyOf, type MountedInterface } from "./agent-card.js";
+import { agentCardPath, checkMaxAgeSeconds, isAbsoluteHttpUrl, createStaticJsonEndpoint, policyOf, type MountedInterface } from "./agent-card.js";
 import { servedCard } from "./card-endpoint.js";
 import { createCardSigner, defaultJwksPath, type CardSigner, type CardSigningOptions } from "./card-signing.js";
 import { servedExtendedCardHandler } from "./extended-card.js";
@@ -205,7 +205,7 @@ export async function serveAgent<H extends object>(config: ServeAgentConfig<H>, 
   const v03 = options.compat?.v0_3 === true;
   if (v03) withV03(options.versions, "serveAgent: compat.v0_3");
   // The card's URLs and the host guard's own origin (D119) come from it: `agent.example.com:8080` parses as a URL of scheme "agent.example.com:".
-  if (options.publicUrl !== undefined && !/^https?:\/\/[^/]/i.test(options.publicUrl)) {
+  if (options.publicUrl !== undefined && !isAbsoluteHttpUrl(options.publicUrl)) {
     throw new Error(`serveAgent: publicUrl must be an absolute http(s) URL, e.g. "https://agent.example.com", got ${JSON.stringify(options.publicUrl)}`);
   }
   const timeouts = { ...defaultServerTimeouts, ...options.timeouts };

@@ -160,7 +160,7 @@ export function parseAuthority(authority: string): { readonly address: string; r
 }
 
 /** The tracer's name and the instrumentation scope of every span (OTel: the library's package). */
-const instrumentationName = "protoc-gen-a2a";
+export const instrumentationName = "protoc-gen-a2a";
 
 /**
  * The statuses whose server spans are ERROR (OTel semantic conventions for

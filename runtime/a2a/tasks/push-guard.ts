@@ -7,7 +7,6 @@
  * that resolves differently at connect time (DNS rebinding) is refused there.
  */
 import { lookup as lookupCallback, type LookupAddress } from "node:dns";
-import { lookup as lookupPromise } from "node:dns/promises";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
 /** A refusal by the guard; never worth retrying, as the next attempt would be refused the same. */
@@ -229,10 +228,12 @@ export function createPushGuard(allow: readonly string[] = [], subject = "push",
     if (refused) throw refuse(refused);
   }
 
+  /** Every address of `host`, by the guard's lookup: the same one the socket's lookup below asks. */
   function lookupAll(host: string): Promise<LookupAddress[]> {
-    if (resolve === undefined) return lookupPromise(host, { all: true });
     return new Promise((done, fail) => {
-      resolve(host, { all: true }, (error, answer, family) => (error ? fail(error) : done(addressesOf(answer, family))));
+      (resolve ?? lookupCallback)(host, { all: true }, (error: NodeJS.ErrnoException | null, answer: string | LookupAddress[], family?: number) =>
+        error ? fail(error) : done(addressesOf(answer, family)),
+      );
     });
   }
 

@@ -7,10 +7,7 @@
  * so the receiver's trace continues the agent's. Nothing here runs without `tracing`.
  */
 import { validateHeaderName, validateHeaderValue } from "node:http";
-import type { TraceAttributes, TraceContext, TraceSpan, TraceTracer, TracingApi } from "../../core/tracing.js";
-
-/** The instrumentation scope, as the server spans' (D35). */
-const instrumentationName = "protoc-gen-a2a";
+import { instrumentationName, type TraceAttributes, type TraceContext, type TraceSpan, type TraceTracer, type TracingApi } from "../../core/tracing.js";
 
 export class PushTracer {
   readonly #api: TracingApi;
@@ -19,6 +16,7 @@ export class PushTracer {
 
   constructor(api: TracingApi) {
     this.#api = api;
+    // The server spans' instrumentation scope (D35).
     this.#tracer = api.trace.getTracer(instrumentationName);
   }
 
@@ -91,7 +89,6 @@ function addHeaders(headers: Record<string, string>, carrier: Record<string, unk
   }
 }
 
-/** `url` as url.full: never with credentials (a config's URL with them is refused anyway, D27). */
 /**
  * The URL as `url.full` records it: never its credentials, and each query value as `REDACTED`
  * (a webhook's signature or key often rides in its query; OTel's conventions redact the known
