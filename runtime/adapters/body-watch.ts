@@ -5,8 +5,8 @@
  * request would cost every call a Timeout object, and nearly every body is
  * in before anyone could look. The reads are slots, not a Set: one comes
  * and goes per call (D116). The fetch adapter runs on workers, Bun and Deno
- * too: nothing here needs node but the background context (node:async_hooks,
- * which the endpoint's tracing loads anyway).
+ * too: nothing here needs node (the background context takes async_hooks
+ * from the process where there is one).
  */
 import { inBackground } from "../core/background.js";
 import { SlotSet } from "../core/slots.js";

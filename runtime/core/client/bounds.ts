@@ -46,8 +46,7 @@ export const defaultHeartbeatTimeoutMs = 45_000;
 /** A stream's idle bound: `ms` (0: none), from its start or only once it carried a heartbeat. */
 export interface IdleBound {
   readonly ms: number;
-  /** The option it comes from, named in the error. */
-  readonly option: "streamIdleTimeoutMs" | "heartbeatTimeoutMs";
+  /** `heartbeatTimeoutMs`'s, armed once a heartbeat came; else `streamIdleTimeoutMs`'s, from the start (the option the error names). */
   readonly afterHeartbeat: boolean;
 }
 
@@ -65,8 +64,8 @@ export function bodyBoundsOf(options: BodyBoundOptions): BodyBounds {
   }
   const idle: IdleBound =
     options.streamIdleTimeoutMs !== undefined
-      ? { ms: options.streamIdleTimeoutMs, option: "streamIdleTimeoutMs", afterHeartbeat: false }
-      : { ms: options.heartbeatTimeoutMs ?? defaultHeartbeatTimeoutMs, option: "heartbeatTimeoutMs", afterHeartbeat: true };
+      ? { ms: options.streamIdleTimeoutMs, afterHeartbeat: false }
+      : { ms: options.heartbeatTimeoutMs ?? defaultHeartbeatTimeoutMs, afterHeartbeat: true };
   return { maxMessageBytes, idle };
 }
 
