@@ -25,6 +25,7 @@
  * (each would carry the same task), the others leaving the outbox with it.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
+import { inBackground } from "../../../core/background.js";
 import { decodeBinary, ownBytesReadOptions } from "../../../core/codec/binary-codec.js";
 import { make, type TaskLike, type TaskSchemas } from "../model.js";
 import type { PushOutbox } from "../task-store.js";
@@ -265,14 +266,18 @@ export class PushOutboxSender {
 
   #schedule(): void {
     if (this.#closed || this.#retryTimer !== undefined || this.#retrying !== undefined) return;
-    this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = undefined;
-      this.#retrying = this.#retryRound().then((ok) => {
-        this.#retrying = undefined;
-        this.#retryWait = ok ? this.retry.first : Math.min(this.retry.max, this.#retryWait * 2);
-        if (this.#behind.size > 0 || this.#undeleted.size > 0) this.#schedule();
-      });
-    }, this.#retryWait);
+    // In the background context (D35): scheduled by the call whose send failed, it would run, and
+    // parent the notifications it sends, in that call's context.
+    this.#retryTimer = inBackground(() =>
+      setTimeout(() => {
+        this.#retryTimer = undefined;
+        this.#retrying = this.#retryRound().then((ok) => {
+          this.#retrying = undefined;
+          this.#retryWait = ok ? this.retry.first : Math.min(this.retry.max, this.#retryWait * 2);
+          if (this.#behind.size > 0 || this.#undeleted.size > 0) this.#schedule();
+        });
+      }, this.#retryWait),
+    );
     // As the lease timers: the rows outlive the process in the outbox, and another instance sends them.
     this.#retryTimer.unref();
   }
