@@ -183,16 +183,22 @@ describe("two agent processes on one Postgres", () => {
     expect([viaA.status?.state, viaA.history.length]).toEqual([S.TASK_STATE_COMPLETED, 3]);
   });
 
-  test("A killed mid-task: B fails the task within the lease, and delivers every notification A could not", async () => {
+  /** A receiver that answers 503 until `open()`, then 200, keeping the bodies it took (`delivered`). */
+  async function refusingReceiver(): Promise<{ receiver: Receiver; delivered: string[]; open: () => void }> {
     const receiver = await new Receiver().start();
     let up = false;
     const delivered: string[] = [];
-    // Refused while A lives: every notification A wrote is still in the outbox when it dies.
     receiver.answer = (got) => {
       if (!up) return 503;
       delivered.push(got.body);
       return 200;
     };
+    return { receiver, delivered, open: () => void (up = true) };
+  }
+
+  test("A killed mid-task: B fails the task within the lease, and delivers every notification A could not", async () => {
+    // Refused while A lives: every notification A wrote is still in the outbox when it dies.
+    const { receiver, delivered, open } = await refusingReceiver();
     try {
       const victim = await startAgentProcess(postgres.url, leaseMs);
       const client = await victim.client("JSONRPC");
@@ -204,7 +210,7 @@ describe("two agent processes on one Postgres", () => {
       await receiver.when("the victim's first delivery attempt", () => receiver.on("/killed").length > 0);
       await victim.kill();
       const killedAt = Date.now();
-      up = true;
+      open();
 
       const viaB = await b.client("HTTP+JSON");
       const failed = await until(
@@ -231,14 +237,7 @@ describe("two agent processes on one Postgres", () => {
   });
 
   test("A killed with a waiting task's notifications undelivered, the task taken up at once by a run on B: A's notifications are delivered while B's run holds the task, each once", async () => {
-    const receiver = await new Receiver().start();
-    let up = false;
-    const delivered: string[] = [];
-    receiver.answer = (got) => {
-      if (!up) return 503;
-      delivered.push(got.body);
-      return 200;
-    };
+    const { receiver, delivered, open } = await refusingReceiver();
     const key = `taken-${Date.now()}`;
     try {
       const victim = await startAgentProcess(postgres.url, leaseMs);
@@ -247,7 +246,7 @@ describe("two agent processes on one Postgres", () => {
       expect(waiting.status?.state).toBe(S.TASK_STATE_INPUT_REQUIRED);
       await receiver.when("the victim's first delivery attempt", () => receiver.on("/taken").length > 0);
       await victim.kill();
-      up = true;
+      open();
       // Answered through B before A's claims lapse: B's run holds the task (WORKING) until go.
       const onB = follow("JSONRPC", (await b.client("JSONRPC")).sendMessageStream(send(`hold:${key}`, { taskId: waiting.id, contextId })));
       await b.next("B's run", (m) => m.started === key);
